@@ -1,0 +1,11 @@
+import { createCheckoutActivities, type CheckoutActivityDeps } from './checkout.js';
+
+export type ActivityDeps = CheckoutActivityDeps;
+
+/** Built once per worker process; workflows import only the type of this. */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createCheckoutActivities(deps),
+  };
+}
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Finds or builds Temporal's binaries from the package registries only, caching them outside the clone
+# (keyed by version) so a second run on the same machine is instant. Prints shell `export` lines:
+#   TEMPORAL_CLI_PATH          the `temporal` CLI (dev server with SQLite and the Web UI)
+#   TEMPORAL_TEST_SERVER_PATH  a wrapper that execs Temporal's Java time-skipping test server
+# Usage: eval "$(bash scripts/provision-temporal.sh [cli] [test-server])"
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+cache="${PAYMENTS_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/payments-service}"
+cli_version="${TEMPORAL_CLI_VERSION:-1.5.1}"
+test_server_version="${TEMPORAL_TEST_SERVER_VERSION:-1.38.0}"
+want="${*:-cli test-server}"
+log() { echo "provision-temporal: $*" >&2; }
+
+provision_cli() {
+  if [ -n "${TEMPORAL_CLI_PATH:-}" ] && [ -x "$TEMPORAL_CLI_PATH" ]; then echo "$TEMPORAL_CLI_PATH"; return; fi
+  if command -v temporal >/dev/null 2>&1; then command -v temporal; return; fi
+  local dir="$cache/temporal-cli-$cli_version"
+  if [ ! -x "$dir/temporal" ]; then
+    if ! command -v go >/dev/null 2>&1; then
+      log "no Go toolchain and no temporal on PATH; the SDK will download the CLI itself"; return
+    fi
+    # v1.5.1 is the newest tag without a `replace` directive, so plain `go install` works.
+    # It is pure Go, so CGO is off to keep the build independent of the C toolchain.
+    log "building temporal CLI v$cli_version with Go (a few minutes, once per machine)"
+    mkdir -p "$dir"
+    CGO_ENABLED=0 GOBIN="$dir" GOFLAGS=-buildvcs=false \
+      go install "github.com/temporalio/cli/cmd/temporal@v$cli_version" >&2
+  fi
+  echo "$dir/temporal"
+}
+
+provision_test_server() {
+  if [ -n "${TEMPORAL_TEST_SERVER_PATH:-}" ] && [ -x "$TEMPORAL_TEST_SERVER_PATH" ]; then echo "$TEMPORAL_TEST_SERVER_PATH"; return; fi
+  local dir="$cache/temporal-test-server-$test_server_version"
+  if [ ! -x "$dir/temporal-test-server" ]; then
+    if ! command -v mvn >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
+      log "no Maven/Java; the SDK will download the test server itself"; return
+    fi
+    log "fetching temporal-test-server $test_server_version and its class path from Maven Central (once per machine)"
+    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/lib"
+    mvn -q -B -f "$here/tools/temporal-test-server/pom.xml" dependency:copy-dependencies \
+      -DtestServerVersion="$test_server_version" -DincludeScope=runtime -DoutputDirectory="$dir.tmp/lib" >&2
+    # The SDK kills only its direct child, so the wrapper must exec java. The JIT and GC flags make the
+    # JVM accept connections well inside the SDK's 5 s start-up window on a 2-core machine.
+    cat >"$dir.tmp/temporal-test-server" <<WRAP
+#!/bin/sh
+exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss512k -cp "$dir/lib/*" io.temporal.testserver.TestServer "\$@"
+WRAP
+    chmod +x "$dir.tmp/temporal-test-server"
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  fi
+  echo "$dir/temporal-test-server"
+}
+
+for what in $want; do
+  case "$what" in
+    cli) p="$(provision_cli)"; [ -n "$p" ] && echo "export TEMPORAL_CLI_PATH='$p'" ;;
+    test-server) p="$(provision_test_server)"; [ -n "$p" ] && echo "export TEMPORAL_TEST_SERVER_PATH='$p'" ;;
+    *) log "unknown tool $what"; exit 2 ;;
+  esac
+done

@@ -1,0 +1,93 @@
+import path from 'node:path';
+import ms from 'ms';
+import { z } from 'zod';
+
+/** A duration such as `90d`, `10m` or `10s`, as the `ms` package reads it, in milliseconds. */
+export const durationMs = z.string().transform((value, ctx) => {
+  const parsed = ms(value as ms.StringValue);
+  if (typeof parsed !== 'number' || !Number.isFinite(parsed) || parsed <= 0) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration like 90d, 10m or 10s` });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
+const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  DATA_DIR: z.string().default('.data'),
+  DATABASE_URL: z.url().optional(),
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
+  TEMPORAL_TLS: flag.default(false),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3443),
+  CHECKOUT_BASE_URL: z.url().optional(),
+  TLS_CERT_FILE: z.string().optional(),
+  TLS_KEY_FILE: z.string().optional(),
+  TRUST_PROXY: flag.default(false),
+  SESSION_TTL: durationMs.default(24 * 3600 * 1000),
+  WITHDRAWAL_PROCESSING_DELAY: durationMs.default(10 * 60 * 1000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DEV_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  DEV_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
+  DEV_TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
+});
+
+export type Env = z.input<typeof schema>;
+
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  dataDir: string;
+  databaseUrl?: string;
+  temporal: { address?: string; namespace: string; taskQueue: string; apiKey?: string; tls: boolean };
+  http: { host: string; port: number; tlsCertFile?: string; tlsKeyFile?: string; trustProxy: boolean };
+  checkoutBaseUrl?: string;
+  sessionTtlMs: number;
+  withdrawalProcessingDelayMs: number;
+  logLevel: string;
+  dev: { postgresPort: number; temporalPort: number; temporalUiPort: number };
+}
+
+/** Thrown with one line that names the offending variable, so start-up fails clearly. */
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`Invalid configuration: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const c = parsed.data;
+  if (Boolean(c.TLS_CERT_FILE) !== Boolean(c.TLS_KEY_FILE)) {
+    throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  return {
+    env: c.NODE_ENV,
+    dataDir: path.resolve(c.DATA_DIR),
+    databaseUrl: c.DATABASE_URL,
+    temporal: {
+      address: c.TEMPORAL_ADDRESS,
+      namespace: c.TEMPORAL_NAMESPACE,
+      taskQueue: c.TEMPORAL_TASK_QUEUE,
+      apiKey: c.TEMPORAL_API_KEY,
+      tls: c.TEMPORAL_TLS,
+    },
+    http: {
+      host: c.HOST,
+      port: c.PORT,
+      tlsCertFile: c.TLS_CERT_FILE,
+      tlsKeyFile: c.TLS_KEY_FILE,
+      trustProxy: c.TRUST_PROXY,
+    },
+    checkoutBaseUrl: c.CHECKOUT_BASE_URL?.replace(/\/+$/, ''),
+    sessionTtlMs: c.SESSION_TTL,
+    withdrawalProcessingDelayMs: c.WITHDRAWAL_PROCESSING_DELAY,
+    logLevel: c.LOG_LEVEL,
+    dev: { postgresPort: c.DEV_POSTGRES_PORT, temporalPort: c.DEV_TEMPORAL_PORT, temporalUiPort: c.DEV_TEMPORAL_UI_PORT },
+  };
+}

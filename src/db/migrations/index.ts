@@ -1,0 +1,9 @@
+import { Migration20261121000000_foundation } from './Migration20261121000000_foundation.js';
+
+/**
+ * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
+ * bundled build. Append new ones at the end; never edit one that has shipped.
+ */
+export const migrationsList = [
+  { name: 'Migration20261121000000_foundation', class: Migration20261121000000_foundation },
+];

@@ -1,0 +1,34 @@
+import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { ApiKey } from '../modules/businesses/api-key.entity.js';
+import { Business } from '../modules/businesses/business.entity.js';
+import { WithdrawalMethod } from '../modules/businesses/withdrawal-method.entity.js';
+import { CheckoutSession, SessionItem } from '../modules/checkout/session.entity.js';
+import { Event } from '../modules/events/event.entity.js';
+import { OutboxEntry } from '../modules/outbox/outbox.entity.js';
+import { migrationsList } from './migrations/index.js';
+
+export const entities = [Business, ApiKey, WithdrawalMethod, CheckoutSession, SessionItem, Event, OutboxEntry];
+
+export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}): Options {
+  return defineConfig({
+    clientUrl: databaseUrl,
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList, transactional: true, allOrNothing: true },
+    // A request or activity forks its own context; the global one must never carry state.
+    allowGlobalContext: false,
+    pool: { min: 0, max: 10 },
+    debug: false,
+    ...overrides,
+  });
+}
+
+export async function openDatabase(databaseUrl: string, overrides: Partial<Options> = {}): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(databaseUrl, overrides));
+}
+
+/** Versioned migrations run at start; the schema is never diffed and altered at run time. */
+export async function migrate(orm: MikroORM): Promise<void> {
+  await orm.migrator.up();
+}

@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { searchAttributeDefinitions } from '../../workflows/search-attributes.js';
+
+export interface TemporalDevServer {
+  address: string;
+  uiUrl: string | null;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Temporal's dev server (`temporal server start-dev`): SQLite under the data directory, the Web UI, and
+ * the project's search attributes registered. Started from TEMPORAL_CLI_PATH (provisioned by
+ * scripts/provision-temporal.sh); without one, the SDK's test package downloads the CLI itself.
+ */
+export async function startTemporalDevServer(opts: {
+  dataDir: string;
+  port: number;
+  uiPort: number | null;
+  cliPath?: string;
+  log?: (line: string) => void;
+}): Promise<TemporalDevServer> {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const dbFile = path.join(opts.dataDir, 'temporal.sqlite');
+  const address = `127.0.0.1:${opts.port}`;
+  const searchAttributes = searchAttributeDefinitions.flatMap((d) => ['--search-attribute', d]);
+  const uiArgs = opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless'];
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--db-filename', dbFile, '--log-level', 'warn', ...uiArgs, ...searchAttributes];
+  const uiUrl = opts.uiPort ? `http://localhost:${opts.uiPort}` : null;
+
+  if (!opts.cliPath) {
+    const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+    const env = await TestWorkflowEnvironment.createLocal({
+      server: { ip: '127.0.0.1', port: opts.port, ui: Boolean(opts.uiPort), uiPort: opts.uiPort ?? undefined, dbFilename: dbFile, extraArgs: searchAttributes },
+    });
+    return { address, uiUrl, stop: () => env.teardown() };
+  }
+
+  const child = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (d) => opts.log?.(String(d).trimEnd()));
+  child.stderr?.on('data', (d) => opts.log?.(String(d).trimEnd()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await waitUntilServing(address, exited);
+  return { address, uiUrl, stop: () => stopChild(child, exited) };
+}
+
+async function waitUntilServing(address: string, exited: Promise<number | null>): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let lastError: unknown;
+  let dead: number | null | undefined;
+  void exited.then((code) => (dead = code));
+  while (Date.now() < deadline) {
+    if (dead !== undefined) throw new Error(`temporal dev server exited with code ${dead}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.describeNamespace({ namespace: 'default' });
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (err) {
+      lastError = err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw new Error(`temporal dev server did not start at ${address}: ${String(lastError)}`);
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  const timeout = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timeout);
+}

@@ -1,0 +1,86 @@
+import Router from '@koa/router';
+import Koa, { type Context, type Next } from 'koa';
+import { newRequestId } from '../domain/ids.js';
+import { sessionRoutes } from '../modules/checkout/session.routes.js';
+import { authenticate } from './auth.js';
+import { jsonBody } from './body.js';
+import type { AppDeps } from './deps.js';
+import { errorMiddleware } from './error-middleware.js';
+import { ApiError } from './errors.js';
+
+/** A module's routes, registered on a router that already authenticates. */
+export type RouteModule = (router: Router, deps: AppDeps) => void;
+
+const apiModules: RouteModule[] = [sessionRoutes];
+
+/** A known path with an unsupported method answers 405 in the error envelope. */
+const methodErrors = {
+  throw: true,
+  methodNotAllowed: () => new ApiError('method_not_allowed'),
+  notImplemented: () => new ApiError('method_not_allowed'),
+};
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: deps.config.http.trustProxy });
+  app.on('error', (err, ctx?: Context) => {
+    deps.log.error({ err, requestId: ctx?.state?.requestId, path: ctx?.path }, 'request failed unexpectedly');
+  });
+
+  app.use(async (ctx: Context, next: Next) => {
+    ctx.state.requestId = newRequestId();
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    ctx.set('API-Version', 'v1');
+    await next();
+  });
+  app.use(requestLog(deps));
+  app.use(errorMiddleware);
+  // Runs after routing: nothing answered, so the path is unknown. (A known path with another method has
+  // already become a 405 in the router's allowedMethods, which needs the 404 to reach it unthrown.)
+  app.use(async (ctx: Context, next: Next) => {
+    await next();
+    if (ctx.status === 404 && ctx.body == null) throw new ApiError('route_not_found');
+  });
+  app.use(requireHttps(deps));
+  app.use(jsonBody);
+
+  // Every operation that needs an API key, at `/api` and at the spec's intended `/api/v1`.
+  for (const prefix of ['/api', '/api/v1']) {
+    const api = new Router({ prefix });
+    api.use(authenticate(deps.orm));
+    for (const register of apiModules) register(api, deps);
+    app.use(api.routes());
+    app.use(api.allowedMethods(methodErrors));
+  }
+  return app;
+}
+
+function requestLog(deps: AppDeps) {
+  return async (ctx: Context, next: Next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const caller = ctx.state.caller;
+      deps.log.info(
+        {
+          requestId: ctx.state.requestId,
+          businessId: caller?.businessId,
+          livemode: caller?.livemode,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
+        'request',
+      );
+    }
+  };
+}
+
+/** Behind a TLS-terminating proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused. */
+function requireHttps(deps: AppDeps) {
+  return async (ctx: Context, next: Next) => {
+    if (deps.config.http.trustProxy && ctx.protocol !== 'https') throw new ApiError('https_required');
+    await next();
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The one error path. Every failure a client can see is an `ApiError` naming an entry of this catalogue;
+ * the error middleware turns it into the spec's envelope. Status, type and message come from here only.
+ */
+export type ErrorType =
+  | 'validation_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'idempotency_error'
+  | 'rate_limit_exceeded'
+  | 'service_unavailable'
+  | 'api_error';
+
+interface CatalogueEntry {
+  type: ErrorType;
+  status: number;
+  message: string | ((params: Record<string, string | number>) => string);
+}
+
+const catalogue = {
+  validation_failed: { type: 'validation_error', status: 400, message: 'Validation failed' },
+  invalid_json: { type: 'validation_error', status: 400, message: 'Request body must be valid JSON' },
+  unsupported_media_type: { type: 'validation_error', status: 400, message: 'Content-Type must be application/json' },
+  body_too_large: { type: 'validation_error', status: 400, message: 'Request body must not exceed 1 MB' },
+  insufficient_available_balance: { type: 'validation_error', status: 400, message: 'Insufficient available balance' },
+  withdrawal_method_not_found: { type: 'validation_error', status: 400, message: 'Withdrawal method not found' },
+  refund_session_not_completed: { type: 'validation_error', status: 400, message: 'Can only refund completed sessions' },
+  refund_already_exists: { type: 'validation_error', status: 400, message: 'Refund already exists for this session' },
+  insufficient_balance_for_refund: { type: 'validation_error', status: 400, message: 'Insufficient balance for refund' },
+  withdrawal_not_cancellable: {
+    type: 'validation_error',
+    status: 400,
+    message: ({ status }) => `Cannot cancel withdrawal in ${status} status`,
+  },
+  session_not_payable: {
+    type: 'validation_error',
+    status: 400,
+    message: ({ status }) => `Cannot pay a checkout session in ${status} status`,
+  },
+  webhook_url_not_https: { type: 'validation_error', status: 400, message: 'URL must be HTTPS' },
+  invalid_api_key: { type: 'authentication_error', status: 401, message: 'Invalid API key' },
+  read_only_key: { type: 'permission_error', status: 403, message: 'This API key is read-only' },
+  business_not_approved: {
+    type: 'permission_error',
+    status: 403,
+    message: 'Live API keys work only once the business is approved',
+  },
+  https_required: { type: 'permission_error', status: 403, message: 'HTTPS is required' },
+  route_not_found: { type: 'not_found', status: 404, message: 'Resource not found' },
+  session_not_found: { type: 'not_found', status: 404, message: 'Checkout session not found' },
+  withdrawal_not_found: { type: 'not_found', status: 404, message: 'Withdrawal not found' },
+  refund_not_found: { type: 'not_found', status: 404, message: 'Refund not found' },
+  reserve_not_found: { type: 'not_found', status: 404, message: 'Reserve not found' },
+  webhook_endpoint_not_found: { type: 'not_found', status: 404, message: 'Webhook endpoint not found' },
+  event_not_found: { type: 'not_found', status: 404, message: 'Event or delivery not found' },
+  method_not_allowed: { type: 'method_not_allowed', status: 405, message: 'Method not allowed' },
+  idempotency_key_reused: {
+    type: 'idempotency_error',
+    status: 400,
+    message: 'This Idempotency-Key was used with a different request',
+  },
+  idempotency_key_in_progress: {
+    type: 'idempotency_error',
+    status: 409,
+    message: 'A request with this Idempotency-Key is in progress',
+  },
+  rate_limit_exceeded: {
+    type: 'rate_limit_exceeded',
+    status: 429,
+    message: ({ seconds }) => `Rate limit exceeded. Please retry after ${seconds} seconds.`,
+  },
+  service_unavailable: {
+    type: 'service_unavailable',
+    status: 503,
+    message: 'The service is temporarily unavailable; please retry',
+  },
+  internal: { type: 'api_error', status: 500, message: 'An unexpected error occurred' },
+} satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof catalogue;
+
+export interface FieldError {
+  path: (string | number)[];
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly type: ErrorType;
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly details: { params?: Record<string, string | number>; errors?: FieldError[]; retryAfter?: number } = {},
+  ) {
+    const entry: CatalogueEntry = catalogue[code];
+    super(typeof entry.message === 'function' ? entry.message(details.params ?? {}) : entry.message);
+    this.type = entry.type;
+    this.status = entry.status;
+  }
+}
+
+export function errorEntry(code: ErrorCode): { type: ErrorType; status: number } {
+  const { type, status } = catalogue[code];
+  return { type, status };
+}
+
+export const errorCodes = Object.keys(catalogue) as ErrorCode[];

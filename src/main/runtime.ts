@@ -1,0 +1,88 @@
+import path from 'node:path';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client, } from '@temporalio/client';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { migrate, openDatabase } from '../db/orm.js';
+import { embeddedUrl } from '../dev/embedded-postgres.js';
+import { createApp } from '../http/app.js';
+import type { AppDeps } from '../http/deps.js';
+import { listen } from '../http/server.js';
+import { createOutboxDispatcher, startOutboxRelay, type OutboxDispatcher } from '../modules/outbox/dispatcher.js';
+import { connectTemporal } from '../temporal/client.js';
+import { connectWorker, createWorker } from '../temporal/worker.js';
+
+/**
+ * The pieces every process is made of, wired the same way by `npm start`, the API and worker entry
+ * points and the integration tests.
+ */
+export const defaultDatabaseUrl = (config: Config) => config.databaseUrl ?? embeddedUrl(config.dev.postgresPort);
+export const defaultTemporalAddress = (config: Config) => config.temporal.address ?? `127.0.0.1:${config.dev.temporalPort}`;
+export const embeddedDatabaseDir = (config: Config) => path.join(config.dataDir, 'pg');
+
+export async function openMigratedDatabase(databaseUrl: string): Promise<MikroORM> {
+  const orm = await openDatabase(databaseUrl);
+  await migrate(orm);
+  return orm;
+}
+
+export function outboxFor(orm: MikroORM, temporal: Client, config: Config, log: Logger): OutboxDispatcher {
+  return createOutboxDispatcher({ orm, temporal, taskQueue: config.temporal.taskQueue, log });
+}
+
+export async function startApi(opts: {
+  config: Config;
+  orm: MikroORM;
+  temporal: Client;
+  log: Logger;
+  tls?: { cert: Buffer; key: Buffer };
+}): Promise<{ port: number; origin: string; close: () => Promise<void>; deps: AppDeps }> {
+  const { config, orm, temporal, log } = opts;
+  const dispatcher = outboxFor(orm, temporal, config, log);
+  // The origin is known only once the port is bound (port 0 in tests), so the app reads it lazily.
+  const deps: AppDeps = {
+    config,
+    orm,
+    temporal,
+    log,
+    checkoutBaseUrl: config.checkoutBaseUrl ?? '',
+    afterCommit: (ids) => {
+      dispatcher.dispatch(ids).catch((err) => log.warn({ err }, 'outbox fast path failed; the relay will retry'));
+    },
+  };
+  const app = createApp(deps);
+  const server = await listen(app, { host: config.http.host, port: config.http.port, tls: opts.tls });
+  const scheme = opts.tls ? 'https' : 'http';
+  const origin = `${scheme}://localhost:${server.port}`;
+  if (!config.checkoutBaseUrl) deps.checkoutBaseUrl = origin;
+  return { port: server.port, origin, close: server.close, deps };
+}
+
+export async function startWorker(opts: {
+  config: Config;
+  orm: MikroORM;
+  temporal: Client;
+  log: Logger;
+  connection?: NativeConnection;
+}): Promise<{ worker: Worker; running: Promise<void>; stop: () => Promise<void> }> {
+  const { config, orm, temporal, log } = opts;
+  const connection = opts.connection ?? (await connectWorker({ ...config.temporal, address: defaultTemporalAddress(config) }));
+  const worker = await createWorker(connection, config.temporal, { orm });
+  const running = worker.run();
+  const stopRelay = startOutboxRelay(outboxFor(orm, temporal, config, log), log);
+  return {
+    worker,
+    running,
+    stop: async () => {
+      await stopRelay();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      if (!opts.connection) await connection.close();
+    },
+  };
+}
+
+export async function connectTemporalFor(config: Config): Promise<Client> {
+  return connectTemporal({ ...config.temporal, address: defaultTemporalAddress(config) });
+}

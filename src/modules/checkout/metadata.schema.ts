@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+export const MAX_METADATA_ENTRIES = 50;
+export type Metadata = Record<string, string | number | boolean>;
+
+const key = z
+  .string()
+  .min(1, { error: 'Metadata keys must be 1-64 characters' })
+  .max(64, { error: 'Metadata keys must be 1-64 characters' })
+  .regex(/^[A-Za-z0-9_-]+$/, { error: 'Metadata keys may contain only letters, digits, dash and underscore' });
+
+const value = z.union([z.string().max(255, { error: 'Metadata values must be at most 255 characters' }), z.number().int(), z.boolean()], {
+  error: 'Metadata values must be a string, an integer or a boolean',
+});
+
+const asArray = z.array(z.object({ key, value }));
+const asObject = z.record(z.string(), value);
+
+/**
+ * Metadata arrives as an object or as an array of `{key, value}`, and is always returned as an object.
+ * The entry count is checked first, so more than 50 entries gives the spec's message whatever else is wrong.
+ */
+export const metadataSchema = z.unknown().transform((input, ctx): Metadata => {
+  const isArray = Array.isArray(input);
+  const isObject = typeof input === 'object' && input !== null && !isArray;
+  if (!isArray && !isObject) {
+    ctx.addIssue({ code: 'custom', message: 'Metadata must be an object or an array of {key, value} entries' });
+    return z.NEVER;
+  }
+  const count = isArray ? input.length : Object.keys(input as object).length;
+  if (count > MAX_METADATA_ENTRIES) {
+    ctx.addIssue({ code: 'custom', message: 'Too many metadata fields (max 50)' });
+    return z.NEVER;
+  }
+  if (isArray) {
+    const parsed = asArray.safeParse(input);
+    if (!parsed.success) return forward(parsed.error, ctx);
+    return Object.fromEntries(parsed.data.map((entry) => [entry.key, entry.value]));
+  }
+  const parsed = asObject.safeParse(input);
+  if (!parsed.success) return forward(parsed.error, ctx);
+  for (const name of Object.keys(parsed.data)) {
+    const checked = key.safeParse(name);
+    if (!checked.success) ctx.addIssue({ code: 'custom', path: [name], message: checked.error.issues[0].message });
+  }
+  return parsed.data;
+});
+
+function forward(error: z.ZodError, ctx: z.RefinementCtx): never {
+  for (const issue of error.issues) {
+    ctx.addIssue({ code: 'custom', path: issue.path as (string | number)[], message: issue.message });
+  }
+  return z.NEVER as never;
+}

@@ -1,0 +1,36 @@
+import type Router from '@koa/router';
+import { callerOf } from '../../http/auth.js';
+import { parseBody } from '../../http/validate.js';
+import type { AppDeps } from '../../http/deps.js';
+import { createSessionInput } from './session.schemas.js';
+import { createSession, findSession, listSessions } from './session.service.js';
+import { sessionListView, sessionView } from './session.view.js';
+
+export function sessionRoutes(router: Router, deps: AppDeps): void {
+
+  router.post('/checkout/sessions', async (ctx) => {
+    const input = parseBody(ctx, createSessionInput);
+    const em = deps.orm.em.fork();
+    const { session, items, outbox } = await createSession(em, callerOf(ctx), input, { sessionTtlMs: deps.config.sessionTtlMs });
+    deps.afterCommit([outbox.id]);
+    ctx.status = 201;
+    ctx.body = { success: true, data: sessionView(session, items, deps.checkoutBaseUrl) };
+  });
+
+  router.get('/checkout/sessions', async (ctx) => {
+    const result = await listSessions(deps.orm.em.fork(), callerOf(ctx), ctx.query);
+    ctx.body = {
+      success: true,
+      data: {
+        items: result.items.map((s) => sessionListView(s, deps.checkoutBaseUrl)),
+        meta: result.meta,
+        nextCursor: result.nextCursor,
+      },
+    };
+  });
+
+  router.get('/checkout/sessions/:id', async (ctx) => {
+    const { session, items } = await findSession(deps.orm.em.fork(), callerOf(ctx), ctx.params.id);
+    ctx.body = { success: true, data: sessionView(session, items, deps.checkoutBaseUrl) };
+  });
+}

@@ -1,0 +1,144 @@
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { decodeCursor, encodeCursor, pageMeta } from '../../domain/cursor.js';
+import { newId, newSessionId } from '../../domain/ids.js';
+import { centsToDecimalString } from '../../domain/money.js';
+import type { Caller } from '../../http/auth.js';
+import { ApiError } from '../../http/errors.js';
+import { parse } from '../../http/validate.js';
+import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { CheckoutSession, SessionItem } from './session.entity.js';
+import { listSessionsQuery, type CreateSessionInput, type ListSessionsQuery } from './session.schemas.js';
+import { sessionTotals } from './totals.js';
+import { z } from 'zod';
+
+export interface SessionServiceDeps {
+  sessionTtlMs: number;
+}
+
+export const checkoutWorkflowId = (sessionId: string) => `checkout-${sessionId}`;
+
+/** Creates the session, its items and the start of its checkout workflow in one transaction. */
+export async function createSession(
+  em: EntityManager,
+  caller: Caller,
+  input: CreateSessionInput,
+  deps: SessionServiceDeps,
+): Promise<{ session: CheckoutSession; items: SessionItem[]; outbox: OutboxEntry }> {
+  const { business } = caller;
+  const totals = sessionTotals(input.items, business);
+  const now = new Date();
+  const id = newSessionId();
+  const expiresAt = new Date(now.getTime() + deps.sessionTtlMs);
+  const session = em.create(CheckoutSession, {
+    id,
+    businessId: caller.businessId,
+    livemode: caller.livemode,
+    userId: caller.keyId,
+    status: 'pending',
+    currency: 'USD',
+    subtotal: totals.subtotal,
+    fee: totals.fee,
+    total: totals.total,
+    description: input.description,
+    customerEmail: input.customer.email,
+    askShipping: input.askShipping,
+    successUrl: input.urls?.success ?? null,
+    cancelUrl: input.urls?.cancel ?? null,
+    failureUrl: input.urls?.failure ?? null,
+    metadata: input.metadata ?? {},
+    expiresAt,
+    createdAt: now,
+    updatedAt: now,
+  });
+  const items = input.items.map((item, position) =>
+    em.create(SessionItem, {
+      id: newId('item'),
+      sessionId: id,
+      position,
+      name: item.name,
+      description: item.description ?? null,
+      price: item.price,
+      quantity: item.quantity,
+      imageUrl: item.imageUrl ?? null,
+      subtotal: totals.itemSubtotals[position],
+    }),
+  );
+  const outbox = em.create(OutboxEntry, {
+    createdAt: now,
+    message: {
+      kind: 'workflow.start',
+      workflowType: 'checkoutWorkflow',
+      workflowId: checkoutWorkflowId(id),
+      args: [{ sessionId: id, expiresAt: expiresAt.toISOString() }],
+      searchAttributes: {
+        BusinessId: caller.businessId,
+        Livemode: caller.livemode,
+        PaymentStatus: 'pending',
+        AmountInCents: totals.total,
+      },
+      summary: `Checkout ${id} of $${centsToDecimalString(totals.total)}`,
+    },
+  });
+  await em.flush();
+  return { session, items, outbox };
+}
+
+const UUID = z.uuid();
+
+export async function findSession(em: EntityManager, caller: Caller, id: string) {
+  // Another business's or mode's session, or a malformed id, is simply not found.
+  const session = UUID.safeParse(id).success
+    ? await em.findOne(CheckoutSession, { id, businessId: caller.businessId, livemode: caller.livemode })
+    : null;
+  if (!session) throw new ApiError('session_not_found');
+  const items = await em.find(SessionItem, { sessionId: id }, { orderBy: { position: 'asc' } });
+  return { session, items };
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export async function listSessions(em: EntityManager, caller: Caller, rawQuery: unknown) {
+  const query: ListSessionsQuery = parse(listSessionsQuery, rawQuery);
+  const where: FilterQuery<CheckoutSession> = { businessId: caller.businessId, livemode: caller.livemode };
+  if (query.status !== 'all') where.status = query.status;
+  const from = query.from ?? query.startDate;
+  const to = query.to ?? query.endDate;
+  if (from || to) where.createdAt = { ...(from ? { $gte: new Date(from) } : {}), ...(to ? { $lt: new Date(to) } : {}) };
+  if (query.search) {
+    const pattern = `%${escapeLike(query.search)}%`;
+    where.$or = [{ customerEmail: { $ilike: pattern } }, { description: { $ilike: pattern } }];
+  }
+  const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+  if (query.cursor && !cursor) {
+    throw new ApiError('validation_failed', { errors: [{ path: ['cursor'], message: 'Invalid cursor' }] });
+  }
+  const total = await em.count(CheckoutSession, where);
+  let page = query.page;
+  let pageWhere = where;
+  let offset = (query.page - 1) * query.limit;
+  if (cursor) {
+    // A cursor takes precedence over `page`; the page number is derived from the rows before it.
+    const before: FilterQuery<CheckoutSession> = {
+      $or: [{ createdAt: { $gt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $gte: cursor.id } }],
+    };
+    const seen = await em.count(CheckoutSession, { $and: [where, before] });
+    page = Math.floor(seen / query.limit) + 1;
+    pageWhere = {
+      $and: [where, { $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }] }],
+    };
+    offset = 0;
+  }
+  const rows = await em.find(CheckoutSession, pageWhere, {
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    limit: query.limit + 1,
+    offset,
+  });
+  const hasNextPage = rows.length > query.limit;
+  const items = rows.slice(0, query.limit);
+  const last = items.at(-1);
+  return {
+    items,
+    meta: { ...pageMeta(total, page, query.limit, hasNextPage), hasPreviousPage: page > 1 || Boolean(cursor) },
+    nextCursor: hasNextPage && last ? encodeCursor(last) : null,
+  };
+}

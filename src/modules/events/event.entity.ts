@@ -1,0 +1,28 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Business } from '../businesses/business.entity.js';
+
+export const EVENT_TYPES = [
+  'checkout.succeeded',
+  'checkout.failed',
+  'refund.created',
+  'refund.completed',
+  'refund.failed',
+  'withdrawal.paid',
+  'withdrawal.failed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** An event a business may receive by webhook. Written in the transaction of the change it reports. */
+export const Event = defineEntity({
+  name: 'Event',
+  tableName: 'events',
+  properties: {
+    id: p.string().primary(),
+    businessId: () => p.manyToOne(Business).mapToPk().fieldName('business_id'),
+    livemode: p.boolean(),
+    type: p.string().$type<EventType>(),
+    payload: p.json<Record<string, unknown>>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type Event = InferEntity<typeof Event>;

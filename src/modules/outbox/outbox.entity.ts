@@ -1,0 +1,34 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { SearchAttributeValues } from '../../../workflows/search-attributes.js';
+
+/**
+ * Work that must follow a committed state change: starting a workflow, or fanning an event out to
+ * webhook endpoints. Rows are written in the same transaction as the change, then dispatched; a relay
+ * re-dispatches whatever a crash left behind, and deterministic workflow ids make a second dispatch
+ * harmless.
+ */
+export type OutboxMessage =
+  | {
+      kind: 'workflow.start';
+      workflowType: string;
+      workflowId: string;
+      args: unknown[];
+      searchAttributes?: SearchAttributeValues;
+      summary?: string;
+    }
+  | { kind: 'event.fanout'; eventId: string };
+
+export const OutboxEntry = defineEntity({
+  name: 'OutboxEntry',
+  tableName: 'outbox',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    message: p.json<OutboxMessage>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    dispatchedAt: p.datetime().nullable(),
+    attempts: p.integer().default(0),
+    claimedUntil: p.datetime().nullable(),
+    lastError: p.text().nullable(),
+  },
+});
+export type OutboxEntry = InferEntity<typeof OutboxEntry>;

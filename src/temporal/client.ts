@@ -1,0 +1,12 @@
+import { Client, Connection } from '@temporalio/client';
+import type { Config } from '../config.js';
+
+/** One connection per process; TLS and an API key when pointed at a cluster or Temporal Cloud. */
+export async function connectTemporal(config: Config['temporal'] & { address: string }): Promise<Client> {
+  const connection = await Connection.connect({
+    address: config.address,
+    tls: config.tls || Boolean(config.apiKey),
+    apiKey: config.apiKey,
+  });
+  return new Client({ connection, namespace: config.namespace });
+}

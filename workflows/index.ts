@@ -1,0 +1,2 @@
+/** Every workflow the worker runs. Deterministic code only: no I/O, no activity values. */
+export { checkoutWorkflow } from './checkout.js';
