@@ -5,10 +5,22 @@ import { Business } from '../modules/businesses/business.entity.js';
 import { WithdrawalMethod } from '../modules/businesses/withdrawal-method.entity.js';
 import { CheckoutSession, SessionItem } from '../modules/checkout/session.entity.js';
 import { Event } from '../modules/events/event.entity.js';
+import { Balance, LedgerEntry, LedgerTransaction } from '../modules/ledger/ledger.entity.js';
 import { OutboxEntry } from '../modules/outbox/outbox.entity.js';
 import { migrationsList } from './migrations/index.js';
 
-export const entities = [Business, ApiKey, WithdrawalMethod, CheckoutSession, SessionItem, Event, OutboxEntry];
+export const entities = [
+  Business,
+  ApiKey,
+  WithdrawalMethod,
+  CheckoutSession,
+  SessionItem,
+  Event,
+  OutboxEntry,
+  Balance,
+  LedgerTransaction,
+  LedgerEntry,
+];
 
 export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}): Options {
   return defineConfig({
@@ -20,6 +32,10 @@ export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}
     allowGlobalContext: false,
     pool: { min: 0, max: 10 },
     debug: false,
+    // The migrator's progress lines are noise in service and test output; DEBUG_ORM=1 shows them.
+    logger: (message: string) => {
+      if (process.env.DEBUG_ORM) process.stderr.write(`${message}\n`);
+    },
     ...overrides,
   });
 }

@@ -1,4 +1,5 @@
 import { Migration20261121000000_foundation } from './Migration20261121000000_foundation.js';
+import { Migration20261121010000_ledger } from './Migration20261121010000_ledger.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -6,4 +7,5 @@ import { Migration20261121000000_foundation } from './Migration20261121000000_fo
  */
 export const migrationsList = [
   { name: 'Migration20261121000000_foundation', class: Migration20261121000000_foundation },
+  { name: 'Migration20261121010000_ledger', class: Migration20261121010000_ledger },
 ];

@@ -1,0 +1,73 @@
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { newId } from '../../domain/ids.js';
+import { applyPosting, type BalanceFigures, type PostingLine } from './accounts.js';
+import { Balance, LedgerEntry, LedgerTransaction } from './ledger.entity.js';
+
+export interface Owner {
+  businessId: string;
+  livemode: boolean;
+}
+
+/**
+ * Locks the business's balance row for the rest of the caller's transaction, creating it on first use.
+ * Every money move goes through here first, so concurrent moves on one business queue up and each sees
+ * the figures the previous one left. Must be called inside `em.transactional`.
+ */
+export async function lockBalance(em: EntityManager, owner: Owner): Promise<Balance> {
+  await em
+    .getConnection()
+    .execute(
+      `insert into balances (business_id, livemode, available, reserved, pending_withdrawal, refunds_in_flight, updated_at)
+       values (?, ?, 0, 0, 0, 0, now()) on conflict do nothing`,
+      [owner.businessId, owner.livemode],
+      'run',
+      em.getTransactionContext(),
+    );
+  return em.findOneOrFail(Balance, { businessId: owner.businessId, livemode: owner.livemode }, {
+    lockMode: LockMode.PESSIMISTIC_WRITE,
+    refresh: true,
+  });
+}
+
+export const figuresOf = (balance: Balance): BalanceFigures => ({
+  available: balance.available,
+  reserved: balance.reserved,
+  pending_withdrawal: balance.pendingWithdrawal,
+  refunds_in_flight: balance.refundsInFlight,
+});
+
+/**
+ * Records one balanced ledger transaction against a balance locked by `lockBalance`, and updates the
+ * cached figures. Written by the caller's flush, in the caller's transaction, beside the state change
+ * and the outbox event it belongs to. `(kind, referenceId)` is unique: the same move cannot post twice.
+ */
+export function postTransaction(
+  em: EntityManager,
+  balance: Balance,
+  posting: { kind: string; referenceId: string; lines: PostingLine[]; at?: Date },
+): LedgerTransaction {
+  const next = applyPosting(figuresOf(balance), posting.lines);
+  const at = posting.at ?? new Date();
+  const owner = { businessId: balance.businessId, livemode: balance.livemode };
+  const transaction = em.create(LedgerTransaction, {
+    id: newId('ltx'),
+    ...owner,
+    kind: posting.kind,
+    referenceId: posting.referenceId,
+    createdAt: at,
+  });
+  for (const line of posting.lines) {
+    em.create(LedgerEntry, { transactionId: transaction.id, ...owner, account: line.account, amount: line.amount });
+  }
+  balance.available = next.available;
+  balance.reserved = next.reserved;
+  balance.pendingWithdrawal = next.pending_withdrawal;
+  balance.refundsInFlight = next.refunds_in_flight;
+  balance.updatedAt = at;
+  return transaction;
+}
+
+/** The figures without a lock, for reads (`GET /api/balance`). */
+export async function readBalance(em: EntityManager, owner: Owner): Promise<Balance | null> {
+  return em.findOne(Balance, { businessId: owner.businessId, livemode: owner.livemode });
+}

@@ -1,0 +1,72 @@
+import { PaymentStatus } from '../../workflows/search-attributes.js';
+import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let biz: TestBusiness;
+
+const validBody = () => ({
+  description: 'Order #1001',
+  customer: { email: 'buyer@example.com' },
+  items: [
+    { name: 'T-shirt', price: 19.99, quantity: 2, imageUrl: 'https://shop.example/tee.png' },
+    { name: 'Cap', price: 5, quantity: 1, description: null },
+  ],
+  urls: { success: 'https://shop.example/ok', cancel: null },
+  metadata: { orderId: 'A-1001', gift: true, units: 3 },
+});
+
+beforeAll(async () => {
+  stack = await startStack();
+  biz = await stack.business();
+});
+afterAll(async () => stack?.stop());
+
+const create = (body: unknown, key = biz.testKey) => stack.http.post('/api/checkout/sessions', body, { key });
+
+describe('POST /api/checkout/sessions', () => {
+  it('creates a pending session with totals in cents (2.9 % + $0.30)', async () => {
+    const res = await create(validBody());
+    expect(res.status).toBe(201);
+    expect(res.body.success).toBe(true);
+    const s = res.body.data;
+    expect(s.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(s.status).toBe('pending');
+    expect(s.currency).toBe('USD');
+    // subtotal 2 × 1999 + 500 = 4498; fee round-half-up(4498 × 2.9 %) = 130, + 30
+    expect(s.total).toBe(4498 + 160);
+    expect(s.items.map((i: any) => [i.price, i.quantity, i.subtotal])).toEqual([
+      [1999, 2, 3998],
+      [500, 1, 500],
+    ]);
+    expect(s.items[0].sessionId).toBe(s.id);
+    expect(s.items[1].description).toBeNull();
+    expect(s.checkoutUrl).toBe(`${stack.origin}/checkout/${s.id}`);
+    expect(s.metadata).toEqual({ orderId: 'A-1001', gift: true, units: 3 });
+    expect(s.askShipping).toBe(false);
+    expect(s.successUrl).toBe('https://shop.example/ok');
+    expect(s.cancelUrl).toBeNull();
+    expect(s.completedAt).toBeNull();
+    expect(s.businessId).toBe(biz.id);
+    expect(typeof s.userId).toBe('string');
+    expect(new Date(s.createdAt).toISOString()).toBe(s.createdAt);
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('returns metadata given as an array of {key, value} as an object', async () => {
+    const res = await create({ ...validBody(), metadata: [{ key: 'a', value: 'x' }, { key: 'b-2', value: 7 }] });
+    expect(res.status).toBe(201);
+    expect(res.body.data.metadata).toEqual({ a: 'x', 'b-2': 7 });
+  });
+
+  it('starts the session expiry workflow', async () => {
+    const res = await create(validBody());
+    const handle = stack.temporal.workflow.getHandle(`checkout-${res.body.data.id}`);
+    let described;
+    for (let i = 0; i < 50 && !described; i++) {
+      described = await handle.describe().catch(() => undefined);
+      if (!described) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(described?.status.name).toBe('RUNNING');
+    expect(described?.typedSearchAttributes.get(PaymentStatus)).toBe('pending');
+  });
+});

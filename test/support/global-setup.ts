@@ -1,0 +1,73 @@
+/**
+ * Once per `npm test`: a real PostgreSQL (embedded, unless TEST_DATABASE_URL / DATABASE_URL is given) with
+ * a migrated template database that each jest worker clones, and a real Temporal dev server (unless
+ * TEMPORAL_ADDRESS is given). Their addresses reach the workers through the environment.
+ */
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { migrate, openDatabase } from '../../src/db/orm.js';
+import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres.js';
+import { startTemporalDevServer } from '../../src/dev/temporal-dev-server.js';
+import { ensureDevCertificate } from '../../src/dev/tls.js';
+import { TEMPLATE_DATABASE } from './names.js';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+declare global {
+  var __PAYMENTS_TEST_STOPS__: (() => Promise<void>)[] | undefined;
+}
+
+export default async function globalSetup(): Promise<void> {
+  const stops: (() => Promise<void>)[] = [];
+  globalThis.__PAYMENTS_TEST_STOPS__ = stops;
+  const root = mkdtempSync(path.join(os.tmpdir(), 'payments-test-'));
+  chmodSync(root, 0o755); // the embedded server runs as the postgres user, which must reach its data directory
+  process.env.TEST_ROOT = root;
+
+  let adminUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+  if (!adminUrl) {
+    const db = await startEmbeddedPostgres({ databaseDir: path.join(root, 'pg'), port: await freePort(), database: 'postgres' });
+    stops.push(db.stop);
+    adminUrl = db.url('postgres');
+  }
+  process.env.TEST_DATABASE_URL = adminUrl;
+
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${TEMPLATE_DATABASE} with (force)`);
+  await admin.query(`create database ${TEMPLATE_DATABASE}`);
+  await admin.end();
+  const templateUrl = new URL(adminUrl);
+  templateUrl.pathname = `/${TEMPLATE_DATABASE}`;
+  const orm = await openDatabase(templateUrl.toString());
+  await migrate(orm);
+  await orm.close();
+
+  if (!process.env.TEMPORAL_ADDRESS) {
+    const temporal = await startTemporalDevServer({
+      dataDir: path.join(root, 'temporal'),
+      port: await freePort(),
+      uiPort: null,
+      cliPath: process.env.TEMPORAL_CLI_PATH,
+    });
+    stops.push(temporal.stop);
+    process.env.TEMPORAL_ADDRESS = temporal.address;
+  }
+
+  const tls = await ensureDevCertificate(path.join(root, 'api'));
+  process.env.TEST_TLS_CA = tls.caFile;
+  process.env.TEST_TLS_CERT = tls.certFile;
+  process.env.TEST_TLS_KEY = tls.keyFile;
+}

@@ -1,0 +1,58 @@
+import https from 'node:https';
+
+export interface HttpResponse<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  /** Sent as is, for malformed-body tests. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export type HttpClient = ReturnType<typeof createHttpClient>;
+
+/** A small HTTPS client that trusts the test CA, so tests exercise real TLS. */
+export function createHttpClient(origin: string, ca: Buffer) {
+  const agent = new https.Agent({ ca, keepAlive: true });
+  function request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse<T>> {
+    const payload = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
+    if (payload !== undefined && opts.rawBody === undefined) headers['Content-Type'] ??= 'application/json';
+    if (payload !== undefined) headers['Content-Length'] = String(Buffer.byteLength(payload));
+    return new Promise((resolve, reject) => {
+      const req = https.request(new URL(path, origin), { method, headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: any = text;
+          try {
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            /* not JSON: the page tests read `text` */
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text });
+        });
+      });
+      req.on('error', reject);
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  }
+  return {
+    request,
+    get: <T = any>(path: string, opts?: RequestOptions) => request<T>('GET', path, opts),
+    post: <T = any>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('POST', path, { ...opts, body }),
+    put: <T = any>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('PUT', path, { ...opts, body }),
+    patch: <T = any>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('PATCH', path, { ...opts, body }),
+    delete: <T = any>(path: string, opts?: RequestOptions) => request<T>('DELETE', path, opts),
+    close: () => agent.destroy(),
+  };
+}
