@@ -10,7 +10,7 @@ export const workflowsPath = require.resolve('../../workflows/index.ts');
 let runtimeInstalled = false;
 
 /** The SDK's own logs (bundler, state changes) at WARN unless asked for: they drown the service's otherwise. */
-function installRuntime(): void {
+export function installRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const level = (process.env.TEMPORAL_SDK_LOG_LEVEL ?? 'WARN') as LogLevel;

@@ -1,0 +1,35 @@
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { installRuntime, workflowsPath } from '../../src/temporal/worker.js';
+import { searchAttributeKeys } from '../../workflows/search-attributes.js';
+
+/**
+ * Temporal's time-skipping test server, provisioned from Maven Central by scripts/provision-temporal.sh
+ * (TEMPORAL_TEST_SERVER_PATH); without it the SDK downloads its own. One environment per test file.
+ */
+export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  installRuntime();
+  const path = process.env.TEMPORAL_TEST_SERVER_PATH;
+  const env = await TestWorkflowEnvironment.createTimeSkipping(
+    path ? { server: { executable: { type: 'existing-path', path } } } : undefined,
+  );
+  // Workflows upsert the operator-facing search attributes, so the test server must know them too.
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(
+      Object.values(searchAttributeKeys).map((key) => [key.name, INDEXED_VALUE_TYPE[key.type]]),
+    ),
+  });
+  return env;
+}
+
+
+/** temporal.api.enums.v1.IndexedValueType numbers; the test server rejects the enum's string names. */
+const INDEXED_VALUE_TYPE: Record<string, number> = { KEYWORD: 2, INT: 3, BOOL: 5 };
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+/** The workflows bundled once per test file; a new Worker per test reuses it. */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath, logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} } as never });
+  return bundle;
+}

@@ -1,0 +1,59 @@
+import { jest } from '@jest/globals';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { checkoutWorkflow, sessionClosedSignal } from '../../workflows/checkout.js';
+import type { Activities } from '../../activities/index.js';
+import { createTimeSkippingEnv, workflowBundle } from '../support/time-skipping.js';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+});
+afterAll(async () => env?.teardown());
+
+const DAY = 24 * 3600 * 1000;
+
+async function runWith(activities: Partial<Activities>, fn: (taskQueue: string) => Promise<void>) {
+  const taskQueue = `checkout-${Math.random()}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities,
+  });
+  await worker.runUntil(fn(taskQueue));
+}
+
+describe('checkout session expiry', () => {
+  it('cancels a session still pending 24 h after creation, and not a moment before', async () => {
+    const expireSession = jest.fn<Activities["expireSession"]>().mockResolvedValue('cancelled');
+    await runWith({ expireSession }, async (taskQueue) => {
+      const expiresAt = new Date((await env.currentTimeMs()) + DAY).toISOString();
+      const handle = await env.client.workflow.start(checkoutWorkflow, {
+        workflowId: `checkout-expiry-${Math.random()}`,
+        taskQueue,
+        args: [{ sessionId: 's-1', expiresAt }],
+      });
+      await env.sleep(DAY - 60_000);
+      expect(expireSession).not.toHaveBeenCalled();
+      await env.sleep(120_000);
+      expect(await handle.result()).toBe('expired');
+      expect(expireSession).toHaveBeenCalledWith('s-1');
+    });
+  });
+
+  it('ends without expiring once the session is closed by a payment or a cancel', async () => {
+    const expireSession = jest.fn<Activities["expireSession"]>();
+    await runWith({ expireSession }, async (taskQueue) => {
+      const expiresAt = new Date((await env.currentTimeMs()) + DAY).toISOString();
+      const handle = await env.client.workflow.start(checkoutWorkflow, {
+        workflowId: `checkout-closed-${Math.random()}`,
+        taskQueue,
+        args: [{ sessionId: 's-2', expiresAt }],
+      });
+      await handle.signal(sessionClosedSignal, 'completed');
+      expect(await handle.result()).toBe('closed');
+      expect(expireSession).not.toHaveBeenCalled();
+    });
+  });
+});
