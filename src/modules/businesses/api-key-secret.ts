@@ -5,7 +5,11 @@ const KEY_PATTERN = /^mp_(live|test)_[A-Za-z0-9]{32}$/;
 
 /** A new key: the secret (shown once), its SHA-256 (stored) and a short visible prefix (stored). */
 export function generateApiKey(mode: ApiKeyMode): { secret: string; hash: string; prefix: string } {
-  const body = randomBytes(24).toString('base64url').replace(/[-_]/g, '').padEnd(32, '0').slice(0, 32);
+  // 32 bytes give 43 base64url characters; dropping '-' and '_' keeps the key double-click friendly
+  // and still leaves 32 alphanumerics (about 190 bits) in all but astronomically rare cases.
+  let body = '';
+  while (body.length < 32) body += randomBytes(32).toString('base64url').replace(/[-_]/g, '');
+  body = body.slice(0, 32);
   const secret = `mp_${mode}_${body}`;
   return { secret, hash: hashApiKey(secret), prefix: secret.slice(0, 12) };
 }

@@ -1,0 +1,147 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { durationMs } from '../config.js';
+import { dollarsToCents, percentToBps } from '../domain/money.js';
+import { RATE_LIMIT_TIERS } from '../modules/businesses/business.entity.js';
+import {
+  addWithdrawalMethod,
+  approveBusiness,
+  createApiKey,
+  createBusiness,
+  listBusinesses,
+  revokeApiKey,
+} from '../modules/businesses/business.service.js';
+
+/** What a command prints: a line for people and an object for `--json`. */
+export interface CommandResult {
+  text: string;
+  json: unknown;
+  exitCode?: number;
+}
+
+export type Options = Record<string, string | boolean | undefined>;
+
+export class UsageError extends Error {}
+
+const percent = (name: string) =>
+  z.coerce.number().min(0).max(100).transform((value, ctx) => {
+    const bps = percentToBps(value);
+    if (bps === null) ctx.addIssue({ code: 'custom', message: `${name} takes at most two decimals` });
+    return bps ?? 0;
+  });
+
+const money = z.coerce.number().min(0).transform((value, ctx) => {
+  const cents = dollarsToCents(value);
+  if (cents === null) ctx.addIssue({ code: 'custom', message: 'amounts take at most two decimals' });
+  return cents ?? 0;
+});
+
+const businessOptions = z.object({
+  name: z.string({ error: '--name is required' }).min(1).max(200),
+  'fee-percent': percent('--fee-percent').default(2.9),
+  'fixed-fee': money.default(0.3),
+  'reserve-percent': percent('--reserve-percent').default(0),
+  'reserve-hold': durationMs.default(90 * 24 * 3600 * 1000),
+  tier: z.enum(RATE_LIMIT_TIERS).default('standard'),
+  'rate-per-minute': z.coerce.number().int().positive().optional(),
+  burst: z.coerce.number().int().positive().optional(),
+  approved: z.boolean().default(false),
+});
+
+function parseOptions<S extends z.ZodType>(schema: S, options: Options): z.output<S> {
+  const result = schema.safeParse(options);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new UsageError(`--${issue.path.join('.')}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+const keyLines = (keys: { id: string; mode: string; scope: string; secret: string }[]) =>
+  keys.map((k) => `  ${k.mode.padEnd(4)} ${k.scope.padEnd(9)} ${k.secret}   (${k.id})`).join('\n');
+
+export async function runCommand(em: EntityManager, args: string[], options: Options): Promise<CommandResult> {
+  const [area, action, target] = args;
+  switch (`${area} ${action}`) {
+    case 'business create': {
+      const o = parseOptions(businessOptions, options);
+      if (o.tier === 'enterprise' && (!o['rate-per-minute'] || !o.burst)) {
+        throw new UsageError('the enterprise tier needs --rate-per-minute and --burst');
+      }
+      const { business, keys } = await createBusiness(em, {
+        name: o.name,
+        approved: o.approved,
+        feeBps: o['fee-percent'],
+        feeFixedCents: o['fixed-fee'],
+        reserveBps: o['reserve-percent'],
+        reserveHoldMs: o['reserve-hold'],
+        rateLimitTier: o.tier,
+        rateLimitPerMinute: o['rate-per-minute'] ?? null,
+        rateLimitBurst: o.burst ?? null,
+      });
+      return {
+        text: `Created business ${business.id} (${business.name})${business.approved ? '' : ', not yet approved'}.\nKeys (shown once, store them now):\n${keyLines(keys)}`,
+        json: { business, keys },
+      };
+    }
+    case 'business approve': {
+      const business = await approveBusiness(em, required(target, 'business id'));
+      return { text: `Approved ${business.id}; its live keys now work.`, json: { business } };
+    }
+    case 'business list': {
+      const businesses = await listBusinesses(em);
+      const rows = businesses.map(
+        (b) => `${b.id}  ${b.approved ? 'approved' : 'pending '}  ${(b.feeBps / 100).toFixed(2)}% + $${(b.feeFixedCents / 100).toFixed(2)}  reserve ${(b.reserveBps / 100).toFixed(2)}%  ${b.rateLimitTier}  ${b.name}`,
+      );
+      return { text: rows.join('\n') || 'No businesses yet.', json: { businesses } };
+    }
+    case 'key create': {
+      const o = parseOptions(
+        z.object({ mode: z.enum(['test', 'live']).default('test'), scope: z.enum(['full', 'read_only']).default('full') }),
+        options,
+      );
+      const key = await createApiKey(em, required(target, 'business id'), o.mode, o.scope);
+      return { text: `Key (shown once, store it now):\n${keyLines([key])}`, json: { key } };
+    }
+    case 'key revoke': {
+      const key = await revokeApiKey(em, required(target, 'key id'));
+      return { text: `Revoked ${key.id} (${key.prefix}…).`, json: { key: { id: key.id, revokedAt: key.revokedAt } } };
+    }
+    case 'withdrawal-method add': {
+      const businessId = required(target, 'business id');
+      const o = parseOptions(
+        z.discriminatedUnion('type', [
+          z.object({ type: z.literal('wallet'), 'wallet-email': z.email() }),
+          z.object({ type: z.literal('crypto'), coin: z.string().min(1), network: z.string().min(1), address: z.string().min(1) }),
+        ]),
+        options,
+      );
+      const details: Record<string, string> =
+        o.type === 'wallet'
+          ? { walletEmail: o['wallet-email'] }
+          : { cryptoCoin: o.coin, cryptoNetwork: o.network, cryptoAddress: o.address };
+      const method = await addWithdrawalMethod(em, businessId, o.type, details);
+      return { text: `Added ${o.type} withdrawal method ${method.id} to ${businessId}.`, json: { withdrawalMethod: method } };
+    }
+    default:
+      throw new UsageError(USAGE);
+  }
+}
+
+function required(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`missing ${what}\n\n${USAGE}`);
+  return value;
+}
+
+export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
+
+  business create --name NAME [--fee-percent 2.9] [--fixed-fee 0.30] [--reserve-percent 10]
+                  [--reserve-hold 90d] [--tier standard|growth|enterprise]
+                  [--rate-per-minute N --burst N] [--approved]
+  business approve BUSINESS_ID
+  business list
+  key create BUSINESS_ID [--mode test|live] [--scope full|read_only]
+  key revoke KEY_ID
+  withdrawal-method add BUSINESS_ID --type wallet --wallet-email EMAIL
+  withdrawal-method add BUSINESS_ID --type crypto --coin USDT --network ERC20 --address ADDRESS
+  ledger verify`;

@@ -1,0 +1,73 @@
+/**
+ * `npm run admin -- …`: operator commands against the same database `npm start` uses. With DATABASE_URL
+ * unset it talks to the embedded PostgreSQL under the data directory: the running one if `npm start` is
+ * up, otherwise it starts it for the duration of the command.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import { runningEmbeddedPort, startEmbeddedPostgres, embeddedUrl } from '../dev/embedded-postgres.js';
+import { runCommand, USAGE, UsageError, type Options } from '../admin/commands.js';
+import { embeddedDatabaseDir, openMigratedDatabase } from './runtime.js';
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    strict: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+      name: { type: 'string' },
+      'fee-percent': { type: 'string' },
+      'fixed-fee': { type: 'string' },
+      'reserve-percent': { type: 'string' },
+      'reserve-hold': { type: 'string' },
+      tier: { type: 'string' },
+      'rate-per-minute': { type: 'string' },
+      burst: { type: 'string' },
+      approved: { type: 'boolean' },
+      mode: { type: 'string' },
+      scope: { type: 'string' },
+      type: { type: 'string' },
+      'wallet-email': { type: 'string' },
+      coin: { type: 'string' },
+      network: { type: 'string' },
+      address: { type: 'string' },
+    },
+  });
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const config = loadConfig();
+  let url = config.databaseUrl;
+  let stopEmbedded: (() => Promise<void>) | undefined;
+  if (!url) {
+    const dir = embeddedDatabaseDir(config);
+    const port = runningEmbeddedPort(dir);
+    if (port) url = embeddedUrl(port);
+    else {
+      const pg = await startEmbeddedPostgres({ databaseDir: dir, port: config.dev.postgresPort });
+      stopEmbedded = pg.stop;
+      url = pg.url();
+    }
+  }
+  const orm = await openMigratedDatabase(url);
+  try {
+    const { json, ...opts } = values;
+    const result = await runCommand(orm.em.fork(), positionals, opts as Options);
+    process.stdout.write(json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text}\n`);
+    return result.exitCode ?? 0;
+  } finally {
+    await orm.close();
+    await stopEmbedded?.();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    const known = err instanceof UsageError || err instanceof ConfigError || (err as Error).name === 'NotFoundError';
+    process.stderr.write(known ? `${(err as Error).message}\n` : `admin failed: ${(err as Error)?.stack ?? err}\n`);
+    process.exit(known && err instanceof UsageError ? 2 : 1);
+  },
+);
