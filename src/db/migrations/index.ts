@@ -1,5 +1,6 @@
 import { Migration20261121000000_foundation } from './Migration20261121000000_foundation.js';
 import { Migration20261121010000_ledger } from './Migration20261121010000_ledger.js';
+import { Migration20261121020000_payments } from './Migration20261121020000_payments.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -8,4 +9,5 @@ import { Migration20261121010000_ledger } from './Migration20261121010000_ledger
 export const migrationsList = [
   { name: 'Migration20261121000000_foundation', class: Migration20261121000000_foundation },
   { name: 'Migration20261121010000_ledger', class: Migration20261121010000_ledger },
+  { name: 'Migration20261121020000_payments', class: Migration20261121020000_payments },
 ];

@@ -1,0 +1,111 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Context, Next } from 'koa';
+import rateLimiterFlexible from 'rate-limiter-flexible';
+import { ApiError } from './errors.js';
+
+// A CommonJS package: its named exports are read off the default export under native ESM.
+const { RateLimiterPostgres, RateLimiterRes } = rateLimiterFlexible;
+
+/** The counters live in PostgreSQL (created by a migration), so every API instance shares one budget. */
+export const RATE_LIMIT_TABLE = 'rate_limit_counters';
+
+export interface RateLimitRule {
+  /** Distinguishes this limit's counters from every other limit's (`pay`, `key`, `balance`, …). */
+  name: string;
+  /** Calls allowed per window. */
+  points: number;
+  /** Window length in seconds (fixed window, starting at the first call). */
+  durationSeconds: number;
+}
+
+/** What one call left of the budget: the spec's `X-RateLimit-*` figures. */
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** Unix time (seconds) at which the window resets. */
+  resetAt: number;
+  /** Whole seconds until the next call may succeed; 0 when this one was allowed. */
+  retryAfter: number;
+  allowed: boolean;
+}
+
+export interface RateLimiter {
+  readonly rule: RateLimitRule;
+  /** Counts one call against `key` (a session id, an API key id, …) and says whether it is allowed. */
+  consume(key: string, points?: number): Promise<RateLimitState>;
+}
+
+/**
+ * A limiter over the ORM's own `pg` pool. The pool is read lazily because MikroORM connects on first use;
+ * every limiter shares the one counters table, keyed `<name>:<key>`.
+ */
+export function createRateLimiter(orm: MikroORM, rule: RateLimitRule): RateLimiter {
+  let limiter: Promise<InstanceType<typeof RateLimiterPostgres>> | undefined;
+  const store = () =>
+    (limiter ??= orm.em
+      .getConnection()
+      .getNativeClient()
+      .then(
+        (pool) =>
+          new RateLimiterPostgres({
+            storeClient: pool,
+            storeType: 'pool',
+            tableName: RATE_LIMIT_TABLE,
+            tableCreated: true,
+            keyPrefix: rule.name,
+            points: rule.points,
+            duration: rule.durationSeconds,
+          }),
+      ));
+
+  return {
+    rule,
+    async consume(key, points = 1) {
+      let res: InstanceType<typeof RateLimiterRes>;
+      let allowed = true;
+      try {
+        res = await (await store()).consume(key, points);
+      } catch (err) {
+        // Over the limit is a RateLimiterRes; anything else (the database is down) is a real fault.
+        if (!(err instanceof RateLimiterRes)) throw err;
+        res = err;
+        allowed = false;
+      }
+      const msBeforeNext = Math.max(0, res.msBeforeNext);
+      return {
+        limit: rule.points,
+        remaining: res.remainingPoints,
+        resetAt: Math.ceil((Date.now() + msBeforeNext) / 1000),
+        retryAfter: allowed ? 0 : Math.max(1, Math.ceil(msBeforeNext / 1000)),
+        allowed,
+      };
+    },
+  };
+}
+
+/** Sets the spec's `X-RateLimit-*` headers for a call's state. */
+export function setRateLimitHeaders(ctx: Context, state: RateLimitState): void {
+  ctx.set('X-RateLimit-Limit', String(state.limit));
+  ctx.set('X-RateLimit-Remaining', String(state.remaining));
+  ctx.set('X-RateLimit-Reset', String(state.resetAt));
+}
+
+/** The spec's 429: `rate_limit_exceeded`, `retryAfter` in the body and a `Retry-After` header. */
+export function rateLimitError(state: RateLimitState): ApiError {
+  return new ApiError('rate_limit_exceeded', { params: { seconds: state.retryAfter }, retryAfter: state.retryAfter });
+}
+
+/**
+ * Koa middleware: counts the call against the key `keyOf(ctx)` returns (no key: not limited), sets the
+ * headers, and answers 429 over the limit. Headers set here survive the error middleware.
+ */
+export function rateLimit(limiter: RateLimiter, keyOf: (ctx: Context) => string | null | undefined) {
+  return async function limit(ctx: Context, next: Next): Promise<void> {
+    const key = keyOf(ctx);
+    if (!key) return next();
+    const state = await limiter.consume(key);
+    setRateLimitHeaders(ctx, state);
+    if (!state.allowed) throw rateLimitError(state);
+    await next();
+  };
+}

@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import { createRateLimiter } from '../../src/http/rate-limit.js';
+import { startStack, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack({}, { worker: false });
+});
+afterAll(async () => stack?.stop());
+
+describe('rate limiter on PostgreSQL', () => {
+  it('allows `points` calls per window, then refuses with the seconds until the window resets', async () => {
+    const limiter = createRateLimiter(stack.orm, { name: `test-${randomUUID()}`, points: 3, durationSeconds: 60 });
+    const started = Math.floor(Date.now() / 1000);
+    const states = [];
+    for (let i = 0; i < 4; i++) states.push(await limiter.consume('k1'));
+    expect(states.map((s) => [s.allowed, s.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
+    expect(states.every((s) => s.limit === 3)).toBe(true);
+    expect(states[3].retryAfter).toBeGreaterThanOrEqual(59);
+    expect(states[3].retryAfter).toBeLessThanOrEqual(60);
+    expect(states[0].resetAt).toBeGreaterThanOrEqual(started + 59);
+    expect(states[0].resetAt).toBeLessThanOrEqual(started + 61);
+  });
+
+  it('counts each key and each limit apart', async () => {
+    const name = `test-${randomUUID()}`;
+    const a = createRateLimiter(stack.orm, { name, points: 1, durationSeconds: 60 });
+    const other = createRateLimiter(stack.orm, { name: `${name}-other`, points: 1, durationSeconds: 60 });
+    expect((await a.consume('k1')).allowed).toBe(true);
+    expect((await a.consume('k1')).allowed).toBe(false);
+    expect((await a.consume('k2')).allowed).toBe(true);
+    expect((await other.consume('k1')).allowed).toBe(true);
+  });
+
+  it('shares one budget between limiters of the same name (several API instances)', async () => {
+    const rule = { name: `test-${randomUUID()}`, points: 2, durationSeconds: 60 };
+    const first = createRateLimiter(stack.orm, rule);
+    const second = createRateLimiter(stack.orm, rule);
+    const results = await Promise.all([first.consume('k'), second.consume('k'), first.consume('k'), second.consume('k')]);
+    expect(results.filter((r) => r.allowed)).toHaveLength(2);
+  });
+});
