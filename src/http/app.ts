@@ -7,6 +7,7 @@ import { jsonBody } from './body.js';
 import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './error-middleware.js';
 import { ApiError } from './errors.js';
+import { idempotencyKeys } from './idempotency.js';
 
 /** A module's routes, registered on a router that already authenticates. */
 export type RouteModule = (router: Router, deps: AppDeps) => void;
@@ -47,6 +48,7 @@ export function createApp(deps: AppDeps): Koa {
   for (const prefix of ['/api', '/api/v1']) {
     const api = new Router({ prefix });
     api.use(authenticate(deps.orm));
+    api.use(idempotencyKeys(deps));
     for (const register of apiModules) register(api, deps);
     app.use(api.routes());
     app.use(api.allowedMethods(methodErrors));
@@ -80,7 +82,12 @@ function requestLog(deps: AppDeps) {
 /** Behind a TLS-terminating proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused. */
 function requireHttps(deps: AppDeps) {
   return async (ctx: Context, next: Next) => {
-    if (deps.config.http.trustProxy && ctx.protocol !== 'https') throw new ApiError('https_required');
+    if (deps.config.http.trustProxy) {
+      // The proxy's word wins over the socket: what matters is how the client reached the proxy.
+      const forwarded = ctx.get('X-Forwarded-Proto').split(',')[0].trim().toLowerCase();
+      const proto = forwarded || ((ctx.req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
+      if (proto !== 'https') throw new ApiError('https_required');
+    }
     await next();
   };
 }

@@ -5,8 +5,8 @@ const KEY_PATTERN = /^mp_(live|test)_[A-Za-z0-9]{32}$/;
 
 /** A new key: the secret (shown once), its SHA-256 (stored) and a short visible prefix (stored). */
 export function generateApiKey(mode: ApiKeyMode): { secret: string; hash: string; prefix: string } {
-  // 32 bytes give 43 base64url characters; dropping '-' and '_' keeps the key double-click friendly
-  // and still leaves 32 alphanumerics (about 190 bits) in all but astronomically rare cases.
+  // Only letters and digits, so the key selects with a double-click: base64url without '-' and '_',
+  // drawn until 32 characters (about 190 bits) remain.
   let body = '';
   while (body.length < 32) body += randomBytes(32).toString('base64url').replace(/[-_]/g, '');
   body = body.slice(0, 32);

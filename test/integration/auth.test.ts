@@ -1,0 +1,79 @@
+import { createApiKey, revokeApiKey } from '../../src/modules/businesses/business.service.js';
+import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let biz: TestBusiness;
+let other: TestBusiness;
+beforeAll(async () => {
+  stack = await startStack({}, { worker: false });
+  biz = await stack.business();
+  other = await stack.business();
+});
+afterAll(async () => stack?.stop());
+
+const session = { description: 'Order', customer: { email: 'a@b.co' }, items: [{ name: 'x', price: 1, quantity: 1 }] };
+
+function expectError(res: { status: number; body: any }, status: number, type: string, message?: string) {
+  expect(res.status).toBe(status);
+  expect(res.body.success).toBe(false);
+  expect(res.body.error.type).toBe(type);
+  if (message) expect(res.body.error.message).toBe(message);
+}
+
+describe('authentication (spec: Authentication)', () => {
+  it.each([
+    ['no Authorization header', undefined],
+    ['a malformed key', 'Bearer nope'],
+    ['an unknown key of the right shape', `Bearer mp_test_${'A'.repeat(32)}`],
+    ['a Basic scheme', 'Basic dXNlcjpwYXNz'],
+  ])('%s gives 401 authentication_error "Invalid API key"', async (_, header) => {
+    const res = await stack.http.get('/api/checkout/sessions', { headers: header ? { Authorization: header } : {} });
+    expectError(res, 401, 'authentication_error', 'Invalid API key');
+  });
+
+  it('a revoked key gives 401', async () => {
+    const key = await createApiKey(stack.orm.em.fork(), biz.id, 'test', 'full');
+    expect((await stack.http.get('/api/checkout/sessions', { key: key.secret })).status).toBe(200);
+    await revokeApiKey(stack.orm.em.fork(), key.id);
+    expectError(await stack.http.get('/api/checkout/sessions', { key: key.secret }), 401, 'authentication_error', 'Invalid API key');
+  });
+
+  it('a read_only key may read but a write gives 403 permission_error', async () => {
+    const key = await createApiKey(stack.orm.em.fork(), biz.id, 'test', 'read_only');
+    expect((await stack.http.get('/api/checkout/sessions', { key: key.secret })).status).toBe(200);
+    expectError(await stack.http.post('/api/checkout/sessions', session, { key: key.secret }), 403, 'permission_error');
+  });
+
+  it('a live key of a business that is not approved gives 403 permission_error; its test key works', async () => {
+    const pending = await stack.business({ approved: false });
+    expectError(await stack.http.get('/api/checkout/sessions', { key: pending.liveKey }), 403, 'permission_error');
+    expect((await stack.http.get('/api/checkout/sessions', { key: pending.testKey })).status).toBe(200);
+  });
+});
+
+describe('isolation between businesses and modes', () => {
+  it('a session is found only with a key of its own business and mode; otherwise 404, never 403', async () => {
+    const created = await stack.http.post('/api/checkout/sessions', session, { key: biz.testKey });
+    const id = created.body.data.id;
+    expect(created.body.data.livemode).toBe(false);
+    expect((await stack.http.get(`/api/checkout/sessions/${id}`, { key: biz.testKey })).status).toBe(200);
+    for (const key of [biz.liveKey, other.testKey, other.liveKey]) {
+      expectError(await stack.http.get(`/api/checkout/sessions/${id}`, { key }), 404, 'not_found', 'Checkout session not found');
+    }
+  });
+
+  it('lists show only the caller’s own business and mode', async () => {
+    const live = await stack.http.post('/api/checkout/sessions', { ...session, description: 'live one' }, { key: biz.liveKey });
+    expect(live.body.data.livemode).toBe(true);
+    const testList = await stack.http.get('/api/checkout/sessions?limit=100', { key: biz.testKey });
+    const liveList = await stack.http.get('/api/checkout/sessions?limit=100', { key: biz.liveKey });
+    const otherList = await stack.http.get('/api/checkout/sessions?limit=100', { key: other.testKey });
+    expect(testList.body.data.items.map((s: any) => s.id)).not.toContain(live.body.data.id);
+    expect(liveList.body.data.items.map((s: any) => s.id)).toEqual([live.body.data.id]);
+    expect(otherList.body.data.items).toEqual([]);
+  });
+
+  it('a malformed session id is simply not found', async () => {
+    expectError(await stack.http.get('/api/checkout/sessions/sess_123', { key: biz.testKey }), 404, 'not_found', 'Checkout session not found');
+  });
+});

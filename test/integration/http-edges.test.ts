@@ -1,0 +1,102 @@
+import http from 'node:http';
+import https from 'node:https';
+import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let biz: TestBusiness;
+beforeAll(async () => {
+  stack = await startStack({}, { worker: false });
+  biz = await stack.business();
+});
+afterAll(async () => stack?.stop());
+
+const port = () => new URL(stack.origin).port;
+
+describe('HTTPS only', () => {
+  it('a plain http:// request to the API port fails', async () => {
+    const attempt = new Promise<number>((resolve, reject) => {
+      const req = http.get(`http://localhost:${port()}/api/checkout/sessions`, (res) => resolve(res.statusCode ?? 0));
+      req.on('error', reject);
+      req.setTimeout(5000, () => req.destroy(new Error('timeout')));
+    });
+    await expect(attempt).rejects.toThrow();
+  });
+
+  it('a TLS client that does not trust the CA is refused by the handshake', async () => {
+    const attempt = new Promise((resolve, reject) => {
+      https.get(`${stack.origin}/api/checkout/sessions`, resolve).on('error', reject);
+    });
+    await expect(attempt).rejects.toThrow(/self-signed|certificate/i);
+  });
+});
+
+describe('one error path', () => {
+  it('an unknown route is 404 not_found in the envelope, with X-Request-Id matching requestId', async () => {
+    const res = await stack.http.get('/api/nothing-here', { key: biz.testKey });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, error: { type: 'not_found', message: 'Resource not found', requestId: expect.stringMatching(/^req_/) } });
+    expect(res.headers['x-request-id']).toBe(res.body.error.requestId);
+  });
+
+  it('a wrong method on a known path is 405', async () => {
+    const res = await stack.http.delete('/api/checkout/sessions', { key: biz.testKey });
+    expect(res.status).toBe(405);
+    expect(res.body.error.type).toBe('method_not_allowed');
+  });
+
+  it('malformed JSON is 400 validation_error', async () => {
+    const res = await stack.http.request('POST', '/api/checkout/sessions', {
+      key: biz.testKey,
+      rawBody: '{"description": ',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'validation_error', message: 'Request body must be valid JSON' });
+  });
+
+  it.each([
+    ['a missing Content-Type', {}],
+    ['a form Content-Type', { 'Content-Type': 'application/x-www-form-urlencoded' }],
+    ['a text Content-Type', { 'Content-Type': 'text/plain' }],
+  ])('%s is 400 validation_error', async (_, headers) => {
+    const res = await stack.http.request('POST', '/api/checkout/sessions', { key: biz.testKey, rawBody: '{"a":1}', headers });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'validation_error', message: 'Content-Type must be application/json' });
+  });
+
+  it('a body over 1 MB is 400 validation_error', async () => {
+    const big = JSON.stringify({ description: 'x'.repeat(1024 * 1024 + 10) });
+    const res = await stack.http.request('POST', '/api/checkout/sessions', {
+      key: biz.testKey,
+      rawBody: big,
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'validation_error', message: 'Request body must not exceed 1 MB' });
+  });
+
+  it('every response carries X-Request-Id and API-Version', async () => {
+    const res = await stack.http.get('/api/checkout/sessions', { key: biz.testKey });
+    expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(res.headers['api-version']).toBe('v1');
+  });
+});
+
+describe('behind a TLS-terminating proxy (TRUST_PROXY=true)', () => {
+  let proxied: TestStack;
+  beforeAll(async () => {
+    proxied = await startStack({ TRUST_PROXY: 'true' }, { worker: false });
+  });
+  afterAll(async () => proxied?.stop());
+
+  it('refuses a request whose X-Forwarded-Proto is not https with 403 in the envelope', async () => {
+    const res = await proxied.http.get('/api/checkout/sessions', { key: biz.testKey, headers: { 'X-Forwarded-Proto': 'http' } });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ type: 'permission_error', message: 'HTTPS is required' });
+  });
+
+  it('serves a request forwarded as https', async () => {
+    const res = await proxied.http.get('/api/checkout/sessions', { key: biz.testKey, headers: { 'X-Forwarded-Proto': 'https' } });
+    expect(res.status).toBe(200);
+  });
+});
