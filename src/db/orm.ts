@@ -27,7 +27,8 @@ export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
-    migrations: { migrationsList, transactional: true, allOrNothing: true },
+    // Migrations are hand-written SQL; no schema snapshot files are kept.
+    migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false },
     // A request or activity forks its own context; the global one must never carry state.
     allowGlobalContext: false,
     pool: { min: 0, max: 10 },
