@@ -44,6 +44,8 @@ export const CheckoutSession = defineEntity({
     cardLast4: p.string().nullable(),
     failureCode: p.string().nullable(),
     failureMessage: p.string().nullable(),
+    /** The processor's charge, for refunds; never card data. */
+    processorChargeId: p.string().nullable(),
   },
 });
 export type CheckoutSession = InferEntity<typeof CheckoutSession>;
