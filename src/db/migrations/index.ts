@@ -1,6 +1,7 @@
 import { Migration20261121000000_foundation } from './Migration20261121000000_foundation.js';
 import { Migration20261121010000_ledger } from './Migration20261121010000_ledger.js';
 import { Migration20261121020000_payments } from './Migration20261121020000_payments.js';
+import { Migration20261121050000_platform } from './Migration20261121050000_platform.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -10,4 +11,5 @@ export const migrationsList = [
   { name: 'Migration20261121000000_foundation', class: Migration20261121000000_foundation },
   { name: 'Migration20261121010000_ledger', class: Migration20261121010000_ledger },
   { name: 'Migration20261121020000_payments', class: Migration20261121020000_payments },
+  { name: 'Migration20261121050000_platform', class: Migration20261121050000_platform },
 ];

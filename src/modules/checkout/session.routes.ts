@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import { callerOf } from '../../http/auth.js';
+import { idempotency } from '../../http/idempotency.js';
 import { parseBody } from '../../http/validate.js';
 import type { AppDeps } from '../../http/deps.js';
 import { createSessionInput } from './session.schemas.js';
@@ -10,11 +11,12 @@ export function sessionRoutes(router: Router, deps: AppDeps): void {
 
   router.post('/checkout/sessions', async (ctx) => {
     const input = parseBody(ctx, createSessionInput);
-    const em = deps.orm.em.fork();
-    const { session, items, outbox } = await createSession(em, callerOf(ctx), input, { sessionTtlMs: deps.config.sessionTtlMs });
-    deps.afterCommit([outbox.id]);
-    ctx.status = 201;
-    ctx.body = { success: true, data: sessionView(session, items, deps.checkoutBaseUrl) };
+    const outboxId = await deps.orm.em.fork().transactional(async (tx) => {
+      const { session, items, outbox } = await createSession(tx, callerOf(ctx), input, { sessionTtlMs: deps.config.sessionTtlMs });
+      await idempotency(ctx).complete(tx, 201, { success: true, data: sessionView(session, items, deps.checkoutBaseUrl) });
+      return outbox.id;
+    });
+    deps.afterCommit([outboxId]);
   });
 
   router.get('/checkout/sessions', async (ctx) => {
