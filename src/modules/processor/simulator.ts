@@ -1,0 +1,95 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { cardBrand, passesLuhn } from './card.js';
+import {
+  DECLINE_MESSAGES,
+  InvalidCardError,
+  ProcessorUnavailableError,
+  type CardDetails,
+  type ChargeOutcome,
+  type ChargeRequest,
+  type DeclineCode,
+  type PaymentProcessor,
+} from './processor.js';
+
+/**
+ * What a simulated card does, carried inside its token the way Stripe's test tokens (`tok_chargeDeclined`)
+ * carry theirs, so the charge needs no card data.
+ */
+export const SIMULATED_BEHAVIOURS = [
+  'success',
+  'declined',
+  'insufficient_funds',
+  'expired_card',
+  'processing_error',
+  'refund_declined',
+] as const;
+export type SimulatedBehaviour = (typeof SIMULATED_BEHAVIOURS)[number];
+
+/** The issue's test cards; any other Luhn-valid number succeeds. */
+export const TEST_CARDS: Record<string, SimulatedBehaviour> = {
+  '4242424242424242': 'success',
+  '4000000000000002': 'declined',
+  '4000000000009995': 'insufficient_funds',
+  '4000000000000069': 'expired_card',
+  '4000000000000119': 'processing_error',
+  // Pays, but a later refund of the charge fails permanently.
+  '4000000000005126': 'refund_declined',
+};
+
+const DECLINES: Partial<Record<SimulatedBehaviour, DeclineCode>> = {
+  declined: 'card_declined',
+  insufficient_funds: 'insufficient_funds',
+  expired_card: 'expired_card',
+};
+
+const TOKEN = new RegExp(`^tok_sim_(${SIMULATED_BEHAVIOURS.join('|')})_[0-9a-f]{24}$`);
+
+/** `tok_sim_<behaviour>_<random>` → the behaviour, or null for a token the simulator never issued. */
+export function tokenBehaviour(token: string): SimulatedBehaviour | null {
+  return (TOKEN.exec(token)?.[1] as SimulatedBehaviour | undefined) ?? null;
+}
+
+/**
+ * Charge ids: `ch_sim_<kind>_<hash of the idempotency key>`. Deterministic, so a retried charge answers
+ * the first charge's id. `kind` is `refund_declined` for a charge whose refund must fail ("Refund
+ * declined by the card issuer"), otherwise `ok`; the simulator's `refund` reads it back.
+ */
+export type SimulatedChargeKind = 'ok' | 'refund_declined';
+export const REFUND_DECLINED_MESSAGE = 'Refund declined by the card issuer';
+
+export function simulatedChargeId(kind: SimulatedChargeKind, idempotencyKey: string): string {
+  return `ch_sim_${kind}_${createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 24)}`;
+}
+
+export function chargeKind(chargeId: string): SimulatedChargeKind | null {
+  return (/^ch_sim_(ok|refund_declined)_[0-9a-f]{24}$/.exec(chargeId)?.[1] as SimulatedChargeKind | undefined) ?? null;
+}
+
+/** The one processor there is for now. It serves test keys, and live keys until a real acquirer adapter exists. */
+export function createSimulatorProcessor(): PaymentProcessor {
+  return {
+    name: 'simulator',
+
+    async tokenize(card: CardDetails) {
+      if (!passesLuhn(card.number)) throw new InvalidCardError('number', 'Card number is invalid');
+      const behaviour = TEST_CARDS[card.number] ?? 'success';
+      return {
+        token: `tok_sim_${behaviour}_${randomBytes(12).toString('hex')}`,
+        brand: cardBrand(card.number),
+        last4: card.number.slice(-4),
+      };
+    },
+
+    async charge(request: ChargeRequest): Promise<ChargeOutcome> {
+      const behaviour = tokenBehaviour(request.token);
+      if (behaviour === 'processing_error') throw new ProcessorUnavailableError();
+      const declined = behaviour ? DECLINES[behaviour] : 'card_declined';
+      if (declined) return { status: 'declined', code: declined, message: DECLINE_MESSAGES[declined] };
+      const kind: SimulatedChargeKind = behaviour === 'refund_declined' ? 'refund_declined' : 'ok';
+      return { status: 'succeeded', chargeId: simulatedChargeId(kind, request.idempotencyKey) };
+    },
+  };
+}
+
+/** Shared by the API (tokenize) and the worker (charge); it holds no state. */
+export const simulatorProcessor = createSimulatorProcessor();
