@@ -1,4 +1,5 @@
 import { createCheckoutActivities, type CheckoutActivityDeps } from './checkout.js';
+import { createIdempotencyActivities } from './idempotency.js';
 
 export type ActivityDeps = CheckoutActivityDeps;
 
@@ -6,6 +7,7 @@ export type ActivityDeps = CheckoutActivityDeps;
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createCheckoutActivities(deps),
+    ...createIdempotencyActivities(deps),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

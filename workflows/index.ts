@@ -1,2 +1,3 @@
 /** Every workflow the worker runs. Deterministic code only: no I/O, no activity values. */
 export { checkoutWorkflow } from './checkout.js';
+export { purgeIdempotencyKeysWorkflow } from './idempotency-purge.js';

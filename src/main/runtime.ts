@@ -11,6 +11,7 @@ import type { AppDeps } from '../http/deps.js';
 import { listen } from '../http/server.js';
 import { createOutboxDispatcher, startOutboxRelay, type OutboxDispatcher } from '../modules/outbox/dispatcher.js';
 import { connectTemporal } from '../temporal/client.js';
+import { ensurePurgeSchedule } from '../temporal/schedules.js';
 import { connectWorker, createWorker } from '../temporal/worker.js';
 
 /**
@@ -69,6 +70,7 @@ export async function startWorker(opts: {
   const { config, orm, temporal, log } = opts;
   const connection = opts.connection ?? (await connectWorker({ ...config.temporal, address: defaultTemporalAddress(config) }));
   const worker = await createWorker(connection, config.temporal, { orm });
+  await ensurePurgeSchedule(temporal, config.temporal.taskQueue);
   const running = worker.run();
   const stopRelay = startOutboxRelay(outboxFor(orm, temporal, config, log), log);
   return {

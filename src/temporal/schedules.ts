@@ -1,0 +1,37 @@
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+
+/** One schedule per task queue, so every deployment (and every test worker) purges its own database. */
+export const purgeScheduleId = (taskQueue: string) => `purge-idempotency-keys-${taskQueue}`;
+
+function purgeSchedule(taskQueue: string): ScheduleOptions {
+  return {
+    scheduleId: purgeScheduleId(taskQueue),
+    // Hourly: an expired key is harmless until purged (a claim takes an expired row over), so this only
+    // bounds the table's size.
+    spec: { intervals: [{ every: '1 hour' }] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'purgeIdempotencyKeysWorkflow',
+      workflowId: `purge-idempotency-keys-${taskQueue}`,
+      taskQueue,
+      args: [],
+    },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
+  };
+}
+
+/**
+ * Creates the schedule, or brings an existing one up to this code's definition. Every worker calls it
+ * at start; the outcome is the same however many do.
+ */
+export async function ensurePurgeSchedule(client: Client, taskQueue: string): Promise<void> {
+  const options = purgeSchedule(taskQueue);
+  try {
+    await client.schedule.create(options);
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    await client.schedule
+      .getHandle(options.scheduleId)
+      .update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: options.policies }));
+  }
+}

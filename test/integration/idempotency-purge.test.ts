@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import { purgeScheduleId } from '../../src/temporal/schedules.js';
+import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let biz: TestBusiness;
+beforeAll(async () => {
+  stack = await startStack();
+  biz = await stack.business();
+});
+afterAll(async () => stack?.stop());
+
+const keyRows = (key: string) => stack.orm.em.fork().execute('select 1 from idempotency_keys where key = ?', [key]);
+
+describe('purge of expired Idempotency-Keys (Temporal schedule)', () => {
+  it('is scheduled hourly by the worker at start, and a run deletes expired keys only', async () => {
+    const handle = stack.temporal.schedule.getHandle(purgeScheduleId(stack.config.temporal.taskQueue));
+    const description = await handle.describe();
+    expect(description.spec.intervals?.[0]?.every).toBe(3_600_000);
+    expect(description.action).toMatchObject({ workflowType: 'purgeIdempotencyKeysWorkflow' });
+
+    const expired = randomUUID();
+    const fresh = randomUUID();
+    for (const key of [expired, fresh]) {
+      const res = await stack.http.post(
+        '/api/checkout/sessions',
+        { description: 'Order', customer: { email: 'b@example.com' }, items: [{ name: 'W', price: 1, quantity: 1 }] },
+        { key: biz.testKey, headers: { 'Idempotency-Key': key } },
+      );
+      expect(res.status).toBe(201);
+    }
+    await stack.orm.em.fork().execute(`update idempotency_keys set expires_at = now() - interval '1 second' where key = ?`, [expired]);
+
+    await handle.trigger();
+    for (let i = 0; i < 100 && (await keyRows(expired)).length; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await keyRows(expired)).toHaveLength(0);
+    expect(await keyRows(fresh)).toHaveLength(1);
+  });
+});
