@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import { newRequestId } from '../domain/ids.js';
 import { sessionRoutes } from '../modules/checkout/session.routes.js';
+import { checkoutPages } from '../modules/checkout-page/page.routes.js';
 import { authenticate } from './auth.js';
 import { jsonBody } from './body.js';
 import type { AppDeps } from './deps.js';
@@ -42,6 +43,8 @@ export function createApp(deps: AppDeps): Koa {
     if (ctx.status === 404 && ctx.body == null) throw new ApiError('route_not_found');
   });
   app.use(requireHttps(deps));
+  // Public hosted checkout pages (no API key; HTML, not JSON): everything under /checkout/.
+  app.use(checkoutPages(deps));
   app.use(jsonBody);
 
   // Every operation that needs an API key, at `/api` and at the spec's intended `/api/v1`.

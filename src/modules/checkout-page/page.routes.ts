@@ -1,0 +1,80 @@
+import Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import compose from 'koa-compose';
+import type { AppDeps } from '../../http/deps.js';
+import { ApiError } from '../../http/errors.js';
+import { cancelSession } from '../checkout/cancel-session.js';
+import { loadCheckout } from '../checkout/load-checkout.js';
+import { withSessionId } from '../checkout/redirect.js';
+import { serveAsset } from './assets.js';
+import { allowOnPage, securityHeaders } from './security-headers.js';
+import { checkoutPage, messagePage } from './views/state-pages.js';
+
+/** The hosted checkout pages live under this path of the checkout origin; nothing else does. */
+const isPagePath = (path: string) => path === '/checkout' || path.startsWith('/checkout/');
+
+function sendHtml(ctx: Context, status: number, body: string): void {
+  ctx.status = status;
+  ctx.type = 'html';
+  // A page shows a session's live state (and takes card details): never cached, by browser or proxy.
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = body;
+}
+
+const sendMessage = (ctx: Context, status: 404 | 405 | 500 | 503) => sendHtml(ctx, status, messagePage(status));
+
+/** A page answers HTML for every failure; the JSON envelope is for the API only. */
+async function pageErrors(ctx: Context, next: Next): Promise<void> {
+  try {
+    await next();
+  } catch (err) {
+    if (!(err instanceof ApiError)) ctx.app.emit('error', err, ctx);
+    const status = err instanceof ApiError && [404, 405, 503].includes(err.status) ? err.status : 500;
+    sendMessage(ctx, status as 404 | 405 | 500 | 503);
+  }
+}
+
+/** Wraps routing: a path that no page route answered (404), or only with another method (405). */
+async function unmatched(ctx: Context, next: Next): Promise<void> {
+  await next();
+  if (ctx.body == null && ctx.status !== 304 && ctx.status !== 303) sendMessage(ctx, ctx.status === 405 ? 405 : 404);
+}
+
+/**
+ * The public hosted checkout: no API key, the unguessable session id is the capability. Mounted as one
+ * middleware that takes every `/checkout/...` request and passes anything else on to the API.
+ */
+export function checkoutPages(deps: AppDeps): Middleware {
+  const router = new Router();
+
+  router.get('/checkout/assets/:name', (ctx) => {
+    if (!serveAsset(ctx, ctx.params.name)) sendMessage(ctx, 404);
+  });
+
+  router.get('/checkout/:id', async (ctx) => {
+    const view = await loadCheckout(deps.orm.em.fork(), ctx.params.id);
+    if (!view) return sendMessage(ctx, 404);
+    const { state, body } = checkoutPage(view);
+    allowOnPage(ctx, 'img', view.items.map((item) => item.imageUrl));
+    if (state === 'payable') allowOnPage(ctx, 'formAction', [view.session.cancelUrl]);
+    sendHtml(ctx, 200, body);
+  });
+
+  // A plain form post, so Cancel works without script. Post/redirect/get: the business's cancel URL once
+  // the session is cancelled, otherwise the page itself, which then shows the session's true state.
+  router.post('/checkout/:id/cancel', async (ctx) => {
+    const result = await cancelSession({ em: deps.orm.em.fork(), temporal: deps.temporal, log: deps.log }, ctx.params.id);
+    if (!result) return sendMessage(ctx, 404);
+    const { session } = result;
+    ctx.status = 303;
+    ctx.redirect(
+      session.status === 'cancelled' && session.cancelUrl
+        ? withSessionId(session.cancelUrl, session.id)
+        : `/checkout/${session.id}`,
+    );
+    ctx.set('Cache-Control', 'no-store');
+  });
+
+  const pages = compose<Context>([securityHeaders, pageErrors, unmatched, router.routes() as Middleware, router.allowedMethods() as Middleware]);
+  return (ctx, next) => (isPagePath(ctx.path) ? pages(ctx, async () => {}) : next());
+}

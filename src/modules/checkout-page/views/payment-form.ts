@@ -1,0 +1,92 @@
+import { COUNTRIES } from '../countries.js';
+import { formatCents } from '../format.js';
+import { flag, html, type Html } from '../html.js';
+import type { CheckoutForPage } from '../../checkout/load-checkout.js';
+
+interface FieldOptions {
+  id: string;
+  label: string;
+  autocomplete: string;
+  type?: string;
+  inputmode?: string;
+  value?: string;
+  placeholder?: string;
+  maxlength?: number;
+  required?: boolean;
+  className?: string;
+}
+
+/**
+ * One labelled input with its error line (filled in by the script and tied to the input by
+ * aria-describedby). Inputs carry no `name`: the form is never submitted natively, so card data can only
+ * leave the page in the pay request's JSON body.
+ */
+function field(f: FieldOptions): Html {
+  const required = f.required ?? true;
+  return html`<div class="field ${f.className ?? ''}">
+  <label for="${f.id}">${f.label}${required ? '' : html` <span class="optional">(optional)</span>`}</label>
+  <input id="${f.id}" type="${f.type ?? 'text'}" autocomplete="${f.autocomplete}"${f.inputmode ? html` inputmode="${f.inputmode}"` : ''}${f.placeholder ? html` placeholder="${f.placeholder}"` : ''}${f.maxlength ? html` maxlength="${f.maxlength}"` : ''} value="${f.value ?? ''}" aria-describedby="${f.id}-error"${flag('required', required)} spellcheck="false">
+  <p class="field-error" id="${f.id}-error"></p>
+</div>`;
+}
+
+function countrySelect(): Html {
+  return html`<div class="field">
+  <label for="country">Country</label>
+  <select id="country" autocomplete="country" aria-describedby="country-error" required>
+    <option value="">Choose a country</option>
+    ${COUNTRIES.map(([code, name]) => html`<option value="${code}">${name}</option>`)}
+  </select>
+  <p class="field-error" id="country-error"></p>
+</div>`;
+}
+
+function shippingFields(): Html {
+  return html`<fieldset class="group">
+  <legend>Shipping address</legend>
+  ${field({ id: 'addressLine1', label: 'Address line 1', autocomplete: 'shipping address-line1' })}
+  ${field({ id: 'addressLine2', label: 'Address line 2', autocomplete: 'shipping address-line2', required: false })}
+  <div class="row">
+    ${field({ id: 'city', label: 'City', autocomplete: 'shipping address-level2' })}
+    ${field({ id: 'state', label: 'State / region', autocomplete: 'shipping address-level1' })}
+  </div>
+  <div class="row">
+    ${field({ id: 'postalCode', label: 'Postal code', autocomplete: 'shipping postal-code' })}
+    ${countrySelect()}
+  </div>
+</fieldset>`;
+}
+
+/** The payable form of a pending session, and the Cancel form beside it. */
+export function paymentForm({ session, business }: CheckoutForPage): Html {
+  const businessName = business.name;
+  const total = formatCents(session.total);
+  return html`<section class="pay" aria-labelledby="pay-heading">
+<h2 id="pay-heading">Pay ${businessName}</h2>
+<form id="payment-form" class="payment-form" method="post" novalidate
+  data-pay-url="/api/checkout/${session.id}/pay" data-page-url="/checkout/${session.id}"
+  data-ask-shipping="${String(session.askShipping)}">
+  <div id="form-errors" class="form-errors" role="alert" tabindex="-1"></div>
+  <fieldset class="group">
+    <legend>Contact</legend>
+    ${field({ id: 'email', label: 'Email', type: 'email', autocomplete: 'email', inputmode: 'email', value: session.customerEmail })}
+  </fieldset>
+  <fieldset class="group">
+    <legend>Card details</legend>
+    ${field({ id: 'number', label: 'Card number', autocomplete: 'cc-number', inputmode: 'numeric', placeholder: '1234 1234 1234 1234', maxlength: 23 })}
+    <div class="row">
+      ${field({ id: 'expiry', label: 'Expiry (MM / YY)', autocomplete: 'cc-exp', inputmode: 'numeric', placeholder: 'MM / YY', maxlength: 9 })}
+      ${field({ id: 'cvc', label: 'Security code (CVC)', autocomplete: 'cc-csc', inputmode: 'numeric', placeholder: '123', maxlength: 4 })}
+    </div>
+    ${field({ id: 'name', label: 'Name on card', autocomplete: 'cc-name' })}
+  </fieldset>
+  ${session.askShipping ? shippingFields() : ''}
+  <noscript><p class="notice">Paying needs JavaScript. Please turn it on and reload this page.</p></noscript>
+  <button type="submit" id="pay-button" class="pay-button" disabled>Pay ${total}</button>
+  <p id="pay-status" class="pay-status" role="status"></p>
+</form>
+<form class="cancel-form" method="post" action="/checkout/${session.id}/cancel">
+  <button type="submit" class="link-button">Cancel and return to ${businessName}</button>
+</form>
+</section>`;
+}

@@ -1,0 +1,127 @@
+import type { CheckoutSession } from '../../checkout/session.entity.js';
+import { formatCents, formatDate } from '../format.js';
+import { html, type Html } from '../html.js';
+import type { CheckoutForPage } from '../../checkout/load-checkout.js';
+import { paymentRedirectUrl } from '../../checkout/redirect.js';
+import { layout } from './layout.js';
+import { orderSummary } from './order-summary.js';
+import { paymentForm } from './payment-form.js';
+
+/** What the page shows for a session, by status. Only a pending, unexpired session is payable. */
+export type PageState = 'payable' | 'processing' | 'completed' | 'failed' | 'cancelled' | 'expired' | 'refunded';
+
+export function pageState(session: CheckoutSession, now: Date): PageState {
+  switch (session.status) {
+    case 'pending':
+      // The expiry workflow cancels it shortly; until then it must not be paid either.
+      return session.expiresAt.getTime() <= now.getTime() ? 'expired' : 'payable';
+    case 'cancelled':
+      return session.expiresAt.getTime() <= now.getTime() ? 'expired' : 'cancelled';
+    default:
+      return session.status;
+  }
+}
+
+const PROCESSING_REFRESH_SECONDS = 3;
+
+function stateCard(kind: PageState, heading: string, lines: (Html | string)[], next?: Html): Html {
+  return html`<section class="state state--${kind}" aria-labelledby="state-heading" data-state="${kind}">
+  <h1 id="state-heading">${heading}</h1>
+  ${lines.map((line) => html`<p>${line}</p>`)}
+  ${next ?? ''}
+</section>`;
+}
+
+/**
+ * A way back to the business after a final outcome, for a customer who lands here rather than on its
+ * page (the payment outlasted the pay request, or the link was opened again later).
+ */
+function continueLink(view: CheckoutForPage): Html | undefined {
+  const url = paymentRedirectUrl(view.session);
+  if (!url || !/^https?:\/\//i.test(url)) return undefined;
+  return html`<p class="continue"><a href="${url}">Continue to ${view.business.name}</a></p>`;
+}
+
+function cardLine(session: CheckoutSession): string | null {
+  if (!session.cardLast4) return null;
+  return `${session.cardBrand ?? 'Card'} ending in ${session.cardLast4}`;
+}
+
+function stateMain(view: CheckoutForPage, state: Exclude<PageState, 'payable'>): Html {
+  const { session } = view;
+  const businessName = view.business.name;
+  const total = formatCents(session.total);
+  switch (state) {
+    case 'completed':
+      return stateCard(state, 'Payment successful', [
+        `You paid ${total} to ${businessName}.`,
+        ...(session.completedAt ? [`Paid on ${formatDate(session.completedAt)}.`] : []),
+        ...(cardLine(session) ? [`Charged to ${cardLine(session)}.`] : []),
+        `Receipt for ${session.customerEmail}. Reference ${session.id}.`,
+      ], continueLink(view));
+    case 'failed':
+      return stateCard(state, 'Payment failed', [
+        session.failureMessage ?? 'Your payment could not be completed.',
+        `You have not been charged. Please contact ${businessName} to try again.`,
+      ], continueLink(view));
+    case 'processing':
+      return stateCard(state, 'Payment in progress', [
+        `Your payment of ${total} is being processed. Please do not pay again.`,
+        'This page updates by itself.',
+      ]);
+    case 'cancelled':
+      return stateCard(state, 'Checkout cancelled', ['This checkout was cancelled. No payment was taken.']);
+    case 'expired':
+      return stateCard(state, 'Checkout expired', ['This checkout has expired. No payment was taken.']);
+    case 'refunded':
+      return stateCard(state, 'Payment refunded', [`Your payment of ${total} to ${businessName} was refunded.`]);
+  }
+}
+
+/** The whole page of a session: the payment form when payable, otherwise its state and never a form. */
+export function checkoutPage(view: CheckoutForPage, now = new Date()): { state: PageState; body: string } {
+  const { session, items } = view;
+  const businessName = view.business.name;
+  const state = pageState(session, now);
+  if (state === 'payable') {
+    const main = html`<h1 class="visually-hidden">Checkout</h1>
+<div class="checkout">${orderSummary(session, items)}${paymentForm(view)}</div>`;
+    return { state, body: layout({ title: 'Checkout', businessName, livemode: session.livemode, main, script: true }) };
+  }
+  const heading = state === 'completed' ? 'Receipt' : 'Order summary';
+  const main = html`<div class="checkout checkout--closed">${stateMain(view, state)}${orderSummary(session, items, heading)}</div>`;
+  return {
+    state,
+    body: layout({
+      title: stateTitle[state],
+      businessName,
+      livemode: session.livemode,
+      main,
+      refreshSeconds: state === 'processing' ? PROCESSING_REFRESH_SECONDS : undefined,
+    }),
+  };
+}
+
+const stateTitle: Record<Exclude<PageState, 'payable'>, string> = {
+  completed: 'Payment successful',
+  failed: 'Payment failed',
+  processing: 'Payment in progress',
+  cancelled: 'Checkout cancelled',
+  expired: 'Checkout expired',
+  refunded: 'Payment refunded',
+};
+
+/** A page of its own for a path that names no session (404) or a fault (500): HTML, never JSON. */
+export function messagePage(status: 404 | 405 | 500 | 503): string {
+  const text = {
+    404: ['Checkout not found', 'This checkout link is not valid. Please check the link or return to the shop.'],
+    405: ['Not allowed', 'This page cannot be used that way.'],
+    500: ['Something went wrong', 'We could not show this checkout. Please try again in a moment.'],
+    503: ['Temporarily unavailable', 'We could not show this checkout. Please try again in a moment.'],
+  }[status];
+  const main = html`<section class="state state--message" aria-labelledby="state-heading">
+  <h1 id="state-heading">${text[0]}</h1>
+  <p>${text[1]}</p>
+</section>`;
+  return layout({ title: text[0], main });
+}

@@ -1,0 +1,47 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { sessionClosedSignal } from '../../../workflows/checkout.js';
+import { CheckoutSession } from './session.entity.js';
+import { checkoutWorkflowId } from './session.service.js';
+
+export interface CancelSessionDeps {
+  em: EntityManager;
+  temporal: Client;
+  log: Logger;
+}
+
+export interface CancelSessionResult {
+  /** True when this call moved the session from pending to cancelled. */
+  cancelled: boolean;
+  session: CheckoutSession;
+}
+
+const UUID = z.uuid();
+
+/**
+ * The customer's Cancel on the hosted page. Only a `pending` session is cancelled, by one conditional
+ * UPDATE, so a cancel racing a payment (already `processing`) or a second click changes nothing. Then the
+ * session's workflow is told the session is closed, so its expiry timer ends. That signal is a courtesy:
+ * if it is lost (the workflow not started yet, Temporal unreachable), the expiry activity is conditional
+ * on `pending` and leaves the cancelled session as it is. Returns null for an unknown or malformed id.
+ */
+export async function cancelSession(deps: CancelSessionDeps, sessionId: string): Promise<CancelSessionResult | null> {
+  if (!UUID.safeParse(sessionId).success) return null;
+  const changed = await deps.em.nativeUpdate(
+    CheckoutSession,
+    { id: sessionId, status: 'pending' },
+    { status: 'cancelled', updatedAt: new Date() },
+  );
+  const session = await deps.em.findOne(CheckoutSession, { id: sessionId }, { refresh: true });
+  if (!session) return null;
+  if (changed > 0) {
+    try {
+      await deps.temporal.workflow.getHandle(checkoutWorkflowId(sessionId)).signal(sessionClosedSignal, 'cancelled');
+    } catch (err) {
+      deps.log.warn({ err, sessionId }, 'could not signal the checkout workflow; its expiry will find the session cancelled');
+    }
+  }
+  return { cancelled: changed > 0, session };
+}

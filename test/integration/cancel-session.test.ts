@@ -1,0 +1,75 @@
+import type { Logger } from 'pino';
+import { cancelSession } from '../../src/modules/checkout/cancel-session.js';
+import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
+import { createLogger } from '../../src/log.js';
+import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let biz: TestBusiness;
+let log: Logger;
+
+beforeAll(async () => {
+  stack = await startStack();
+  biz = await stack.business();
+  log = createLogger('silent');
+});
+afterAll(async () => stack?.stop());
+
+async function newSession(): Promise<string> {
+  const res = await stack.http.post(
+    '/api/checkout/sessions',
+    { description: 'Order', customer: { email: 'buyer@example.com' }, items: [{ name: 'Tea', price: 4.5, quantity: 1 }] },
+    { key: biz.testKey },
+  );
+  expect(res.status).toBe(201);
+  return res.body.data.id;
+}
+
+const deps = () => ({ em: stack.orm.em.fork(), temporal: stack.temporal, log });
+const statusOf = async (id: string) => (await stack.orm.em.fork().findOneOrFail(CheckoutSession, { id })).status;
+
+/** The session's workflow is started after commit (outbox); wait for it so that the signal has a target. */
+async function runningWorkflow(id: string) {
+  const handle = stack.temporal.workflow.getHandle(`checkout-${id}`);
+  for (let i = 0; i < 100; i++) {
+    const described = await handle.describe().catch(() => undefined);
+    if (described?.status.name === 'RUNNING') return handle;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`workflow checkout-${id} never started`);
+}
+
+describe('cancelSession (the hosted page Cancel)', () => {
+  it('moves a pending session to cancelled and ends its expiry timer', async () => {
+    const id = await newSession();
+    const handle = await runningWorkflow(id);
+    const result = await cancelSession(deps(), id);
+    expect(result?.cancelled).toBe(true);
+    expect(result?.session.status).toBe('cancelled');
+    expect(await statusOf(id)).toBe('cancelled');
+    // The 24 h timer is over at once: the workflow saw the signal and closed.
+    expect(await handle.result()).toBe('closed');
+  });
+
+  it('is harmless when repeated', async () => {
+    const id = await newSession();
+    await cancelSession(deps(), id);
+    const again = await cancelSession(deps(), id);
+    expect(again?.cancelled).toBe(false);
+    expect(again?.session.status).toBe('cancelled');
+  });
+
+  it.each(['processing', 'completed', 'failed'] as const)('leaves a %s session as it is', async (status) => {
+    const id = await newSession();
+    await stack.orm.em.fork().nativeUpdate(CheckoutSession, { id }, { status });
+    const result = await cancelSession(deps(), id);
+    expect(result?.cancelled).toBe(false);
+    expect(result?.session.status).toBe(status);
+    expect(await statusOf(id)).toBe(status);
+  });
+
+  it('finds no session for an unknown or malformed id', async () => {
+    expect(await cancelSession(deps(), '0195d7a4-0000-7000-8000-000000000001')).toBeNull();
+    expect(await cancelSession(deps(), 'not-a-uuid')).toBeNull();
+  });
+});
