@@ -1,13 +1,15 @@
 import { createCheckoutActivities, type CheckoutActivityDeps } from './checkout.js';
 import { createIdempotencyActivities } from './idempotency.js';
+import { createWithdrawalActivities, type WithdrawalActivityDeps } from './withdrawals.js';
 
-export type ActivityDeps = CheckoutActivityDeps;
+export type ActivityDeps = CheckoutActivityDeps & WithdrawalActivityDeps;
 
 /** Built once per worker process; workflows import only the type of this. */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createCheckoutActivities(deps),
     ...createIdempotencyActivities(deps),
+    ...createWithdrawalActivities(deps),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,3 +1,4 @@
 /** Every workflow the worker runs. Deterministic code only: no I/O, no activity values. */
 export { checkoutWorkflow } from './checkout.js';
 export { purgeIdempotencyKeysWorkflow } from './idempotency-purge.js';
+export { withdrawalWorkflow } from './withdrawal.js';

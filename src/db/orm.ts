@@ -7,6 +7,7 @@ import { CheckoutSession, SessionItem } from '../modules/checkout/session.entity
 import { Event } from '../modules/events/event.entity.js';
 import { Balance, LedgerEntry, LedgerTransaction } from '../modules/ledger/ledger.entity.js';
 import { OutboxEntry } from '../modules/outbox/outbox.entity.js';
+import { Withdrawal } from '../modules/withdrawals/withdrawal.entity.js';
 import { migrationsList } from './migrations/index.js';
 
 export const entities = [
@@ -20,6 +21,7 @@ export const entities = [
   Balance,
   LedgerTransaction,
   LedgerEntry,
+  Withdrawal,
 ];
 
 export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}): Options {

@@ -7,6 +7,7 @@ import { authenticate } from './auth.js';
 import { jsonBody } from './body.js';
 import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './error-middleware.js';
+import { apiKeyRateLimits } from './api-key-rate-limit.js';
 import { ApiError } from './errors.js';
 import { idempotencyKeys } from './idempotency.js';
 
@@ -51,6 +52,7 @@ export function createApp(deps: AppDeps): Koa {
   for (const prefix of ['/api', '/api/v1']) {
     const api = new Router({ prefix });
     api.use(authenticate(deps.orm));
+    api.use(apiKeyRateLimits(deps));
     api.use(idempotencyKeys(deps));
     for (const register of apiModules) register(api, deps);
     app.use(api.routes());

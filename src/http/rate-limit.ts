@@ -35,13 +35,10 @@ export interface RateLimiter {
   consume(key: string, points?: number): Promise<RateLimitState>;
 }
 
-/**
- * A limiter over the ORM's own `pg` pool. The pool is read lazily because MikroORM connects on first use;
- * every limiter shares the one counters table, keyed `<name>:<key>`.
- */
-export function createRateLimiter(orm: MikroORM, rule: RateLimitRule): RateLimiter {
+/** The library's PostgreSQL limiter for one rule, over the ORM's pool, made on first use. */
+export function postgresLimiter(orm: MikroORM, rule: RateLimitRule): () => Promise<InstanceType<typeof RateLimiterPostgres>> {
   let limiter: Promise<InstanceType<typeof RateLimiterPostgres>> | undefined;
-  const store = () =>
+  return () =>
     (limiter ??= orm.em
       .getConnection()
       .getNativeClient()
@@ -57,6 +54,14 @@ export function createRateLimiter(orm: MikroORM, rule: RateLimitRule): RateLimit
             duration: rule.durationSeconds,
           }),
       ));
+}
+
+/**
+ * A limiter over the ORM's own `pg` pool. The pool is read lazily because MikroORM connects on first use;
+ * every limiter shares the one counters table, keyed `<name>:<key>`.
+ */
+export function createRateLimiter(orm: MikroORM, rule: RateLimitRule): RateLimiter {
+  const store = postgresLimiter(orm, rule);
 
   return {
     rule,

@@ -2,28 +2,21 @@ import { createHash } from 'node:crypto';
 import type { Destination } from '../withdrawals/destination.js';
 
 /**
- * Paying a withdrawal out through the processor. A permanent refusal is a `PayoutDeclinedError` (the
- * withdrawal fails with its message); any other error is transient and the workflow retries it.
- * The idempotency key (the withdrawal id) makes a retried payout return the first one's result.
+ * Paying a withdrawal out (`PaymentProcessor.payout`). Like a charge, a refusal is an outcome and a
+ * transient fault throws `ProcessorUnavailableError`. The idempotency key (the withdrawal id) makes a
+ * retried payout answer the first one's result instead of paying twice.
  */
 export interface PayoutRequest {
   idempotencyKey: string;
   amountInCents: number;
   destination: Destination;
+  livemode: boolean;
 }
 
 /** A wallet payout is identified by the processor's transaction id; a crypto payout by its chain hash. */
-export type PayoutResult = { processorTransactionId: string } | { transactionHash: string };
+export type PayoutReference = { processorTransactionId: string } | { transactionHash: string };
 
-export class PayoutDeclinedError extends Error {
-  override name = 'PayoutDeclinedError';
-}
-
-export interface Payouts {
-  payout(request: PayoutRequest): Promise<PayoutResult>;
-}
-
-const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+export type PayoutOutcome = ({ status: 'paid' } & PayoutReference) | { status: 'declined'; message: string };
 
 /** The simulator's failing destinations: a wallet at `fail.test`, an address ending `dead` (ERC20) or `DEAD` (TRC20). */
 export function simulatedPayoutDecline(destination: Destination): string | null {
@@ -37,18 +30,14 @@ export function simulatedPayoutDecline(destination: Destination): string | null 
 }
 
 /**
- * Deterministic: the same idempotency key always gives the same reference, which is what a real
- * processor's idempotency promises, and it holds across worker restarts without any stored state.
+ * The simulator's payout. Deterministic: the same idempotency key always gives the same reference, which
+ * is what a real processor's idempotency promises, and it holds across worker restarts with no state.
  */
-export function createSimulatedPayouts(): Payouts {
-  return {
-    async payout(request) {
-      const decline = simulatedPayoutDecline(request.destination);
-      if (decline) throw new PayoutDeclinedError(decline);
-      const hash = digest(`payout:${request.idempotencyKey}`);
-      if (request.destination.destinationType === 'wallet') return { processorTransactionId: `po_${hash.slice(0, 32)}` };
-      // Ethereum writes transaction hashes with 0x; TRON without.
-      return { transactionHash: request.destination.destinationDetails.cryptoNetwork === 'ERC20' ? `0x${hash}` : hash };
-    },
-  };
+export async function simulatedPayout(request: PayoutRequest): Promise<PayoutOutcome> {
+  const decline = simulatedPayoutDecline(request.destination);
+  if (decline) return { status: 'declined', message: decline };
+  const hash = createHash('sha256').update(`payout:${request.idempotencyKey}`).digest('hex');
+  if (request.destination.destinationType === 'wallet') return { status: 'paid', processorTransactionId: `po_sim_${hash.slice(0, 24)}` };
+  // Ethereum writes transaction hashes with 0x; TRON without.
+  return { status: 'paid', transactionHash: request.destination.destinationDetails.cryptoNetwork === 'ERC20' ? `0x${hash}` : hash };
 }

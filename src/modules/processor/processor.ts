@@ -1,4 +1,5 @@
 import type { CardBrand } from './card.js';
+import type { PayoutOutcome, PayoutRequest } from './payouts.js';
 
 /**
  * The payment processor (acquirer) behind the service. Card data stops here: the API exchanges the card
@@ -15,6 +16,8 @@ export interface PaymentProcessor {
    * `ProcessorUnavailableError` so the workflow's retry policy takes over.
    */
   charge(request: ChargeRequest): Promise<ChargeOutcome>;
+  /** Pays a withdrawal out to a wallet or crypto address, keyed by the withdrawal id (`payouts.ts`). */
+  payout(request: PayoutRequest): Promise<PayoutOutcome>;
 }
 
 export interface CardDetails {

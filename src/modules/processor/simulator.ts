@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { cardBrand, passesLuhn } from './card.js';
+import { simulatedPayout } from './payouts.js';
 import {
   DECLINE_MESSAGES,
   InvalidCardError,
@@ -88,6 +89,8 @@ export function createSimulatorProcessor(): PaymentProcessor {
       const kind: SimulatedChargeKind = behaviour === 'refund_declined' ? 'refund_declined' : 'ok';
       return { status: 'succeeded', chargeId: simulatedChargeId(kind, request.idempotencyKey) };
     },
+
+    payout: simulatedPayout,
   };
 }
 

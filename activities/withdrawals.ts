@@ -1,0 +1,69 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import type { PayoutReference } from '../src/modules/processor/payouts.js';
+import type { PaymentProcessor } from '../src/modules/processor/processor.js';
+import { simulatorProcessor } from '../src/modules/processor/simulator.js';
+import { parseDestination } from '../src/modules/withdrawals/destination.js';
+import { Withdrawal } from '../src/modules/withdrawals/withdrawal.entity.js';
+import {
+  completeWithdrawal,
+  failWithdrawal,
+  startWithdrawalProcessing,
+} from '../src/modules/withdrawals/withdrawal.lifecycle.js';
+import { withdrawalView, type WithdrawalRecord } from '../src/modules/withdrawals/withdrawal.view.js';
+import { withHeartbeats } from './heartbeat.js';
+import { PAYOUT_DECLINED } from '../workflows/failure-types.js';
+
+export interface WithdrawalActivityDeps {
+  orm: MikroORM;
+  /** The processor; the simulator unless a test or an acquirer adapter provides another. */
+  processor?: PaymentProcessor;
+}
+
+export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
+  const processor = deps.processor ?? simulatorProcessor;
+  const em = () => deps.orm.em.fork();
+  return {
+    /** `pending` → `processing` unless a cancel won; returns the record either way. */
+    async startWithdrawalProcessing(withdrawalId: string): Promise<WithdrawalRecord> {
+      return withdrawalView(await startWithdrawalProcessing(em(), withdrawalId));
+    },
+
+    /**
+     * The payout on the processor, keyed by the withdrawal id so a retry never pays twice. A refusal
+     * becomes a non-retryable failure the workflow turns into `failed`; a transient fault throws and is
+     * retried.
+     */
+    async payWithdrawal(withdrawalId: string): Promise<PayoutReference> {
+      const withdrawal = await em().findOneOrFail(Withdrawal, { id: withdrawalId });
+      const outcome = await withHeartbeats(
+        processor.payout({
+          idempotencyKey: withdrawal.id,
+          amountInCents: withdrawal.amountInCents,
+          destination: parseDestination(withdrawal.destinationType, withdrawal.destinationDetails),
+          livemode: withdrawal.livemode,
+        }),
+      );
+      if (outcome.status === 'declined') {
+        // A business outcome, not a fault: BENIGN keeps it out of the worker's error logs and metrics.
+        throw ApplicationFailure.create({
+          type: PAYOUT_DECLINED,
+          message: outcome.message,
+          nonRetryable: true,
+          category: ApplicationFailureCategory.BENIGN,
+        });
+      }
+      const { status: _paid, ...reference } = outcome;
+      return reference;
+    },
+
+    async completeWithdrawal(withdrawalId: string, reference: PayoutReference): Promise<WithdrawalRecord> {
+      return withdrawalView(await completeWithdrawal(em(), withdrawalId, reference));
+    },
+
+    async failWithdrawal(withdrawalId: string, failureReason: string): Promise<WithdrawalRecord> {
+      return withdrawalView(await failWithdrawal(em(), withdrawalId, failureReason));
+    },
+  };
+}
+export type WithdrawalActivities = ReturnType<typeof createWithdrawalActivities>;

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { email } from '../../http/validate.js';
+
+/**
+ * Where a withdrawal is paid: a wallet account (by e-mail) or a crypto address on a network. The
+ * address rules are shape checks: `0x` + 40 hex for ERC20, `T` + 33 base58 characters for TRC20.
+ */
+export const CRYPTO_COINS = ['USDT', 'USDC'] as const;
+export const CRYPTO_NETWORKS = ['ERC20', 'TRC20'] as const;
+export type CryptoNetwork = (typeof CRYPTO_NETWORKS)[number];
+
+const ADDRESS_RULES: Record<CryptoNetwork, { pattern: RegExp; message: string }> = {
+  ERC20: { pattern: /^0x[0-9a-fA-F]{40}$/, message: 'ERC20 address must be 0x followed by 40 hexadecimal characters' },
+  TRC20: {
+    pattern: /^T[1-9A-HJ-NP-Za-km-z]{33}$/,
+    message: 'TRC20 address must be T followed by 33 base58 characters',
+  },
+};
+
+/** The address problem for a network, or null when the address fits it. */
+export function cryptoAddressProblem(network: CryptoNetwork, address: string): string | null {
+  const rule = ADDRESS_RULES[network];
+  if (!rule) return null; // an unknown network is reported on its own field
+  return rule.pattern.test(address) ? null : rule.message;
+}
+
+export const walletDetails = z.object(
+  { walletEmail: email() },
+  { error: 'Destination details must be an object' },
+);
+
+export const cryptoDetails = z
+  .object(
+    {
+      cryptoCoin: z.enum(CRYPTO_COINS, { error: 'Crypto coin must be one of USDT, USDC' }),
+      cryptoNetwork: z.enum(CRYPTO_NETWORKS, { error: 'Crypto network must be one of ERC20, TRC20' }),
+      cryptoAddress: z.string({ error: 'Crypto address is required' }),
+    },
+    { error: 'Destination details must be an object' },
+  )
+  .superRefine((details, ctx) => {
+    const problem = cryptoAddressProblem(details.cryptoNetwork, details.cryptoAddress);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['cryptoAddress'], message: problem });
+  });
+
+export type WalletDestination = { destinationType: 'wallet'; destinationDetails: z.output<typeof walletDetails> };
+export type CryptoDestination = { destinationType: 'crypto'; destinationDetails: z.output<typeof cryptoDetails> };
+export type Destination = WalletDestination | CryptoDestination;
+
+/**
+ * The destination as the JSON text the spec returns. Keys in a fixed order and only the keys of its
+ * type, so the same destination always reads the same.
+ */
+export function destinationText(destination: Destination): string {
+  switch (destination.destinationType) {
+    case 'wallet':
+      return JSON.stringify({ walletEmail: destination.destinationDetails.walletEmail });
+    case 'crypto': {
+      const { cryptoCoin, cryptoNetwork, cryptoAddress } = destination.destinationDetails;
+      return JSON.stringify({ cryptoCoin, cryptoNetwork, cryptoAddress });
+    }
+  }
+}
+
+/** Reads back what `destinationText` wrote. */
+export function parseDestination(destinationType: 'wallet' | 'crypto', text: string): Destination {
+  return { destinationType, destinationDetails: JSON.parse(text) } as Destination;
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { dollarsToCents } from '../../domain/money.js';
+import { cryptoDetails, walletDetails } from './destination.js';
+import { WITHDRAWAL_STATUSES } from './withdrawal.entity.js';
+
+/** Far above any real balance; keeps every accepted amount exact as whole cents. */
+export const MAX_WITHDRAWAL_DOLLARS = 999_999_999.99;
+
+/** Dollars as a JSON number, more than zero, at most two decimals: becomes integer cents here, once. */
+const amount = z
+  .number({ error: 'Amount must be a number' })
+  .gt(0, { error: 'Amount must be greater than 0' })
+  .max(MAX_WITHDRAWAL_DOLLARS, { error: `Amount must not exceed ${MAX_WITHDRAWAL_DOLLARS}` })
+  .transform((dollars, ctx) => {
+    const cents = dollarsToCents(dollars);
+    if (cents === null || cents === 0) {
+      ctx.addIssue({ code: 'custom', message: 'Amount must have at most 2 decimal places' });
+      return z.NEVER;
+    }
+    return cents;
+  });
+
+const common = {
+  amount,
+  notes: z.string().max(1000, { error: 'Notes must be at most 1000 characters' }).optional(),
+};
+
+export const createWithdrawalInput = z.discriminatedUnion(
+  'destinationType',
+  [
+    z.object({ ...common, destinationType: z.literal('wallet'), destinationDetails: walletDetails }),
+    z.object({ ...common, destinationType: z.literal('crypto'), destinationDetails: cryptoDetails }),
+  ],
+  { error: 'Destination type must be wallet or crypto' },
+);
+export type CreateWithdrawalInput = z.output<typeof createWithdrawalInput>;
+
+export const listWithdrawalsQuery = z.object({
+  status: z.enum(WITHDRAWAL_STATUSES, { error: `Status must be one of ${WITHDRAWAL_STATUSES.join(', ')}` }).optional(),
+  page: z.coerce.number().int().min(1, { error: 'Page must be at least 1' }).default(1),
+  limit: z.coerce.number().int().min(1, { error: 'Limit must be 1-100' }).max(100, { error: 'Limit must be 1-100' }).default(20),
+});
+export type ListWithdrawalsQuery = z.output<typeof listWithdrawalsQuery>;

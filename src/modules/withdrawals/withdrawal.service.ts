@@ -1,0 +1,129 @@
+import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import type { WithdrawalWorkflowInput } from '../../../workflows/withdrawal.js';
+import { pageMeta } from '../../domain/cursor.js';
+import { newId } from '../../domain/ids.js';
+import { centsToDecimalString } from '../../domain/money.js';
+import type { Caller } from '../../http/auth.js';
+import { ApiError } from '../../http/errors.js';
+import { WithdrawalMethod } from '../businesses/withdrawal-method.entity.js';
+import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
+import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { destinationText } from './destination.js';
+import { Withdrawal } from './withdrawal.entity.js';
+import type { CreateWithdrawalInput, ListWithdrawalsQuery } from './withdrawal.schemas.js';
+import { withdrawalView } from './withdrawal.view.js';
+
+export const withdrawalWorkflowId = (withdrawalId: string) => `withdrawal-${withdrawalId}`;
+
+export const ownerOf = (caller: Caller): Owner => ({ businessId: caller.businessId, livemode: caller.livemode });
+
+/**
+ * Creates a pending withdrawal: the balance check, the move from `available` to `pending_withdrawal`,
+ * the record and the start of its workflow in one transaction, under the balance lock, so concurrent
+ * requests queue up and none can overdraw.
+ */
+export async function createWithdrawal(
+  em: EntityManager,
+  caller: Caller,
+  input: CreateWithdrawalInput,
+  deps: { processingDelayMs: number },
+): Promise<{ withdrawal: Withdrawal; outbox: OutboxEntry }> {
+  const owner = ownerOf(caller);
+  return em.transactional(async (tx) => {
+    // A method is set up per business (the admin CLI); it serves both modes.
+    if (!(await tx.count(WithdrawalMethod, { businessId: caller.businessId }))) throw new ApiError('withdrawal_method_not_found');
+    const balance = await lockBalance(tx, owner);
+    if (input.amount > balance.available) throw new ApiError('insufficient_available_balance');
+    const now = new Date();
+    const withdrawal = tx.create(Withdrawal, {
+      id: newId('wd'),
+      ...owner,
+      amountInCents: input.amount,
+      status: 'pending',
+      destinationType: input.destinationType,
+      destinationDetails: destinationText(input),
+      notes: input.notes ?? null,
+      requestedAt: now,
+      updatedAt: now,
+    });
+    postTransaction(tx, balance, {
+      kind: 'withdrawal.created',
+      referenceId: withdrawal.id,
+      lines: [
+        { account: 'available', amount: -input.amount },
+        { account: 'pending_withdrawal', amount: input.amount },
+      ],
+      at: now,
+    });
+    const args: [WithdrawalWorkflowInput] = [
+      { withdrawalId: withdrawal.id, processingDelayMs: deps.processingDelayMs, record: withdrawalView(withdrawal) },
+    ];
+    const outbox = tx.create(OutboxEntry, {
+      createdAt: now,
+      message: {
+        kind: 'workflow.start',
+        workflowType: 'withdrawalWorkflow',
+        workflowId: withdrawalWorkflowId(withdrawal.id),
+        args,
+        searchAttributes: {
+          BusinessId: caller.businessId,
+          Livemode: caller.livemode,
+          PaymentStatus: 'pending',
+          AmountInCents: input.amount,
+        },
+        // No e-mail or address here: the Temporal UI is for operators, the destination stays in the database.
+        summary: `Withdrawal ${withdrawal.id} of $${centsToDecimalString(input.amount)} to ${input.destinationType}`,
+      },
+    });
+    return { withdrawal, outbox };
+  });
+}
+
+/**
+ * Cancels a pending withdrawal and returns its money to `available` at once. The record is locked and
+ * its status re-read under the lock, so a cancel racing the workflow's move to `processing` has exactly
+ * one winner: whichever commits first, the other sees the new status.
+ */
+export async function cancelWithdrawal(em: EntityManager, caller: Caller, id: string): Promise<Withdrawal> {
+  const owner = ownerOf(caller);
+  return em.transactional(async (tx) => {
+    // Lock order for every withdrawal move: the balance row first, then the record.
+    const balance = await lockBalance(tx, owner);
+    const withdrawal = await tx.findOne(Withdrawal, { id, ...owner }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!withdrawal) throw new ApiError('withdrawal_not_found');
+    if (withdrawal.status !== 'pending') {
+      throw new ApiError('withdrawal_not_cancellable', { params: { status: withdrawal.status } });
+    }
+    const now = new Date();
+    withdrawal.status = 'cancelled';
+    withdrawal.cancelledAt = now;
+    withdrawal.updatedAt = now;
+    postTransaction(tx, balance, {
+      kind: 'withdrawal.cancelled',
+      referenceId: withdrawal.id,
+      lines: [
+        { account: 'pending_withdrawal', amount: -withdrawal.amountInCents },
+        { account: 'available', amount: withdrawal.amountInCents },
+      ],
+      at: now,
+    });
+    return withdrawal;
+  });
+}
+
+export async function findWithdrawal(em: EntityManager, caller: Caller, id: string): Promise<Withdrawal> {
+  const withdrawal = await em.findOne(Withdrawal, { id, ...ownerOf(caller) });
+  if (!withdrawal) throw new ApiError('withdrawal_not_found');
+  return withdrawal;
+}
+
+export async function listWithdrawals(em: EntityManager, caller: Caller, query: ListWithdrawalsQuery) {
+  const where: FilterQuery<Withdrawal> = { ...ownerOf(caller) };
+  if (query.status) where.status = query.status;
+  const [items, total] = await em.findAndCount(Withdrawal, where, {
+    orderBy: [{ requestedAt: 'desc' }, { id: 'desc' }],
+    limit: query.limit,
+    offset: (query.page - 1) * query.limit,
+  });
+  return { items, meta: pageMeta(total, query.page, query.limit, query.page * query.limit < total) };
+}

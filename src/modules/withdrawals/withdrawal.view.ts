@@ -1,0 +1,53 @@
+import type { Withdrawal } from './withdrawal.entity.js';
+
+/**
+ * The spec's shapes of a withdrawal. The single read carries the reference or failure reason only when
+ * it applies; the workflow's `status` query returns the same record.
+ */
+export type WithdrawalRecord = ReturnType<typeof withdrawalView>;
+
+export function withdrawalView(w: Withdrawal) {
+  return {
+    id: w.id,
+    amountInCents: w.amountInCents,
+    status: w.status,
+    destinationType: w.destinationType,
+    destinationDetails: w.destinationDetails,
+    livemode: w.livemode,
+    ...(w.notes != null ? { notes: w.notes } : {}),
+    requestedAt: w.requestedAt.toISOString(),
+    updatedAt: w.updatedAt.toISOString(),
+    completedAt: w.completedAt?.toISOString() ?? null,
+    ...(w.cancelledAt ? { cancelledAt: w.cancelledAt.toISOString() } : {}),
+    ...(w.processorTransactionId ? { processorTransactionId: w.processorTransactionId } : {}),
+    ...(w.transactionHash ? { transactionHash: w.transactionHash } : {}),
+    ...(w.failureReason ? { failureReason: w.failureReason } : {}),
+  };
+}
+
+/** The create response: exactly the fields the spec lists for it. */
+export function createdWithdrawalView(w: Withdrawal) {
+  return {
+    id: w.id,
+    amountInCents: w.amountInCents,
+    status: w.status,
+    destinationType: w.destinationType,
+    destinationDetails: w.destinationDetails,
+    requestedAt: w.requestedAt.toISOString(),
+  };
+}
+
+export function withdrawalListView(w: Withdrawal) {
+  return {
+    id: w.id,
+    amountInCents: w.amountInCents,
+    status: w.status,
+    destinationType: w.destinationType,
+    requestedAt: w.requestedAt.toISOString(),
+    completedAt: w.completedAt?.toISOString() ?? null,
+  };
+}
+
+export function cancelledWithdrawalView(w: Withdrawal) {
+  return { id: w.id, status: w.status, amountInCents: w.amountInCents };
+}

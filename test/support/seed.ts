@@ -1,0 +1,62 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { newId } from '../../src/domain/ids.js';
+import { addWithdrawalMethod } from '../../src/modules/businesses/business.service.js';
+import { lockBalance, postTransaction, readBalance, type Owner } from '../../src/modules/ledger/ledger.service.js';
+
+/**
+ * Money a test business can spend, without going through a payment: a balanced credit from processor
+ * clearing to `available`, posted the way every money move is (under the balance lock).
+ */
+export async function creditAvailable(orm: MikroORM, owner: Owner, cents: number): Promise<void> {
+  await orm.em.fork().transactional(async (tx) => {
+    const balance = await lockBalance(tx, owner);
+    postTransaction(tx, balance, {
+      kind: 'test.credit',
+      referenceId: newId('ltx'),
+      lines: [
+        { account: 'processor_clearing', amount: -cents },
+        { account: 'available', amount: cents },
+      ],
+    });
+  });
+}
+
+export const testMode = (businessId: string): Owner => ({ businessId, livemode: false });
+
+/** What the admin CLI does for a merchant: a payout method, which withdrawals require. */
+export async function addWalletMethod(orm: MikroORM, businessId: string): Promise<void> {
+  await addWithdrawalMethod(orm.em.fork(), businessId, 'wallet', { walletEmail: 'payouts@merchant.example' });
+}
+
+export async function balanceOf(orm: MikroORM, owner: Owner) {
+  const balance = await readBalance(orm.em.fork(), owner);
+  return {
+    available: balance?.available ?? 0,
+    reserved: balance?.reserved ?? 0,
+    pendingWithdrawal: balance?.pendingWithdrawal ?? 0,
+    refundsInFlight: balance?.refundsInFlight ?? 0,
+  };
+}
+
+/**
+ * The cached balance row equals the sums of its entries, account by account (what `ledger verify`
+ * checks), and every transaction sums to zero.
+ */
+export async function entrySums(orm: MikroORM, owner: Owner): Promise<Record<string, number>> {
+  const rows = await orm.em
+    .getConnection()
+    .execute<{ account: string; sum: string }[]>(
+      `select account, sum(amount)::text as sum from ledger_entries where business_id = ? and livemode = ? group by account`,
+      [owner.businessId, owner.livemode],
+    );
+  return Object.fromEntries(rows.map((r) => [r.account, Number(r.sum)]));
+}
+
+export async function unbalancedTransactions(orm: MikroORM): Promise<number> {
+  const rows = await orm.em
+    .getConnection()
+    .execute<{ n: string }[]>(
+      `select count(*)::text as n from (select transaction_id from ledger_entries group by transaction_id having sum(amount) <> 0) t`,
+    );
+  return Number(rows[0].n);
+}

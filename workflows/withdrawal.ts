@@ -1,0 +1,69 @@
+import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import { PAYOUT_DECLINED } from './failure-types.js';
+import { createOperatorView, formatWait } from './operator.js';
+
+export type WithdrawalRecord = Awaited<ReturnType<Activities['startWithdrawalProcessing']>>;
+
+export interface WithdrawalWorkflowInput {
+  withdrawalId: string;
+  /** WITHDRAWAL_PROCESSING_DELAY when the withdrawal was made; in the input so every replay waits the same. */
+  processingDelayMs: number;
+  /** The record as created, so the `status` query answers from the first moment. */
+  record: WithdrawalRecord;
+}
+
+/** Sent by the API after a cancel commits; carries the cancelled record. */
+export const withdrawalCancelledSignal = defineSignal<[record: WithdrawalRecord]>('cancelled');
+export const withdrawalStatusQuery = defineQuery<WithdrawalRecord>('status');
+
+const { startWithdrawalProcessing, completeWithdrawal, failWithdrawal } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  // Database transitions: retried until the database is back; each is conditional, so safe to repeat.
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+const { payWithdrawal } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
+  // A few quick tries for a blip; after that the workflow's own backoff (and the operator's `retry`) takes over.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 },
+});
+
+/**
+ * One per withdrawal (`withdrawal-wd_…`): `pending` for the processing delay, during which the merchant
+ * may cancel; then `processing` and the payout; then `completed` or `failed`. The database holds the
+ * truth: the move to `processing` is conditional, so a cancel that committed first wins and this ends.
+ */
+export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promise<WithdrawalRecord['status']> {
+  const id = input.withdrawalId;
+  let record = input.record;
+  let cancelled = false;
+  const operator = createOperatorView();
+  setHandler(withdrawalStatusQuery, () => record);
+  setHandler(withdrawalCancelledSignal, (cancelledRecord) => {
+    cancelled = true;
+    record = cancelledRecord;
+  });
+
+  const processAt = new Date(Date.now() + input.processingDelayMs).toISOString();
+  operator.step(`Pending: processing starts at ${processAt} (after ${formatWait(input.processingDelayMs)}); the merchant can cancel until then`);
+  if (await condition(() => cancelled, input.processingDelayMs)) return finish('cancelled');
+
+  operator.step('Moving to processing');
+  record = await startWithdrawalProcessing(id);
+  // A cancel that committed first wins; the record says so and there is nothing left to do.
+  if (record.status !== 'processing') return finish(record.status);
+  operator.status('processing');
+
+  const payout = await operator.callProcessor('Paying out on the processor', PAYOUT_DECLINED, () => payWithdrawal(id));
+  operator.step(payout.ok ? 'Recording the payout' : 'Recording the failed payout');
+  record = payout.ok ? await completeWithdrawal(id, payout.value) : await failWithdrawal(id, payout.reason);
+  return finish(record.status);
+
+  function finish(status: WithdrawalRecord['status']) {
+    operator.status(status);
+    operator.step(`Done: ${status}${record.failureReason ? ` (${record.failureReason})` : ''}`);
+    return status;
+  }
+}
