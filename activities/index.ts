@@ -1,13 +1,17 @@
 import { createCheckoutActivities, type CheckoutActivityDeps } from './checkout.js';
 import { createIdempotencyActivities } from './idempotency.js';
+import { createPaymentActivities, type PaymentActivityDeps } from './payment.js';
+import { createReserveActivities } from './reserves.js';
 import { createWithdrawalActivities, type WithdrawalActivityDeps } from './withdrawals.js';
 
-export type ActivityDeps = CheckoutActivityDeps & WithdrawalActivityDeps;
+export type ActivityDeps = CheckoutActivityDeps & PaymentActivityDeps & WithdrawalActivityDeps;
 
 /** Built once per worker process; workflows import only the type of this. */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createCheckoutActivities(deps),
+    ...createPaymentActivities(deps),
+    ...createReserveActivities(deps),
     ...createIdempotencyActivities(deps),
     ...createWithdrawalActivities(deps),
   };

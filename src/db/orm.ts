@@ -7,6 +7,7 @@ import { CheckoutSession, SessionItem } from '../modules/checkout/session.entity
 import { Event } from '../modules/events/event.entity.js';
 import { Balance, LedgerEntry, LedgerTransaction } from '../modules/ledger/ledger.entity.js';
 import { OutboxEntry } from '../modules/outbox/outbox.entity.js';
+import { Reserve } from '../modules/reserves/reserve.entity.js';
 import { Withdrawal } from '../modules/withdrawals/withdrawal.entity.js';
 import { migrationsList } from './migrations/index.js';
 
@@ -21,6 +22,7 @@ export const entities = [
   Balance,
   LedgerTransaction,
   LedgerEntry,
+  Reserve,
   Withdrawal,
 ];
 

@@ -1,7 +1,10 @@
 import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import { newRequestId } from '../domain/ids.js';
+import { payRoutes } from '../modules/checkout/pay.routes.js';
 import { sessionRoutes } from '../modules/checkout/session.routes.js';
+import { balanceRoutes } from '../modules/ledger/balance.routes.js';
+import { reserveRoutes } from '../modules/reserves/reserve.routes.js';
 import { checkoutPages } from '../modules/checkout-page/page.routes.js';
 import { authenticate } from './auth.js';
 import { jsonBody } from './body.js';
@@ -14,7 +17,10 @@ import { idempotencyKeys } from './idempotency.js';
 /** A module's routes, registered on a router that already authenticates. */
 export type RouteModule = (router: Router, deps: AppDeps) => void;
 
-const apiModules: RouteModule[] = [sessionRoutes];
+const apiModules: RouteModule[] = [sessionRoutes, balanceRoutes, reserveRoutes];
+
+/** Modules whose routes need no API key; registered on a router that does not authenticate. */
+const publicApiModules: RouteModule[] = [payRoutes];
 
 /** A known path with an unsupported method answers 405 in the error envelope. */
 const methodErrors = {
@@ -47,6 +53,14 @@ export function createApp(deps: AppDeps): Koa {
   // Public hosted checkout pages (no API key; HTML, not JSON): everything under /checkout/.
   app.use(checkoutPages(deps));
   app.use(jsonBody);
+
+  // Public operations (no API key): the hosted page's pay call, whose session id is the capability.
+  for (const prefix of ['/api', '/api/v1']) {
+    const open = new Router({ prefix });
+    for (const register of publicApiModules) register(open, deps);
+    app.use(open.routes());
+    app.use(open.allowedMethods(methodErrors));
+  }
 
   // Every operation that needs an API key, at `/api` and at the spec's intended `/api/v1`.
   for (const prefix of ['/api', '/api/v1']) {

@@ -26,6 +26,9 @@ export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; 
         await deps.temporal.workflow.start(message.workflowType, {
           workflowId: message.workflowId,
           taskQueue: deps.taskQueue,
+          // A row dispatched again after its workflow finished (a pay call may have started and closed
+          // it first) must not start a second run: "already started" is the harmless answer.
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
           args: message.args,
           typedSearchAttributes: toSearchAttributePairs(message.searchAttributes ?? {}),
           staticSummary: message.summary,

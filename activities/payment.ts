@@ -1,0 +1,45 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { beginPayment, chargeRequestOf, completePayment, failPayment, type PaymentDetails } from '../src/modules/checkout/payment.service.js';
+import type { ChargeOutcome, PaymentProcessor } from '../src/modules/processor/processor.js';
+import { simulatorProcessor } from '../src/modules/processor/simulator.js';
+
+export type { ChargeOutcome, PaymentDetails };
+
+export interface PaymentActivityDeps {
+  orm: MikroORM;
+  /** The card processor; the simulator unless a test or an acquirer adapter provides another. */
+  processor?: PaymentProcessor;
+}
+
+/** The payment steps the checkout workflow drives; each is a conditional transition, safe to run twice. */
+export function createPaymentActivities(deps: PaymentActivityDeps) {
+  const processor = deps.processor ?? simulatorProcessor;
+  const em = () => deps.orm.em.fork();
+  return {
+    /** pending → processing with the customer's details; `started: false` when another call got there first. */
+    async beginPayment(sessionId: string, details: PaymentDetails) {
+      return beginPayment(em(), sessionId, details);
+    },
+
+    /**
+     * Charges the card token for the session's total, keyed by the session id so a retry after a lost
+     * answer never charges twice. A transient processor fault throws and is retried by the policy.
+     */
+    async chargeCard(sessionId: string, token: string): Promise<ChargeOutcome> {
+      const request = await chargeRequestOf(deps.orm.em, sessionId);
+      return processor.charge({ token, amountInCents: request.amountInCents, currency: request.currency, idempotencyKey: sessionId, livemode: request.livemode });
+    },
+
+    /** processing → completed with the ledger posting, the reserve, the event and the release's start. */
+    async completePayment(sessionId: string, chargeId: string) {
+      const { status, reserveId } = await completePayment(deps.orm.em, sessionId, chargeId);
+      return { status, reserveId };
+    },
+
+    /** processing → failed with the decline and `checkout.failed`. */
+    async failPayment(sessionId: string, failure: { code: string; message: string }) {
+      return failPayment(deps.orm.em, sessionId, failure);
+    },
+  };
+}
+export type PaymentActivities = ReturnType<typeof createPaymentActivities>;

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { email } from '../../http/validate.js';
+import { normaliseCardNumber } from '../processor/card.js';
+import { ISO_COUNTRY_CODES } from './countries.js';
+
+/** A whole number given as a JSON number or as digits in a string (form fields are strings). */
+const wholeNumber = (message: string) =>
+  z.union([z.number(), z.string().trim().regex(/^\d+$/, { error: message }).transform(Number)], { error: message }).pipe(
+    z.number().int({ error: message }),
+  );
+
+const text = (label: string, max: number) =>
+  z
+    .string({ error: `${label} is required` })
+    .trim()
+    .min(1, { error: `${label} is required` })
+    .max(max, { error: `${label} must be at most ${max} characters` });
+
+export const cardInput = z
+  .object(
+    {
+      number: z
+        .string({ error: 'Card number is required' })
+        .transform(normaliseCardNumber)
+        .pipe(z.string().regex(/^\d{12,19}$/, { error: 'Card number must be 12 to 19 digits' })),
+      expMonth: wholeNumber('Expiry month must be 1-12').pipe(z.number().min(1, { error: 'Expiry month must be 1-12' }).max(12, { error: 'Expiry month must be 1-12' })),
+      // Two-digit years (as typed in MM/YY) mean this century.
+      expYear: wholeNumber('Expiry year must be a year such as 2030')
+        .transform((year) => (year < 100 ? 2000 + year : year))
+        .pipe(z.number().min(2000, { error: 'Expiry year must be a year such as 2030' }).max(2100, { error: 'Expiry year must be a year such as 2030' })),
+      cvc: z.string({ error: 'CVC is required' }).trim().regex(/^\d{3,4}$/, { error: 'CVC must be 3 or 4 digits' }),
+    },
+    { error: 'Card is required' },
+  )
+  .superRefine((card, ctx) => {
+    const now = new Date();
+    const expired = card.expYear < now.getUTCFullYear() || (card.expYear === now.getUTCFullYear() && card.expMonth < now.getUTCMonth() + 1);
+    if (expired) ctx.addIssue({ code: 'custom', path: ['expYear'], message: 'Card has expired' });
+  });
+
+export const shippingInput = z.object(
+  {
+    addressLine1: text('Address line 1', 200),
+    addressLine2: z.string().trim().max(200, { error: 'Address line 2 must be at most 200 characters' }).nullish(),
+    city: text('City', 100),
+    state: text('State', 100),
+    postalCode: text('Postal code', 20),
+    country: z
+      .string({ error: 'Country is required' })
+      .trim()
+      .toUpperCase()
+      .refine((code) => ISO_COUNTRY_CODES.has(code), { error: 'Country must be an ISO 3166-1 alpha-2 code' }),
+  },
+  { error: 'Shipping address must be an object' },
+);
+
+/** `POST /api/checkout/:id/pay`. Whether shipping is required depends on the session, checked after. */
+export const payInput = z.object({
+  card: cardInput,
+  name: text('Cardholder name', 100),
+  email: email().optional(),
+  shipping: shippingInput.nullish(),
+});
+export type PayInput = z.output<typeof payInput>;

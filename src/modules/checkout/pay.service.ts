@@ -1,0 +1,98 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { WithStartWorkflowOperation, WorkflowUpdateStage, type Client } from '@temporalio/client';
+import { z } from 'zod';
+import { payUpdate, type PayResult } from '../../../workflows/checkout.js';
+import { toSearchAttributePairs } from '../../../workflows/search-attributes.js';
+import { ApiError } from '../../http/errors.js';
+import { InvalidCardError, type PaymentProcessor } from '../processor/processor.js';
+import { parse } from '../../http/validate.js';
+import { payInput } from './pay.schemas.js';
+import { paymentRedirectUrl } from './redirect.js';
+import { CheckoutSession } from './session.entity.js';
+import { checkoutWorkflowId } from './session.service.js';
+
+export interface PayDeps {
+  orm: MikroORM;
+  temporal: Client;
+  taskQueue: string;
+  processor: PaymentProcessor;
+  /** How long the request waits for the payment's outcome before answering `processing`. */
+  waitMs: number;
+}
+
+export interface PayAnswer {
+  sessionId: string;
+  status: string;
+  redirectUrl: string | null;
+}
+
+const UUID = z.uuid();
+
+async function loadSession(deps: PayDeps, sessionId: string): Promise<CheckoutSession> {
+  const session = UUID.safeParse(sessionId).success ? await deps.orm.em.fork().findOne(CheckoutSession, { id: sessionId }) : null;
+  if (!session) throw new ApiError('session_not_found');
+  return session;
+}
+
+/**
+ * Pays a session from the hosted page. The card becomes a token here, in the request; the payment itself
+ * runs in the session's checkout workflow (started if it is not running yet), which finishes even if
+ * this process dies. The request waits a bounded time for the outcome, then answers what the database says.
+ */
+export async function payCheckout(deps: PayDeps, sessionId: string, body: unknown): Promise<PayAnswer> {
+  // An unknown session, then one that cannot be paid, before anything about the body.
+  const session = await loadSession(deps, sessionId);
+  if (session.status !== 'pending') throw new ApiError('session_not_payable', { params: { status: session.status } });
+  const input = parse(payInput, body);
+  if (session.askShipping && !input.shipping) {
+    throw new ApiError('validation_failed', { errors: [{ path: ['shipping'], message: 'Shipping address is required' }] });
+  }
+
+  let card;
+  try {
+    card = await deps.processor.tokenize(input.card);
+  } catch (err) {
+    if (!(err instanceof InvalidCardError)) throw err;
+    throw new ApiError('validation_failed', { errors: [{ path: ['card', err.field], message: err.message }] });
+  }
+
+  const start = new WithStartWorkflowOperation('checkoutWorkflow', {
+    workflowId: checkoutWorkflowId(session.id),
+    taskQueue: deps.taskQueue,
+    args: [{ sessionId: session.id, expiresAt: session.expiresAt.toISOString() }],
+    // Normally the workflow has run since the session was created; this start covers a lost outbox row.
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: toSearchAttributePairs({
+      BusinessId: session.businessId,
+      Livemode: session.livemode,
+      PaymentStatus: session.status,
+      AmountInCents: session.total,
+    }),
+  });
+  const update = await deps.temporal.workflow.startUpdateWithStart(payUpdate, {
+    args: [
+      {
+        token: card.token,
+        cardBrand: card.brand,
+        cardLast4: card.last4,
+        customerName: input.name,
+        customerEmail: input.email ?? null,
+        shipping: session.askShipping && input.shipping ? { ...input.shipping, addressLine2: input.shipping.addressLine2 ?? null } : null,
+      },
+    ],
+    waitForStage: WorkflowUpdateStage.ACCEPTED,
+    startWorkflowOperation: start,
+  });
+
+  const result = await Promise.race([update.result(), wait(deps.waitMs)]);
+  if (result && result.outcome === 'not_payable') {
+    throw new ApiError('session_not_payable', { params: { status: result.status ?? 'unknown' } });
+  }
+  // Completed, failed, or still processing after the wait: the database has the answer.
+  const current = await loadSession(deps, sessionId);
+  return { sessionId: current.id, status: current.status, redirectUrl: paymentRedirectUrl(current) };
+}
+
+function wait(ms: number): Promise<PayResult | null> {
+  return new Promise((resolve) => setTimeout(() => resolve(null), ms).unref());
+}

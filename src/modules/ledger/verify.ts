@@ -1,0 +1,103 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * `ledger verify`: every invariant the money rests on, recomputed from the rows. Each check is one query
+ * that returns the offenders, and each offender becomes one line naming it.
+ */
+interface Check {
+  sql: string;
+  describe: (row: Record<string, unknown>) => string;
+}
+
+const owner = (r: Record<string, unknown>) => `business ${r.business_id} (${r.livemode ? 'live' : 'test'})`;
+
+const ENTRY_SUMS = `
+  select business_id, livemode,
+    coalesce(sum(amount) filter (where account = 'available'), 0)::bigint as available,
+    coalesce(sum(amount) filter (where account = 'reserved'), 0)::bigint as reserved,
+    coalesce(sum(amount) filter (where account = 'pending_withdrawal'), 0)::bigint as pending_withdrawal,
+    coalesce(sum(amount) filter (where account = 'refunds_in_flight'), 0)::bigint as refunds_in_flight
+  from ledger_entries group by business_id, livemode`;
+
+const HELD = `reserve_amount_in_cents - consumed_amount_in_cents - released_amount_in_cents`;
+
+const checks: Check[] = [
+  {
+    sql: `select t.id, coalesce(sum(e.amount), 0)::bigint as total, count(e.id)::int as entries
+          from ledger_transactions t left join ledger_entries e on e.transaction_id = t.id
+          group by t.id having coalesce(sum(e.amount), 0) <> 0 or count(e.id) < 2`,
+    describe: (r) => `ledger transaction ${r.id} has ${r.entries} entries summing to ${r.total}, not zero`,
+  },
+  {
+    sql: `with sums as (${ENTRY_SUMS})
+          select coalesce(b.business_id, s.business_id) as business_id, coalesce(b.livemode, s.livemode) as livemode,
+                 a.account, a.cached, a.summed
+          from balances b full outer join sums s on s.business_id = b.business_id and s.livemode = b.livemode
+          cross join lateral (values
+            ('available', coalesce(b.available, 0), coalesce(s.available, 0)),
+            ('reserved', coalesce(b.reserved, 0), coalesce(s.reserved, 0)),
+            ('pending_withdrawal', coalesce(b.pending_withdrawal, 0), coalesce(s.pending_withdrawal, 0)),
+            ('refunds_in_flight', coalesce(b.refunds_in_flight, 0), coalesce(s.refunds_in_flight, 0))
+          ) as a(account, cached, summed)
+          where a.cached <> a.summed`,
+    describe: (r) => `${owner(r)}: cached ${r.account} is ${r.cached} but its entries sum to ${r.summed}`,
+  },
+  {
+    sql: `with sums as (${ENTRY_SUMS})
+          select business_id, livemode, a.account, a.amount from sums
+          cross join lateral (values ('available', available), ('reserved', reserved),
+            ('pending_withdrawal', pending_withdrawal), ('refunds_in_flight', refunds_in_flight)) as a(account, amount)
+          where a.amount < 0`,
+    describe: (r) => `${owner(r)}: ${r.account} is negative (${r.amount})`,
+  },
+  {
+    sql: `select s.id, s.status, count(t.id)::int as payments from checkout_sessions s
+          left join ledger_transactions t on t.kind = 'payment' and t.reference_id = s.id::text
+          where s.status in ('completed', 'refunded') group by s.id, s.status having count(t.id) <> 1`,
+    describe: (r) => `checkout session ${r.id} is ${r.status} with ${r.payments} payment transactions, not one`,
+  },
+  {
+    sql: `select t.id, t.reference_id, s.status from ledger_transactions t
+          left join checkout_sessions s on s.id::text = t.reference_id
+          where t.kind = 'payment' and (s.id is null or s.status not in ('completed', 'refunded'))`,
+    describe: (r) => `payment transaction ${r.id} belongs to session ${r.reference_id}, which is ${r.status ?? 'missing'}`,
+  },
+  {
+    sql: `select id, reserve_amount_in_cents as reserve, consumed_amount_in_cents as consumed,
+                 released_amount_in_cents as released, status from reserves
+          where ${HELD} < 0 or consumed_amount_in_cents < 0 or released_amount_in_cents < 0
+             or status <> case
+               when ${HELD} > 0 and consumed_amount_in_cents > 0 then 'partially_released'
+               when ${HELD} > 0 then 'active'
+               when released_amount_in_cents > 0 then 'released'
+               else 'consumed' end`,
+    describe: (r) =>
+      `reserve ${r.id} (${r.status}): ${r.reserve} first held, ${r.consumed} consumed and ${r.released} released do not add up or do not match its status`,
+  },
+  {
+    sql: `select r.id, r.released_amount_in_cents as released, coalesce(-sum(e.amount), 0)::bigint as posted from reserves r
+          left join ledger_transactions t on t.kind = 'reserve.release' and t.reference_id = r.id
+          left join ledger_entries e on e.transaction_id = t.id and e.account = 'reserved'
+          group by r.id having r.released_amount_in_cents <> coalesce(-sum(e.amount), 0)`,
+    describe: (r) => `reserve ${r.id} says ${r.released} released but the ledger moved ${r.posted}`,
+  },
+  {
+    sql: `with sums as (${ENTRY_SUMS}),
+          held as (select business_id, livemode, sum(${HELD})::bigint as held from reserves group by business_id, livemode)
+          select coalesce(s.business_id, h.business_id) as business_id, coalesce(s.livemode, h.livemode) as livemode,
+                 coalesce(s.reserved, 0) as reserved, coalesce(h.held, 0) as held
+          from sums s full outer join held h on h.business_id = s.business_id and h.livemode = s.livemode
+          where coalesce(s.reserved, 0) <> coalesce(h.held, 0)`,
+    describe: (r) => `${owner(r)}: reserved is ${r.reserved} but its reserves hold ${r.held}`,
+  },
+];
+
+export async function verifyLedger(em: EntityManager): Promise<{ ok: boolean; problems: string[] }> {
+  const connection = em.getConnection();
+  const problems: string[] = [];
+  for (const check of checks) {
+    const rows = await connection.execute<Record<string, unknown>[]>(check.sql);
+    problems.push(...rows.map(check.describe));
+  }
+  return { ok: problems.length === 0, problems };
+}

@@ -1,0 +1,139 @@
+import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
+import { PaymentStatus } from '../../workflows/search-attributes.js';
+import { CARDS, createSession, eventually, pay, payBody, paymentPostings, sql } from '../support/payments.js';
+import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let biz: TestBusiness;
+beforeAll(async () => {
+  stack = await startStack();
+  biz = await stack.business();
+});
+afterAll(async () => stack?.stop());
+
+const eventsOf = (sessionId: string) =>
+  sql(stack, `select id, type, payload, livemode from events where payload->>'sessionId' = ? order by created_at`, [sessionId]);
+
+describe('POST /api/checkout/:id/pay: card outcomes', () => {
+  it('pays with 4242…: completed, ledger split, reserve, checkout.succeeded in the outbox, redirect to successUrl', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const res = await pay(stack, session.id); // no Authorization header: the page has no key
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      data: { sessionId: session.id, status: 'completed', redirectUrl: `https://shop.example/ok?order=1001&session_id=${session.id}` },
+    });
+
+    const read = await stack.http.get(`/api/checkout/sessions/${session.id}`, { key: biz.testKey });
+    expect(read.body.data.status).toBe('completed');
+    expect(new Date(read.body.data.completedAt).toISOString()).toBe(read.body.data.completedAt);
+
+    expect(await paymentPostings(stack, session.id)).toEqual({ processor_clearing: -4658, fee_revenue: 160, reserved: 450, available: 4048 });
+    const [row] = await sql(stack, 'select card_brand, card_last4, customer_name, processor_charge_id from checkout_sessions where id = ?', [session.id]);
+    expect(row).toEqual({ card_brand: 'visa', card_last4: '4242', customer_name: 'Ada Lovelace', processor_charge_id: expect.stringMatching(/^ch_sim_ok_/) });
+
+    const events = await eventsOf(session.id);
+    expect(events.map((e) => e.type)).toEqual(['checkout.succeeded']);
+    expect(events[0].payload).toEqual({
+      sessionId: session.id,
+      amount: 4658,
+      amountInDecimals: '46.58',
+      currency: 'USD',
+      customerEmail: 'buyer@example.com',
+      customerName: 'Ada Lovelace',
+      timestamp: read.body.data.completedAt,
+      shipping: null,
+    });
+    const fanout = await sql(stack, `select 1 from outbox where message->>'kind' = 'event.fanout' and message->>'eventId' = ?`, [events[0].id]);
+    expect(fanout).toHaveLength(1);
+
+    const [reserve] = await sql(stack, 'select id, reserve_amount_in_cents::int as amount, status from reserves where payment_id = ?', [session.id]);
+    expect(reserve).toMatchObject({ amount: 450, status: 'active' });
+    const release = stack.temporal.workflow.getHandle(`reserve-release-${reserve.id}`);
+    const described = await eventually(() => release.describe().catch(() => undefined));
+    expect(described?.status.name).toBe('RUNNING');
+
+    const checkout = stack.temporal.workflow.getHandle(checkoutWorkflowId(session.id));
+    const searchable = await eventually(async () => (await checkout.describe()).typedSearchAttributes.get(PaymentStatus) === 'completed');
+    expect(searchable).toBe(true);
+  });
+
+  it('pays with any other Luhn-valid number', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const res = await pay(stack, session.id, payBody(CARDS.otherValid));
+    expect(res.body.data.status).toBe('completed');
+    const [row] = await sql(stack, 'select card_brand, card_last4 from checkout_sessions where id = ?', [session.id]);
+    expect(row).toEqual({ card_brand: 'mastercard', card_last4: '4444' });
+  });
+
+  it.each([
+    [CARDS.declined, 'card_declined', 'Your card was declined.'],
+    [CARDS.insufficientFunds, 'insufficient_funds', 'Your card has insufficient funds.'],
+    [CARDS.expired, 'expired_card', 'Your card has expired.'],
+    [CARDS.processingError, 'processing_error', 'An error occurred while processing your card. Try again in a little bit.'],
+  ])('fails %s as %s: no money moves, checkout.failed recorded, redirect to failureUrl', async (number, code, message) => {
+    const session = await createSession(stack, biz.testKey);
+    const res = await pay(stack, session.id, payBody(number));
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ sessionId: session.id, status: 'failed', redirectUrl: `https://shop.example/failed?session_id=${session.id}` });
+    const [row] = await sql(stack, 'select status, failure_code, failure_message, completed_at from checkout_sessions where id = ?', [session.id]);
+    expect(row).toEqual({ status: 'failed', failure_code: code, failure_message: message, completed_at: null });
+    expect(await paymentPostings(stack, session.id)).toEqual({});
+    expect(await sql(stack, 'select 1 from reserves where payment_id = ?', [session.id])).toHaveLength(0);
+    const events = await eventsOf(session.id);
+    expect(events.map((e) => e.type)).toEqual(['checkout.failed']);
+    expect(events[0].payload).toEqual({
+      sessionId: session.id,
+      amount: 4658,
+      currency: 'USD',
+      customerEmail: 'buyer@example.com',
+      failureCode: code,
+      failureMessage: message,
+      timestamp: expect.any(String),
+    });
+  });
+
+  it('pays 4000000000005126 with a charge id that marks its later refund to fail', async () => {
+    const session = await createSession(stack, biz.testKey);
+    expect((await pay(stack, session.id, payBody(CARDS.refundDeclined))).body.data.status).toBe('completed');
+    const [row] = await sql(stack, 'select processor_charge_id from checkout_sessions where id = ?', [session.id]);
+    expect(row.processor_charge_id).toMatch(/^ch_sim_refund_declined_/);
+  });
+
+  it('answers redirectUrl null when the business gave no URL (the page shows its own receipt)', async () => {
+    const session = await createSession(stack, biz.testKey, { urls: null });
+    const res = await pay(stack, session.id);
+    expect(res.body.data).toEqual({ sessionId: session.id, status: 'completed', redirectUrl: null });
+  });
+
+  it('keeps the card number out of the database and the workflow history', async () => {
+    const session = await createSession(stack, biz.testKey);
+    await pay(stack, session.id, payBody('4242 4242 4242 4242'));
+    const rows = await sql(stack, 'select row_to_json(s)::text as json from checkout_sessions s where id = ?', [session.id]);
+    const events = await eventsOf(session.id);
+    const history = JSON.stringify(await stack.temporal.workflow.getHandle(checkoutWorkflowId(session.id)).fetchHistory());
+    // Payloads are base64 in the history: decode every one of them.
+    const payloads = [...history.matchAll(/"data":"([A-Za-z0-9+/=]+)"/g)].map((m) => Buffer.from(m[1], 'base64').toString('utf8'));
+    const everything = JSON.stringify([rows, events, history, payloads]);
+    expect(everything).not.toContain('4242424242424242');
+    expect(everything).not.toContain('"cvc"');
+    expect(everything).toContain('tok_sim_success_');
+  });
+
+  it('stores the shipping address a session asks for and sends it in checkout.succeeded', async () => {
+    const session = await createSession(stack, biz.testKey, { askShipping: true });
+    const shipping = { addressLine1: '1 Main St', addressLine2: 'Apt 2', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'us' };
+    const res = await pay(stack, session.id, payBody(CARDS.success, { shipping, email: 'ada@example.com' }));
+    expect(res.body.data.status).toBe('completed');
+    const [row] = await sql(stack, 'select shipping, customer_email from checkout_sessions where id = ?', [session.id]);
+    expect(row).toEqual({ shipping: { ...shipping, country: 'US' }, customer_email: 'ada@example.com' });
+    const [event] = await eventsOf(session.id);
+    expect(event.payload.customerEmail).toBe('ada@example.com');
+    expect(event.payload.shipping).toEqual({ addressLine1: '1 Main St', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'US' });
+  });
+
+  it('works at /api/v1 as well', async () => {
+    const session = await createSession(stack, biz.testKey);
+    expect((await pay(stack, session.id, payBody(), '/api/v1')).body.data.status).toBe('completed');
+  });
+});

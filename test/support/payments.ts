@@ -1,0 +1,72 @@
+/** Helpers for tests that pay sessions through the public pay endpoint. */
+import type { TestBusiness, TestStack } from './stack.js';
+
+export const CARDS = {
+  success: '4242424242424242',
+  declined: '4000000000000002',
+  insufficientFunds: '4000000000009995',
+  expired: '4000000000000069',
+  processingError: '4000000000000119',
+  refundDeclined: '4000000000005126',
+  otherValid: '5555555555554444',
+} as const;
+
+/** The demo cart: subtotal 4498, fee 160 (2.9 % + $0.30), total 4658; a 10 % reserve holds 450. */
+export const sessionBody = (overrides: Record<string, unknown> = {}) => ({
+  description: 'Order #1001',
+  customer: { email: 'buyer@example.com' },
+  items: [
+    { name: 'T-shirt', price: 19.99, quantity: 2 },
+    { name: 'Cap', price: 5, quantity: 1 },
+  ],
+  urls: { success: 'https://shop.example/ok?order=1001', failure: 'https://shop.example/failed', cancel: null },
+  ...overrides,
+});
+
+export const payBody = (number: string = CARDS.success, overrides: Record<string, unknown> = {}) => ({
+  card: { number, expMonth: 12, expYear: new Date().getUTCFullYear() + 3, cvc: '123' },
+  name: 'Ada Lovelace',
+  ...overrides,
+});
+
+export async function createSession(stack: TestStack, key: string, overrides: Record<string, unknown> = {}): Promise<any> {
+  const res = await stack.http.post('/api/checkout/sessions', sessionBody(overrides), { key });
+  if (res.status !== 201) throw new Error(`session create failed: ${res.status} ${res.text}`);
+  return res.body.data;
+}
+
+export function pay(stack: TestStack, sessionId: string, body: unknown = payBody(), prefix = '/api') {
+  return stack.http.post(`${prefix}/checkout/${sessionId}/pay`, body);
+}
+
+/** Polls until `read` returns something truthy (bounded: real workflows, not timers). */
+export async function eventually<T>(read: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value || Date.now() > until) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function sql<T = any>(stack: TestStack, query: string, params: unknown[] = []): Promise<T[]> {
+  return stack.orm.em.getConnection().execute<T[]>(query, params);
+}
+
+/** The payment ledger transaction's entries of a session, by account. */
+export async function paymentPostings(stack: TestStack, sessionId: string): Promise<Record<string, number>> {
+  const rows = await sql<{ account: string; amount: string | number }>(
+    stack,
+    `select e.account, e.amount from ledger_entries e join ledger_transactions t on t.id = e.transaction_id
+     where t.kind = 'payment' and t.reference_id = ?`,
+    [sessionId],
+  );
+  return Object.fromEntries(rows.map((r) => [r.account, Number(r.amount)]));
+}
+
+export async function paidSession(stack: TestStack, biz: TestBusiness, key = biz.testKey, overrides: Record<string, unknown> = {}) {
+  const session = await createSession(stack, key, overrides);
+  const res = await pay(stack, session.id);
+  if (res.status !== 200 || res.body.data.status !== 'completed') throw new Error(`payment failed: ${res.status} ${res.text}`);
+  return session;
+}

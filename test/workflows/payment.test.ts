@@ -1,0 +1,117 @@
+import { jest } from '@jest/globals';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import type { PaymentActivities } from '../../activities/payment.js';
+import type { Activities } from '../../activities/index.js';
+import { checkoutWorkflow, payUpdate, type PayRequest } from '../../workflows/checkout.js';
+import { createTimeSkippingEnv, workflowBundle } from '../support/time-skipping.js';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+});
+afterAll(async () => env?.teardown());
+
+const DAY = 24 * 3600 * 1000;
+const request: PayRequest = { token: 'tok_sim_success_x', customerName: 'Ada', cardBrand: 'visa', cardLast4: '4242' };
+
+type Mocks = { [K in keyof PaymentActivities]: jest.Mock<PaymentActivities[K]> } & { expireSession: jest.Mock<Activities['expireSession']> };
+
+function mocks(charge: jest.Mock<PaymentActivities['chargeCard']>): Mocks {
+  return {
+    beginPayment: jest.fn<PaymentActivities['beginPayment']>().mockResolvedValueOnce({ started: true, status: 'processing' }),
+    chargeCard: charge,
+    completePayment: jest.fn<PaymentActivities['completePayment']>().mockResolvedValue({ status: 'completed', reserveId: 'res_1' }),
+    failPayment: jest.fn<PaymentActivities['failPayment']>().mockResolvedValue({ status: 'failed' }),
+    expireSession: jest.fn<Activities['expireSession']>().mockResolvedValue('cancelled'),
+  };
+}
+
+async function withCheckout(activities: Mocks, fn: (handle: Awaited<ReturnType<typeof start>>) => Promise<void>) {
+  const taskQueue = `payment-${Math.random()}`;
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
+  await worker.runUntil(async () => fn(await start(taskQueue)));
+}
+
+async function start(taskQueue: string) {
+  const expiresAt = new Date((await env.currentTimeMs()) + DAY).toISOString();
+  return env.client.workflow.start(checkoutWorkflow, {
+    workflowId: `checkout-${Math.random()}`,
+    taskQueue,
+    args: [{ sessionId: 'sess-1', expiresAt }],
+  });
+}
+
+describe('payment inside the checkout workflow', () => {
+  it('retries a transient processor fault, then completes the payment and closes the workflow', async () => {
+    const charge = jest
+      .fn<PaymentActivities['chargeCard']>()
+      .mockRejectedValueOnce(new Error('processor unavailable'))
+      .mockRejectedValueOnce(new Error('processor unavailable'))
+      .mockResolvedValue({ status: 'succeeded', chargeId: 'ch_sim_ok_1' });
+    const activities = mocks(charge);
+    await withCheckout(activities, async (handle) => {
+      expect(await handle.executeUpdate(payUpdate, { args: [request] })).toEqual({ outcome: 'completed', status: 'completed' });
+      expect(charge).toHaveBeenCalledTimes(3);
+      expect(charge).toHaveBeenCalledWith('sess-1', 'tok_sim_success_x');
+      expect(activities.beginPayment).toHaveBeenCalledWith('sess-1', { customerName: 'Ada', cardBrand: 'visa', cardLast4: '4242' });
+      expect(activities.completePayment).toHaveBeenCalledWith('sess-1', 'ch_sim_ok_1');
+      expect(activities.failPayment).not.toHaveBeenCalled();
+      expect(await handle.result()).toBe('closed');
+      expect(activities.expireSession).not.toHaveBeenCalled();
+    });
+  });
+
+  it('fails the payment as processing_error when the fault persists', async () => {
+    const charge = jest.fn<PaymentActivities['chargeCard']>().mockRejectedValue(new Error('processor unavailable'));
+    const activities = mocks(charge);
+    await withCheckout(activities, async (handle) => {
+      expect(await handle.executeUpdate(payUpdate, { args: [request] })).toEqual({ outcome: 'failed', status: 'failed' });
+      expect(charge).toHaveBeenCalledTimes(4);
+      expect(activities.failPayment).toHaveBeenCalledWith('sess-1', {
+        code: 'processing_error',
+        message: 'An error occurred while processing your card. Try again in a little bit.',
+      });
+      expect(activities.completePayment).not.toHaveBeenCalled();
+    });
+  });
+
+  it('records a decline without retrying it', async () => {
+    const charge = jest
+      .fn<PaymentActivities['chargeCard']>()
+      .mockResolvedValue({ status: 'declined', code: 'card_declined', message: 'Your card was declined.' });
+    const activities = mocks(charge);
+    await withCheckout(activities, async (handle) => {
+      expect(await handle.executeUpdate(payUpdate, { args: [request] })).toEqual({ outcome: 'failed', status: 'failed' });
+      expect(charge).toHaveBeenCalledTimes(1);
+      expect(activities.failPayment).toHaveBeenCalledWith('sess-1', { code: 'card_declined', message: 'Your card was declined.' });
+    });
+  });
+
+  it('charges nothing when the database says the session is no longer pending', async () => {
+    const charge = jest.fn<PaymentActivities['chargeCard']>();
+    const activities = mocks(charge);
+    activities.beginPayment.mockReset().mockResolvedValue({ started: false, status: 'cancelled' });
+    await withCheckout(activities, async (handle) => {
+      expect(await handle.executeUpdate(payUpdate, { args: [request] })).toEqual({ outcome: 'not_payable', status: 'cancelled' });
+      expect(charge).not.toHaveBeenCalled();
+    });
+  });
+
+  it('answers a second pay while the first is charging without charging again', async () => {
+    let finishCharge!: () => void;
+    const charge = jest.fn<PaymentActivities['chargeCard']>(
+      () => new Promise((resolve) => (finishCharge = () => resolve({ status: 'succeeded', chargeId: 'ch_sim_ok_2' }))),
+    );
+    const activities = mocks(charge);
+    await withCheckout(activities, async (handle) => {
+      const first = handle.executeUpdate(payUpdate, { args: [request] });
+      while (!charge.mock.calls.length) await new Promise((r) => setTimeout(r, 20));
+      expect(await handle.executeUpdate(payUpdate, { args: [request] })).toEqual({ outcome: 'not_payable', status: 'processing' });
+      finishCharge();
+      expect(await first).toEqual({ outcome: 'completed', status: 'completed' });
+      expect(charge).toHaveBeenCalledTimes(1);
+      expect(activities.beginPayment).toHaveBeenCalledTimes(1);
+    });
+  });
+});

@@ -1,0 +1,43 @@
+import { defineQuery, proxyActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import type { ReserveActivities } from '../activities/reserves.js';
+import { PaymentStatus } from './search-attributes.js';
+
+export interface ReserveReleaseInput {
+  reserveId: string;
+  /** ISO 8601: the end of the hold period. */
+  releaseAt: string;
+}
+
+export type ReserveReleaseState = 'holding' | 'released' | 'nothing_to_release';
+export const reserveReleaseStateQuery = defineQuery<ReserveReleaseState>('status');
+
+const { releaseReserve } = proxyActivities<ReserveActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '5 minutes' },
+});
+
+/**
+ * One per reserve (`reserve-release-<res id>`): a durable timer until `releaseAt`, then one transaction
+ * that moves whatever the reserve still holds to available. Refunds may have consumed part or all of it
+ * meanwhile; the database, not this workflow, knows how much is left.
+ */
+export async function reserveReleaseWorkflow(input: ReserveReleaseInput): Promise<ReserveReleaseState> {
+  let state: ReserveReleaseState = 'holding';
+  setHandler(reserveReleaseStateQuery, () => state);
+  setCurrentDetails(`Holding reserve ${input.reserveId} until ${input.releaseAt}`);
+  upsertSearchAttributes([{ key: PaymentStatus, value: 'active' }]);
+
+  const wait = Date.parse(input.releaseAt) - Date.now();
+  if (wait > 0) await sleep(wait);
+
+  setCurrentDetails(`Releasing reserve ${input.reserveId} to the available balance`);
+  const result = await releaseReserve(input.reserveId);
+  upsertSearchAttributes([{ key: PaymentStatus, value: result?.status ?? 'missing' }]);
+  state = result && result.releasedAmountInCents > 0 ? 'released' : 'nothing_to_release';
+  setCurrentDetails(
+    state === 'released'
+      ? `Released ${result!.releasedAmountInCents} cents of reserve ${input.reserveId}`
+      : `Reserve ${input.reserveId} had nothing left to release (${result?.status ?? 'not found'})`,
+  );
+  return state;
+}
