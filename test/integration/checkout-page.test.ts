@@ -120,7 +120,7 @@ describe('a session that is no longer payable shows its state, never a form', ()
     const id = await newSession();
     await setSession(id, { status: 'completed', completedAt: new Date(), cardBrand: 'visa', cardLast4: '4242' });
     const page = (await stack.http.get(`/checkout/${id}`)).text;
-    expect(page).toContain('Charged to visa ending in 4242.');
+    expect(page).toContain('Charged to Visa ending in 4242.');
     expect(page).toContain(`href="https://shop.example/ok?session_id=${id}"`);
   });
 

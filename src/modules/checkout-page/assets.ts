@@ -10,6 +10,7 @@ const FILES = {
   'checkout.css': 'text/css; charset=utf-8',
   'checkout.js': 'text/javascript; charset=utf-8',
   'card-checks.js': 'text/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
 } as const;
 
 interface Asset {

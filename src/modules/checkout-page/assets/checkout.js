@@ -19,6 +19,7 @@ function start(form) {
   const status = $('pay-status');
   const summary = $('form-errors');
   let busy = false;
+  button.disabled = false;
 
   const values = () => Object.fromEntries(fields.map((f) => [f, $(f).value]));
   const problemsNow = () => checkPayment(values(), { askShipping });

@@ -26,6 +26,7 @@ export function layout(opts: LayoutOptions): string {
 <meta name="robots" content="noindex, nofollow">
 ${opts.refreshSeconds ? html`<meta http-equiv="refresh" content="${opts.refreshSeconds}">` : ''}
 <title>${title}</title>
+<link rel="icon" href="${ASSET_PATH}/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${ASSET_PATH}/checkout.css">
 ${opts.script ? html`<script type="module" src="${ASSET_PATH}/checkout.js"></script>` : ''}
 </head>

@@ -42,9 +42,21 @@ function continueLink(view: CheckoutForPage): Html | undefined {
   return html`<p class="continue"><a href="${url}">Continue to ${view.business.name}</a></p>`;
 }
 
+const BRAND_NAMES: Record<string, string> = {
+  visa: 'Visa',
+  mastercard: 'Mastercard',
+  amex: 'American Express',
+  discover: 'Discover',
+  diners: 'Diners Club',
+  jcb: 'JCB',
+  unionpay: 'UnionPay',
+  unknown: 'Card',
+};
+
 function cardLine(session: CheckoutSession): string | null {
   if (!session.cardLast4) return null;
-  return `${session.cardBrand ?? 'Card'} ending in ${session.cardLast4}`;
+  const brand = session.cardBrand ? (BRAND_NAMES[session.cardBrand.toLowerCase()] ?? session.cardBrand) : 'Card';
+  return `${brand} ending in ${session.cardLast4}`;
 }
 
 function stateMain(view: CheckoutForPage, state: Exclude<PageState, 'payable'>): Html {
@@ -57,7 +69,8 @@ function stateMain(view: CheckoutForPage, state: Exclude<PageState, 'payable'>):
         `You paid ${total} to ${businessName}.`,
         ...(session.completedAt ? [`Paid on ${formatDate(session.completedAt)}.`] : []),
         ...(cardLine(session) ? [`Charged to ${cardLine(session)}.`] : []),
-        `Receipt for ${session.customerEmail}. Reference ${session.id}.`,
+        `Receipt for ${session.customerEmail}.`,
+        `Reference ${session.id}`,
       ], continueLink(view));
     case 'failed':
       return stateCard(state, 'Payment failed', [
