@@ -2,9 +2,10 @@ import { createCheckoutActivities, type CheckoutActivityDeps } from './checkout.
 import { createIdempotencyActivities } from './idempotency.js';
 import { createPaymentActivities, type PaymentActivityDeps } from './payment.js';
 import { createReserveActivities } from './reserves.js';
+import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
 import { createWithdrawalActivities, type WithdrawalActivityDeps } from './withdrawals.js';
 
-export type ActivityDeps = CheckoutActivityDeps & PaymentActivityDeps & WithdrawalActivityDeps;
+export type ActivityDeps = CheckoutActivityDeps & PaymentActivityDeps & WithdrawalActivityDeps & WebhookActivityDeps;
 
 /** Built once per worker process; workflows import only the type of this. */
 export function createActivities(deps: ActivityDeps) {
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReserveActivities(deps),
     ...createIdempotencyActivities(deps),
     ...createWithdrawalActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

@@ -14,6 +14,26 @@ export const durationMs = z.string().transform((value, ctx) => {
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
+/** A 256-bit key written as 64 hex digits or as base64 (`openssl rand -base64 32`). */
+export const encryptionKey = z.string().transform((value, ctx) => {
+  const bytes = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (bytes.length !== 32 || (!/^[0-9a-f]{64}$/i.test(value) && bytes.toString('base64') !== value)) {
+    ctx.addIssue({ code: 'custom', message: 'must be 32 bytes as 64 hex digits or base64' });
+    return z.NEVER;
+  }
+  return bytes;
+});
+
+/** Comma-separated durations (`0,1s,2s`): the webhook retry delays, for end-to-end tests only. */
+const durationList = z.string().transform((value, ctx) =>
+  value.split(',').map((part) => {
+    if (part.trim() === '0') return 0;
+    const parsed = durationMs.safeParse(part.trim());
+    if (!parsed.success) ctx.addIssue({ code: 'custom', message: `"${part}" is not a duration` });
+    return parsed.success ? parsed.data : 0;
+  }),
+);
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATA_DIR: z.string().default('.data'),
@@ -31,6 +51,10 @@ const schema = z.object({
   TRUST_PROXY: flag.default(false),
   SESSION_TTL: durationMs.default(24 * 3600 * 1000),
   WITHDRAWAL_PROCESSING_DELAY: durationMs.default(10 * 60 * 1000),
+  WEBHOOK_ENCRYPTION_KEY: encryptionKey.optional(),
+  WEBHOOK_CA_FILE: z.string().min(1).optional(),
+  ALLOW_PRIVATE_WEBHOOK_URLS: flag.optional(),
+  WEBHOOK_RETRY_DELAYS: durationList.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DEV_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   DEV_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
@@ -48,6 +72,16 @@ export interface Config {
   checkoutBaseUrl?: string;
   sessionTtlMs: number;
   withdrawalProcessingDelayMs: number;
+  webhooks: {
+    /** AES-256-GCM key for endpoint secrets at rest; in development it is generated under the data dir. */
+    encryptionKey?: Buffer;
+    /** Extra CA certificates (PEM) trusted for receivers, added to the system roots. */
+    caFile?: string;
+    /** Loopback, private, link-local and unique-local receivers: refused in production unless allowed. */
+    allowPrivateUrls: boolean;
+    /** Test-only override of the spec's retry schedule. */
+    retryDelaysMs?: number[];
+  };
   logLevel: string;
   dev: { postgresPort: number; temporalPort: number; temporalUiPort: number };
 }
@@ -63,6 +97,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${issue.path.join('.')}: ${issue.message}`);
   }
   const c = parsed.data;
+  if (c.WEBHOOK_RETRY_DELAYS && c.NODE_ENV !== 'test') {
+    throw new ConfigError('Invalid configuration: WEBHOOK_RETRY_DELAYS is for tests only; the spec fixes the schedule');
+  }
   if (Boolean(c.TLS_CERT_FILE) !== Boolean(c.TLS_KEY_FILE)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
@@ -87,6 +124,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     checkoutBaseUrl: c.CHECKOUT_BASE_URL?.replace(/\/+$/, ''),
     sessionTtlMs: c.SESSION_TTL,
     withdrawalProcessingDelayMs: c.WITHDRAWAL_PROCESSING_DELAY,
+    webhooks: {
+      encryptionKey: c.WEBHOOK_ENCRYPTION_KEY,
+      caFile: c.WEBHOOK_CA_FILE,
+      allowPrivateUrls: c.ALLOW_PRIVATE_WEBHOOK_URLS ?? c.NODE_ENV !== 'production',
+      retryDelaysMs: c.WEBHOOK_RETRY_DELAYS,
+    },
     logLevel: c.LOG_LEVEL,
     dev: { postgresPort: c.DEV_POSTGRES_PORT, temporalPort: c.DEV_TEMPORAL_PORT, temporalUiPort: c.DEV_TEMPORAL_UI_PORT },
   };

@@ -3,3 +3,4 @@ export { checkoutWorkflow } from './checkout.js';
 export { purgeIdempotencyKeysWorkflow } from './idempotency-purge.js';
 export { withdrawalWorkflow } from './withdrawal.js';
 export { reserveReleaseWorkflow } from './reserve-release.js';
+export { webhookDeliveryWorkflow } from './webhook-delivery.js';

@@ -8,6 +8,7 @@ import { Event } from '../modules/events/event.entity.js';
 import { Balance, LedgerEntry, LedgerTransaction } from '../modules/ledger/ledger.entity.js';
 import { OutboxEntry } from '../modules/outbox/outbox.entity.js';
 import { Reserve } from '../modules/reserves/reserve.entity.js';
+import { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../modules/webhooks/webhook.entity.js';
 import { Withdrawal } from '../modules/withdrawals/withdrawal.entity.js';
 import { migrationsList } from './migrations/index.js';
 
@@ -19,6 +20,9 @@ export const entities = [
   SessionItem,
   Event,
   OutboxEntry,
+  WebhookEndpoint,
+  WebhookDelivery,
+  WebhookAttempt,
   Balance,
   LedgerTransaction,
   LedgerEntry,

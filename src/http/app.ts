@@ -5,6 +5,7 @@ import { payRoutes } from '../modules/checkout/pay.routes.js';
 import { sessionRoutes } from '../modules/checkout/session.routes.js';
 import { balanceRoutes } from '../modules/ledger/balance.routes.js';
 import { reserveRoutes } from '../modules/reserves/reserve.routes.js';
+import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
 import { checkoutPages } from '../modules/checkout-page/page.routes.js';
 import { authenticate } from './auth.js';
 import { jsonBody } from './body.js';
@@ -17,7 +18,7 @@ import { idempotencyKeys } from './idempotency.js';
 /** A module's routes, registered on a router that already authenticates. */
 export type RouteModule = (router: Router, deps: AppDeps) => void;
 
-const apiModules: RouteModule[] = [sessionRoutes, balanceRoutes, reserveRoutes];
+const apiModules: RouteModule[] = [sessionRoutes, balanceRoutes, reserveRoutes, webhookRoutes];
 
 /** Modules whose routes need no API key; registered on a router that does not authenticate. */
 const publicApiModules: RouteModule[] = [payRoutes];

@@ -40,6 +40,12 @@ const catalogue = {
     message: ({ status }) => `Cannot pay a checkout session in ${status} status`,
   },
   webhook_url_not_https: { type: 'validation_error', status: 400, message: 'URL must be HTTPS' },
+  webhook_url_not_public: {
+    type: 'validation_error',
+    status: 400,
+    message: 'URL must not resolve to a loopback, private, link-local or unique-local address',
+  },
+  webhook_endpoint_disabled: { type: 'validation_error', status: 400, message: 'Webhook endpoint is disabled' },
   invalid_api_key: { type: 'authentication_error', status: 401, message: 'Invalid API key' },
   read_only_key: { type: 'permission_error', status: 403, message: 'This API key is read-only' },
   business_not_approved: {

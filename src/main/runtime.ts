@@ -10,6 +10,8 @@ import { createApp } from '../http/app.js';
 import type { AppDeps } from '../http/deps.js';
 import { listen } from '../http/server.js';
 import { createOutboxDispatcher, startOutboxRelay, type OutboxDispatcher } from '../modules/outbox/dispatcher.js';
+import { createEventFanout } from '../modules/webhooks/fanout.js';
+import { webhookEncryptionKey } from '../modules/webhooks/secret-box.js';
 import { connectTemporal } from '../temporal/client.js';
 import { ensurePurgeSchedule } from '../temporal/schedules.js';
 import { connectWorker, createWorker } from '../temporal/worker.js';
@@ -29,7 +31,16 @@ export async function openMigratedDatabase(databaseUrl: string): Promise<MikroOR
 }
 
 export function outboxFor(orm: MikroORM, temporal: Client, config: Config, log: Logger): OutboxDispatcher {
-  return createOutboxDispatcher({ orm, temporal, taskQueue: config.temporal.taskQueue, log });
+  const taskQueue = config.temporal.taskQueue;
+  return createOutboxDispatcher({
+    orm,
+    temporal,
+    taskQueue,
+    log,
+    handlers: {
+      'event.fanout': createEventFanout({ orm, temporal, taskQueue, log, retryDelaysMs: config.webhooks.retryDelaysMs }),
+    },
+  });
 }
 
 export async function startApi(opts: {
@@ -40,6 +51,7 @@ export async function startApi(opts: {
   tls?: { cert: Buffer; key: Buffer };
 }): Promise<{ port: number; origin: string; close: () => Promise<void>; deps: AppDeps }> {
   const { config, orm, temporal, log } = opts;
+  webhookEncryptionKey(config); // fails start-up now, not at the first webhook call, when it is missing
   const dispatcher = outboxFor(orm, temporal, config, log);
   // The origin is known only once the port is bound (port 0 in tests), so the app reads it lazily.
   const deps: AppDeps = {
@@ -69,7 +81,12 @@ export async function startWorker(opts: {
 }): Promise<{ worker: Worker; running: Promise<void>; stop: () => Promise<void> }> {
   const { config, orm, temporal, log } = opts;
   const connection = opts.connection ?? (await connectWorker({ ...config.temporal, address: defaultTemporalAddress(config) }));
-  const worker = await createWorker(connection, config.temporal, { orm });
+  const webhooks = {
+    encryptionKey: webhookEncryptionKey(config),
+    caFile: config.webhooks.caFile,
+    allowPrivateUrls: config.webhooks.allowPrivateUrls,
+  };
+  const worker = await createWorker(connection, config.temporal, { orm, webhooks });
   await ensurePurgeSchedule(temporal, config.temporal.taskQueue);
   const running = worker.run();
   const stopRelay = startOutboxRelay(outboxFor(orm, temporal, config, log), log);

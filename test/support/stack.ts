@@ -33,6 +33,8 @@ export interface TestBusiness {
   liveKey: string;
 }
 
+export const TEST_WEBHOOK_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+
 async function workerDatabaseUrl(): Promise<string> {
   const adminUrl = process.env.TEST_DATABASE_URL!;
   const name = workerDatabaseName();
@@ -58,6 +60,8 @@ export async function startStack(env: Record<string, string> = {}, opts: { worke
     TEMPORAL_TASK_QUEUE: workerTaskQueue(),
     PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // A fixed key, so no key file is generated under the repository's data directory.
+    WEBHOOK_ENCRYPTION_KEY: TEST_WEBHOOK_ENCRYPTION_KEY,
     ...env,
   });
   const log = createLogger(config.logLevel);

@@ -88,9 +88,11 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
   if (result && result.outcome === 'not_payable') {
     throw new ApiError('session_not_payable', { params: { status: result.status ?? 'unknown' } });
   }
-  // Completed, failed, or still processing after the wait: the database has the answer.
+  // Completed, failed, or still in flight after the wait: the database has the answer. A session still
+  // pending then is one whose accepted payment has not reached its first step yet: it is processing.
   const current = await loadSession(deps, sessionId);
-  return { sessionId: current.id, status: current.status, redirectUrl: paymentRedirectUrl(current) };
+  const status = current.status === 'pending' ? 'processing' : current.status;
+  return { sessionId: current.id, status, redirectUrl: paymentRedirectUrl(current) };
 }
 
 function wait(ms: number): Promise<PayResult | null> {

@@ -60,7 +60,8 @@ export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; 
       }
     }
     if (done.length) {
-      await deps.orm.em.getConnection().execute('update outbox set dispatched_at = now() where id = any(?)', [done]);
+      // `in (?)`: the driver expands an array parameter into a list, which `any(?)` would misread.
+      await deps.orm.em.getConnection().execute('update outbox set dispatched_at = now() where id in (?)', [done]);
     }
   }
 
@@ -76,7 +77,7 @@ export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; 
     /** Fast path, right after the commit that wrote these rows. */
     async dispatch(ids: (string | number)[]): Promise<void> {
       if (!ids.length) return;
-      await run(await claim(claimSql('id = any(?)'), [ids, ids.length]));
+      await run(await claim(claimSql('id in (?)'), [ids, ids.length]));
     },
     /** The relay's sweep: anything a crash or an outage left behind. Returns how many it handled. */
     async relayOnce(batch = 100): Promise<number> {

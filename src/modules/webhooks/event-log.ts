@@ -1,0 +1,67 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { pageMeta } from '../../domain/cursor.js';
+import type { Caller } from '../../http/auth.js';
+import { Event } from '../events/event.entity.js';
+import { WebhookAttempt, WebhookDelivery } from './webhook.entity.js';
+import type { EventLogQuery } from './webhook.schemas.js';
+import { deliveryView } from './webhook.view.js';
+
+/**
+ * `GET /api/webhooks/events`: the caller's events, newest first, each with its deliveries and their
+ * attempts. `endpointId` and `status` select the events that have such a delivery, and the deliveries
+ * shown are those that match, so a filtered log reads as an answer to the question asked.
+ */
+export async function listEventLog(em: EntityManager, caller: Caller, query: EventLogQuery) {
+  const where = ['e.business_id = ?', 'e.livemode = ?'];
+  const params: unknown[] = [caller.businessId, caller.livemode];
+  const add = (conditions: string[], values: unknown[], sql: string, value: unknown) => {
+    conditions.push(sql);
+    values.push(value);
+  };
+  if (query.eventType) add(where, params, 'e.type = ?', query.eventType);
+  if (query.from) add(where, params, 'e.created_at >= ?', new Date(query.from));
+  if (query.to) add(where, params, 'e.created_at < ?', new Date(query.to));
+  const deliveryWhere: string[] = [];
+  const deliveryParams: unknown[] = [];
+  if (query.endpointId) add(deliveryWhere, deliveryParams, 'd.endpoint_id = ?', query.endpointId);
+  if (query.status) add(deliveryWhere, deliveryParams, 'd.status = ?', query.status);
+  if (deliveryWhere.length) {
+    where.push(`exists (select 1 from webhook_deliveries d where d.event_id = e.id and ${deliveryWhere.join(' and ')})`);
+    params.push(...deliveryParams);
+  }
+  const filter = where.join(' and ');
+  const [{ total }] = await em.execute<{ total: number }[]>(`select count(*)::int as total from events e where ${filter}`, params);
+  const rows = await em.execute<{ id: string }[]>(
+    `select e.id from events e where ${filter} order by e.created_at desc, e.id desc limit ? offset ?`,
+    [...params, query.limit, (query.page - 1) * query.limit],
+  );
+  const ids = rows.map((r) => r.id);
+  const events = ids.length ? await em.find(Event, { id: { $in: ids } }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }) : [];
+  const deliveries = ids.length
+    ? await em.find(
+        WebhookDelivery,
+        {
+          eventId: { $in: ids },
+          ...(query.endpointId ? { endpointId: query.endpointId } : {}),
+          ...(query.status ? { status: query.status } : {}),
+        },
+        { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+      )
+    : [];
+  const attempts = deliveries.length
+    ? await em.find(WebhookAttempt, { deliveryId: { $in: deliveries.map((d) => d.id) } }, { orderBy: { attemptNumber: 'asc' } })
+    : [];
+
+  const items = events.map((event) => ({
+    id: event.id,
+    eventType: event.type,
+    type: event.type,
+    livemode: event.livemode,
+    createdAt: event.createdAt.toISOString(),
+    payload: event.payload,
+    deliveries: deliveries
+      .filter((d) => d.eventId === event.id)
+      .map((d) => deliveryView(d, attempts.filter((a) => a.deliveryId === d.id))),
+  }));
+  return { items, meta: pageMeta(total, query.page, query.limit, query.page * query.limit < total) };
+}

@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import tls from 'node:tls';
+import ipaddr from 'ipaddr.js';
+import { bareHost, isPublicAddress, NonPublicAddressError, publicOnlyLookup, type ResolveAll } from './private-address.js';
+
+/** What one HTTP attempt gave; recorded on the attempt row as is. */
+export interface PostOutcome {
+  ok: boolean;
+  statusCode: number | null;
+  durationMs: number;
+  /** The first 1 KB of the response body. */
+  responseBody: string | null;
+  error: string | null;
+}
+
+export interface WebhookTransportOptions {
+  /** PEM file of extra CAs trusted for receivers (added to the system roots, never replacing verification). */
+  caFile?: string;
+  allowPrivateUrls: boolean;
+  timeoutMs?: number;
+  resolveAll?: ResolveAll;
+}
+
+export const RESPONSE_BODY_LIMIT = 1024;
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/**
+ * One POST, no redirects (node's https never follows them; a 3xx is simply not a 2xx), a hard deadline,
+ * TLS always verified, and, unless private receivers are allowed, the SSRF guard on every connection.
+ */
+export function createWebhookTransport(options: WebhookTransportOptions) {
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const ca = options.caFile ? [...tls.rootCertificates, readFileSync(options.caFile, 'utf8')] : undefined;
+  const agent = new https.Agent({ ca, keepAlive: false });
+  const lookup = options.allowPrivateUrls ? undefined : publicOnlyLookup(options.resolveAll);
+
+  return function post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    return new Promise((resolve) => {
+      let settled = false;
+      let deadline: NodeJS.Timeout | undefined;
+      const finish = (outcome: Omit<PostOutcome, 'durationMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        resolve({ ...outcome, durationMs: elapsed() });
+      };
+      const fail = (err: Error, statusCode: number | null = null) =>
+        finish({ ok: false, statusCode, responseBody: null, error: err.message || String(err) });
+
+      let target: URL;
+      try {
+        target = new URL(url);
+        if (target.protocol !== 'https:') throw new Error('Refused: webhook URLs must be HTTPS');
+        // A literal address never reaches `lookup`, so it is judged here.
+        const host = bareHost(target.hostname);
+        if (lookup && ipaddr.isValid(host) && !isPublicAddress(host)) throw new NonPublicAddressError(host, [host]);
+      } catch (err) {
+        fail(err as Error);
+        return;
+      }
+
+      const payload = Buffer.from(body, 'utf8');
+      const req = https.request(target, {
+        method: 'POST',
+        agent,
+        lookup,
+        headers: { ...headers, 'Content-Length': String(payload.length) },
+      });
+      deadline = setTimeout(() => req.destroy(new Error(`Timed out after ${timeoutMs / 1000} s`)), timeoutMs);
+      req.on('error', (err) => fail(err));
+      req.on('response', (res) => {
+        const statusCode = res.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = () =>
+          finish({
+            ok: statusCode >= 200 && statusCode < 300,
+            statusCode,
+            responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8'),
+            error: statusCode >= 200 && statusCode < 300 ? null : `HTTP ${statusCode}`,
+          });
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          // Enough is kept for the log; the rest of a large answer is not waited for.
+          if (size >= RESPONSE_BODY_LIMIT) {
+            done();
+            res.destroy();
+          }
+        });
+        res.on('end', done);
+        res.on('error', (err) => fail(err, statusCode));
+      });
+      req.end(payload);
+    });
+  };
+}
+export type WebhookTransport = ReturnType<typeof createWebhookTransport>;

@@ -1,0 +1,63 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, encryptionKey, type Config } from '../../config.js';
+
+/**
+ * Endpoint signing secrets must stay usable for signing, so they cannot be hashed like API keys: they are
+ * sealed with AES-256-GCM under a key from configuration. The endpoint id is the associated data, so a
+ * sealed secret copied onto another endpoint's row does not open.
+ */
+const VERSION = 'v1';
+
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('hex')}`;
+}
+
+export function sealSecret(key: Buffer, endpointId: string, secret: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(endpointId, 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+  return [VERSION, iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64'))).join(':');
+}
+
+export function openSecret(key: Buffer, endpointId: string, sealed: string): string {
+  const [version, iv, tag, ciphertext] = sealed.split(':');
+  if (version !== VERSION || !iv || !tag || ciphertext === undefined) throw new Error('unrecognised sealed secret');
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+  decipher.setAAD(Buffer.from(endpointId, 'utf8'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64'));
+  return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]).toString('utf8');
+}
+
+const keys = new Map<string, Buffer>();
+
+/**
+ * The key for this process: WEBHOOK_ENCRYPTION_KEY, or in development and tests a key generated on first
+ * start under the data directory (mode 0600). Production refuses to start without one, because a lost
+ * key makes every endpoint's secret unusable.
+ */
+export function webhookEncryptionKey(config: Pick<Config, 'env' | 'dataDir' | 'webhooks'>): Buffer {
+  if (config.webhooks.encryptionKey) return config.webhooks.encryptionKey;
+  if (config.env === 'production') {
+    throw new ConfigError('Invalid configuration: WEBHOOK_ENCRYPTION_KEY is required in production (openssl rand -base64 32)');
+  }
+  const file = path.join(config.dataDir, 'webhook-encryption.key');
+  const cached = keys.get(file);
+  if (cached) return cached;
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    try {
+      // `wx`: when the API and the worker start together, the first one's key wins.
+      writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+      chmodSync(file, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  const parsed = encryptionKey.safeParse(readFileSync(file, 'utf8').trim());
+  if (!parsed.success) throw new ConfigError(`Invalid configuration: ${file} does not hold a 32-byte key`);
+  keys.set(file, parsed.data);
+  return parsed.data;
+}

@@ -1,0 +1,76 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Business } from '../businesses/business.entity.js';
+import { Event } from '../events/event.entity.js';
+
+/** A merchant's HTTPS receiver. Deleting one only marks it, so its delivery log stays readable. */
+export const WebhookEndpoint = defineEntity({
+  name: 'WebhookEndpoint',
+  tableName: 'webhook_endpoints',
+  properties: {
+    id: p.string().primary(),
+    businessId: () => p.manyToOne(Business).mapToPk().fieldName('business_id'),
+    livemode: p.boolean(),
+    url: p.string().length(2048),
+    /** As the merchant wrote them (aliases and `*` included); matched by `subscribesTo`. */
+    events: p.json<string[]>(),
+    enabled: p.boolean().default(true),
+    description: p.string().length(256).nullable(),
+    /** AES-256-GCM sealed (secret-box.ts); never shown after creation or rotation. */
+    secretSealed: p.text(),
+    /** The secret before the last rotation, which still signs until `previousSecretExpiresAt`. */
+    previousSecretSealed: p.text().nullable(),
+    previousSecretExpiresAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    deletedAt: p.datetime().nullable(),
+  },
+});
+export type WebhookEndpoint = InferEntity<typeof WebhookEndpoint>;
+
+export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * One event to one endpoint, driven by the workflow `webhook-delivery-<id>`. The fan-out creates
+ * generation 0; each manual retry a new generation. `body` is the exact bytes every attempt sends.
+ */
+export const WebhookDelivery = defineEntity({
+  name: 'WebhookDelivery',
+  tableName: 'webhook_deliveries',
+  properties: {
+    id: p.string().primary(),
+    eventId: () => p.manyToOne(Event).mapToPk().fieldName('event_id'),
+    endpointId: () => p.manyToOne(WebhookEndpoint).mapToPk().fieldName('endpoint_id'),
+    businessId: p.string(),
+    livemode: p.boolean(),
+    generation: p.integer().default(0),
+    status: p.string().$type<DeliveryStatus>(),
+    body: p.text(),
+    attemptCount: p.integer().default(0),
+    lastStatusCode: p.integer().nullable(),
+    lastError: p.text().nullable(),
+    nextAttemptAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    completedAt: p.datetime().nullable(),
+  },
+});
+export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;
+
+/** One HTTP POST of a delivery, as the receiver answered it. */
+export const WebhookAttempt = defineEntity({
+  name: 'WebhookAttempt',
+  tableName: 'webhook_attempts',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    deliveryId: () => p.manyToOne(WebhookDelivery).mapToPk().fieldName('delivery_id'),
+    attemptNumber: p.integer(),
+    attemptedAt: p.datetime(),
+    statusCode: p.integer().nullable(),
+    durationMs: p.integer(),
+    responseBody: p.text().nullable(),
+    error: p.text().nullable(),
+    succeeded: p.boolean(),
+  },
+});
+export type WebhookAttempt = InferEntity<typeof WebhookAttempt>;

@@ -1,0 +1,133 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { pageMeta } from '../../domain/cursor.js';
+import { newId } from '../../domain/ids.js';
+import type { Caller } from '../../http/auth.js';
+import { ApiError } from '../../http/errors.js';
+import { nonPublicAddresses, type ResolveAll } from './private-address.js';
+import { generateWebhookSecret, sealSecret } from './secret-box.js';
+import { WebhookEndpoint } from './webhook.entity.js';
+import type { CreateEndpointInput, UpdateEndpointInput } from './webhook.schemas.js';
+
+export interface EndpointServiceDeps {
+  encryptionKey: Buffer;
+  allowPrivateUrls: boolean;
+  resolveAll?: ResolveAll;
+}
+
+/** How long the secret before a rotation keeps signing beside the new one. */
+export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+/** Refuses, unless allowed, a URL whose host is or resolves to a non-public address (SSRF). */
+async function assertReachableUrl(url: string, deps: EndpointServiceDeps): Promise<void> {
+  if (deps.allowPrivateUrls) return;
+  const refused = await nonPublicAddresses(new URL(url).hostname, deps.resolveAll);
+  if (refused.length) {
+    const error = new ApiError('webhook_url_not_public');
+    throw new ApiError('webhook_url_not_public', { errors: [{ path: ['url'], message: error.message }] });
+  }
+}
+
+export async function createEndpoint(em: EntityManager, caller: Caller, input: CreateEndpointInput, deps: EndpointServiceDeps) {
+  await assertReachableUrl(input.url, deps);
+  const id = newId('wh');
+  const secret = generateWebhookSecret();
+  const now = new Date();
+  const endpoint = em.create(WebhookEndpoint, {
+    id,
+    businessId: caller.businessId,
+    livemode: caller.livemode,
+    url: input.url,
+    events: input.events,
+    enabled: input.enabled ?? input.isActive ?? true,
+    description: input.description ?? null,
+    secretSealed: sealSecret(deps.encryptionKey, id, secret),
+    previousSecretSealed: null,
+    previousSecretExpiresAt: null,
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+  });
+  await em.flush();
+  return { endpoint, secret };
+}
+
+/** Another business's or mode's endpoint, a deleted one, or a malformed id, is simply not found. */
+export async function findEndpoint(em: EntityManager, caller: Caller, id: string): Promise<WebhookEndpoint> {
+  const endpoint = id.startsWith('wh_')
+    ? await em.findOne(WebhookEndpoint, { id, businessId: caller.businessId, livemode: caller.livemode, deletedAt: null })
+    : null;
+  if (!endpoint) throw new ApiError('webhook_endpoint_not_found');
+  return endpoint;
+}
+
+export async function listEndpoints(em: EntityManager, caller: Caller, query: { limit: number; page: number }) {
+  const where = { businessId: caller.businessId, livemode: caller.livemode, deletedAt: null };
+  const [items, total] = await em.findAndCount(WebhookEndpoint, where, {
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    limit: query.limit,
+    offset: (query.page - 1) * query.limit,
+  });
+  return { items, meta: pageMeta(total, query.page, query.limit, query.page * query.limit < total) };
+}
+
+/** The secret is never touched here. Disabling stops the endpoint's pending retries. */
+export async function updateEndpoint(
+  em: EntityManager,
+  caller: Caller,
+  id: string,
+  input: UpdateEndpointInput,
+  deps: EndpointServiceDeps,
+): Promise<WebhookEndpoint> {
+  if (input.url !== undefined) await assertReachableUrl(input.url, deps);
+  return em.transactional(async (tx) => {
+    const endpoint = await findEndpoint(tx, caller, id);
+    if (input.url !== undefined) endpoint.url = input.url;
+    if (input.events !== undefined) endpoint.events = input.events;
+    if (input.description !== undefined) endpoint.description = input.description;
+    const enabled = input.isActive ?? input.enabled;
+    if (enabled !== undefined) endpoint.enabled = enabled;
+    endpoint.updatedAt = new Date();
+    await tx.flush();
+    if (!endpoint.enabled) await stopPendingDeliveries(tx, endpoint.id, 'Endpoint disabled');
+    return endpoint;
+  });
+}
+
+export async function deleteEndpoint(em: EntityManager, caller: Caller, id: string): Promise<{ id: string; deleted: true }> {
+  return em.transactional(async (tx) => {
+    const endpoint = await findEndpoint(tx, caller, id);
+    endpoint.deletedAt = new Date();
+    endpoint.enabled = false;
+    endpoint.updatedAt = endpoint.deletedAt;
+    await tx.flush();
+    await stopPendingDeliveries(tx, endpoint.id, 'Endpoint deleted');
+    return { id: endpoint.id, deleted: true as const };
+  });
+}
+
+/**
+ * Deliveries waiting for their next attempt end as `failed` now. The delivery workflow's next attempt
+ * finds them so (and finds the endpoint off) and sends nothing; one mid-attempt finishes that attempt only.
+ */
+async function stopPendingDeliveries(em: EntityManager, endpointId: string, reason: string): Promise<void> {
+  await em.execute(
+    `update webhook_deliveries set status = 'failed', last_error = ?, next_attempt_at = null,
+       completed_at = now(), updated_at = now()
+     where endpoint_id = ? and status = 'pending'`,
+    [reason, endpointId],
+    'run',
+  );
+}
+
+/** A new secret; the old one keeps signing beside it for 24 hours so receivers can switch without loss. */
+export async function rotateSecret(em: EntityManager, caller: Caller, id: string, deps: EndpointServiceDeps) {
+  const endpoint = await findEndpoint(em, caller, id);
+  const secret = generateWebhookSecret();
+  const now = new Date();
+  endpoint.previousSecretSealed = endpoint.secretSealed;
+  endpoint.previousSecretExpiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
+  endpoint.secretSealed = sealSecret(deps.encryptionKey, endpoint.id, secret);
+  endpoint.updatedAt = now;
+  await em.flush();
+  return { endpoint, secret };
+}

@@ -1,0 +1,49 @@
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './webhook.entity.js';
+
+/**
+ * The endpoint as every response shows it. The spec's conflict: create shows `enabled`, update `isActive`;
+ * both name the same switch and both are always present. The secret is never part of it.
+ */
+export function endpointView(endpoint: WebhookEndpoint) {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: endpoint.events,
+    enabled: endpoint.enabled,
+    isActive: endpoint.enabled,
+    description: endpoint.description ?? null,
+    livemode: endpoint.livemode,
+    createdAt: endpoint.createdAt.toISOString(),
+    updatedAt: endpoint.updatedAt.toISOString(),
+  };
+}
+
+export function attemptView(attempt: WebhookAttempt) {
+  return {
+    attemptNumber: attempt.attemptNumber,
+    attemptedAt: attempt.attemptedAt.toISOString(),
+    statusCode: attempt.statusCode ?? null,
+    durationMs: attempt.durationMs,
+    responseBody: attempt.responseBody ?? null,
+    error: attempt.error ?? null,
+    succeeded: attempt.succeeded,
+  };
+}
+
+export function deliveryView(delivery: WebhookDelivery, attempts?: WebhookAttempt[]) {
+  return {
+    id: delivery.id,
+    eventId: delivery.eventId,
+    endpointId: delivery.endpointId,
+    status: delivery.status,
+    generation: delivery.generation,
+    attemptCount: delivery.attemptCount,
+    lastStatusCode: delivery.lastStatusCode ?? null,
+    lastError: delivery.lastError ?? null,
+    nextAttemptAt: delivery.nextAttemptAt?.toISOString() ?? null,
+    createdAt: delivery.createdAt.toISOString(),
+    updatedAt: delivery.updatedAt.toISOString(),
+    completedAt: delivery.completedAt?.toISOString() ?? null,
+    ...(attempts ? { attempts: attempts.map(attemptView) } : {}),
+  };
+}

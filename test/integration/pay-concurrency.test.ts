@@ -1,0 +1,72 @@
+import { jest } from '@jest/globals';
+import { ApiError } from '../../src/http/errors.js';
+import { payCheckout } from '../../src/modules/checkout/pay.service.js';
+import { simulatorProcessor } from '../../src/modules/processor/simulator.js';
+import { createSession, eventually, pay, payBody, sql } from '../support/payments.js';
+import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let biz: TestBusiness;
+beforeAll(async () => {
+  stack = await startStack();
+  biz = await stack.business();
+});
+afterAll(async () => stack?.stop());
+
+// The in-process worker charges through this same simulator object, so the spy sees every charge.
+const charge = jest.spyOn(simulatorProcessor, 'charge');
+beforeEach(() => charge.mockClear());
+
+const chargesOf = (sessionId: string) => charge.mock.calls.filter(([request]) => request.idempotencyKey === sessionId).length;
+
+async function moneyMovedFor(sessionId: string) {
+  const payments = await sql(stack, `select 1 from ledger_transactions where kind = 'payment' and reference_id = ?`, [sessionId]);
+  const events = await sql(stack, `select 1 from events where type = 'checkout.succeeded' and payload->>'sessionId' = ?`, [sessionId]);
+  const reserves = await sql(stack, 'select 1 from reserves where payment_id = ?', [sessionId]);
+  return { payments: payments.length, events: events.length, reserves: reserves.length };
+}
+
+describe('concurrent pay calls on one session', () => {
+  it('20 calls at once over HTTP charge once; the rest are refused or rate-limited', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const results = await Promise.all(Array.from({ length: 20 }, () => pay(stack, session.id)));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+    for (const refused of results.filter((r) => r.status === 400)) {
+      expect(refused.body.error.message).toMatch(/^Cannot pay a checkout session in (processing|completed) status$/);
+    }
+    expect(chargesOf(session.id)).toBe(1);
+    expect(await moneyMovedFor(session.id)).toEqual({ payments: 1, events: 1, reserves: 1 });
+  });
+
+  it('20 calls at once past the rate limit (straight to the service) charge once', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const deps = { orm: stack.orm, temporal: stack.temporal, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 10_000 };
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => payCheckout(deps, session.id, payBody())));
+    const paid = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(paid).toHaveLength(1);
+    expect((paid[0] as PromiseFulfilledResult<{ status: string }>).value.status).toBe('completed');
+    for (const o of outcomes.filter((o) => o.status === 'rejected')) {
+      const reason = (o as PromiseRejectedResult).reason;
+      expect(reason).toBeInstanceOf(ApiError);
+      expect(reason.code).toBe('session_not_payable');
+    }
+    expect(chargesOf(session.id)).toBe(1);
+    expect(await moneyMovedFor(session.id)).toEqual({ payments: 1, events: 1, reserves: 1 });
+  });
+});
+
+describe('a payment that outlasts the request', () => {
+  it('answers processing when the outcome is not in by the deadline, and the workflow still finishes it', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const deps = { orm: stack.orm, temporal: stack.temporal, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 0 };
+    expect(await payCheckout(deps, session.id, payBody())).toEqual({ sessionId: session.id, status: 'processing', redirectUrl: null });
+    const done = await eventually(async () => {
+      const [row] = await sql(stack, 'select status from checkout_sessions where id = ?', [session.id]);
+      return row.status === 'completed';
+    });
+    expect(done).toBe(true);
+    expect(await moneyMovedFor(session.id)).toEqual({ payments: 1, events: 1, reserves: 1 });
+  });
+});

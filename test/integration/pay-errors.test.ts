@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { CARDS, createSession, pay, payBody, sql } from '../support/payments.js';
+import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let biz: TestBusiness;
+beforeAll(async () => {
+  stack = await startStack();
+  biz = await stack.business();
+});
+afterAll(async () => stack?.stop());
+
+const error = (res: { body: any }) => res.body.error;
+
+describe('POST /api/checkout/:id/pay: errors', () => {
+  it('answers 404 for an unknown or malformed session id', async () => {
+    for (const id of [randomUUID(), 'not-a-uuid']) {
+      const res = await pay(stack, id);
+      expect(res.status).toBe(404);
+      expect(error(res)).toMatchObject({ type: 'not_found', message: 'Checkout session not found' });
+      expect(error(res).requestId).toMatch(/^req_/);
+    }
+  });
+
+  it.each(['completed', 'failed', 'cancelled', 'refunded'])('refuses a %s session with 400 naming the status', async (status) => {
+    const session = await createSession(stack, biz.testKey);
+    await sql(stack, 'update checkout_sessions set status = ? where id = ?', [status, session.id]);
+    const res = await pay(stack, session.id);
+    expect(res.status).toBe(400);
+    expect(error(res)).toMatchObject({ type: 'validation_error', message: `Cannot pay a checkout session in ${status} status` });
+    // A completed session without its payment would (rightly) fail `ledger verify` for other tests.
+    await sql(stack, `update checkout_sessions set status = 'cancelled' where id = ?`, [session.id]);
+  });
+
+  it('refuses a second pay of a paid session without charging again', async () => {
+    const session = await createSession(stack, biz.testKey);
+    expect((await pay(stack, session.id)).body.data.status).toBe('completed');
+    const again = await pay(stack, session.id);
+    expect(again.status).toBe(400);
+    expect(error(again).message).toBe('Cannot pay a checkout session in completed status');
+    expect(await sql(stack, `select 1 from ledger_transactions where kind = 'payment' and reference_id = ?`, [session.id])).toHaveLength(1);
+  });
+
+  it('validates the body, naming each field', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const res = await pay(stack, session.id, {
+      card: { number: '4242', expMonth: 13, expYear: 2020, cvc: '12' },
+      name: '',
+      email: 'nope',
+    });
+    expect(res.status).toBe(400);
+    expect(error(res).type).toBe('validation_error');
+    expect(error(res).message).toBe('Validation failed');
+    expect(error(res).errors).toEqual(
+      expect.arrayContaining([
+        { path: ['card', 'number'], message: 'Card number must be 12 to 19 digits' },
+        { path: ['card', 'expMonth'], message: 'Expiry month must be 1-12' },
+        { path: ['card', 'cvc'], message: 'CVC must be 3 or 4 digits' },
+        { path: ['name'], message: 'Cardholder name is required' },
+        { path: ['email'], message: 'Invalid email format' },
+      ]),
+    );
+    expect((await pay(stack, session.id, {})).body.error.errors).toEqual(
+      expect.arrayContaining([{ path: ['card'], message: 'Card is required' }]),
+    );
+  });
+
+  it('refuses an expiry in the past and a number that fails Luhn, leaving the session payable', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const expired = await pay(stack, session.id, { ...payBody(), card: { number: CARDS.success, expMonth: 1, expYear: 2020, cvc: '123' } });
+    expect(error(expired).errors).toEqual([{ path: ['card', 'expYear'], message: 'Card has expired' }]);
+    const luhn = await pay(stack, session.id, payBody('4242424242424241'));
+    expect(luhn.status).toBe(400);
+    expect(error(luhn)).toMatchObject({ type: 'validation_error', message: 'Validation failed', errors: [{ path: ['card', 'number'], message: 'Card number is invalid' }] });
+    expect((await pay(stack, session.id)).body.data.status).toBe('completed');
+  });
+
+  it('requires a shipping address when the session asks for one, with an ISO 3166 country', async () => {
+    const session = await createSession(stack, biz.testKey, { askShipping: true });
+    const missing = await pay(stack, session.id);
+    expect(missing.status).toBe(400);
+    expect(error(missing).errors).toEqual([{ path: ['shipping'], message: 'Shipping address is required' }]);
+    const shipping = { addressLine1: '1 Main St', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'XX' };
+    const badCountry = await pay(stack, session.id, payBody(CARDS.success, { shipping }));
+    expect(error(badCountry).errors).toEqual([{ path: ['shipping', 'country'], message: 'Country must be an ISO 3166-1 alpha-2 code' }]);
+    const [row] = await sql(stack, 'select status from checkout_sessions where id = ?', [session.id]);
+    expect(row.status).toBe('pending');
+  });
+
+  it('answers 405 to another method on the pay path', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const res = await stack.http.get(`/api/checkout/${session.id}/pay`);
+    expect(res.status).toBe(405);
+    expect(error(res)).toMatchObject({ type: 'method_not_allowed', message: 'Method not allowed' });
+  });
+
+  it('limits a session to 10 pay calls a minute, with the spec 429 and headers', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const started = Math.floor(Date.now() / 1000);
+    for (let i = 0; i < 10; i++) {
+      const res = await pay(stack, session.id, {});
+      expect(res.status).toBe(400);
+      expect(res.headers['x-ratelimit-limit']).toBe('10');
+      expect(res.headers['x-ratelimit-remaining']).toBe(String(9 - i));
+    }
+    const limited = await pay(stack, session.id);
+    expect(limited.status).toBe(429);
+    const retryAfter = Number(limited.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(error(limited)).toMatchObject({
+      type: 'rate_limit_exceeded',
+      message: `Rate limit exceeded. Please retry after ${retryAfter} seconds.`,
+      retryAfter,
+    });
+    expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+    expect(Number(limited.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(started + 59);
+    // Another session has its own budget.
+    const other = await createSession(stack, biz.testKey);
+    expect((await pay(stack, other.id)).status).toBe(200);
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * A worker-like process for the crash test: it sweeps the outbox as a worker's relay does, and kills
+ * itself (SIGKILL, no clean-up of any kind) inside the `event.fanout` handler, after the deliveries are
+ * committed and before any workflow is started or the outbox row is marked dispatched.
+ * Run as `node --import tsx test/support/fanout-then-die.ts` with the stack's DATABASE_URL,
+ * TEMPORAL_ADDRESS and TEMPORAL_TASK_QUEUE.
+ */
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/orm.js';
+import { createLogger } from '../../src/log.js';
+import { connectTemporalFor } from '../../src/main/runtime.js';
+import { createOutboxDispatcher } from '../../src/modules/outbox/dispatcher.js';
+import { createEventFanout } from '../../src/modules/webhooks/fanout.js';
+
+const config = loadConfig();
+const log = createLogger('silent');
+const orm = await openDatabase(config.databaseUrl!);
+const temporal = await connectTemporalFor(config);
+const taskQueue = config.temporal.taskQueue;
+const fanOut = createEventFanout({
+  orm,
+  temporal,
+  taskQueue,
+  log,
+  afterDeliveriesCommitted: () => {
+    process.stdout.write('deliveries committed; dying\n');
+    process.kill(process.pid, 'SIGKILL');
+  },
+});
+const dispatcher = createOutboxDispatcher({ orm, temporal, taskQueue, log, handlers: { 'event.fanout': fanOut } });
+await dispatcher.relayOnce();
+process.stdout.write('the relay finished without dying\n');
+process.exit(3);

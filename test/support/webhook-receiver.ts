@@ -1,0 +1,70 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureDevCertificate } from '../../src/dev/tls.js';
+
+export interface ReceivedWebhook {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Exactly the bytes that arrived. */
+  rawBody: Buffer;
+  at: number;
+}
+
+/** What a path answers, in turn; the last answer repeats. */
+export interface Answer {
+  status: number;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A merchant's receiver on this machine: HTTPS with its own self-signed CA (separate from the API's), so
+ * the service reaches it only when WEBHOOK_CA_FILE names that CA.
+ */
+export async function startReceiver() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'webhook-receiver-'));
+  const tls = await ensureDevCertificate(dir);
+  const received: ReceivedWebhook[] = [];
+  const scripts = new Map<string, Answer[]>();
+  const server = https.createServer({ cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const route = req.url ?? '/';
+      received.push({ path: route, headers: req.headers, rawBody: Buffer.concat(chunks), at: Date.now() });
+      const answers = scripts.get(route) ?? [{ status: 200, body: 'ok' }];
+      const answer = answers.length > 1 ? answers.shift()! : answers[0];
+      res.writeHead(answer.status, answer.headers ?? { 'Content-Type': 'text/plain' });
+      res.end(answer.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  let counter = 0;
+  return {
+    caFile: tls.caFile,
+    /** A fresh path on this receiver, answering as told (200 by default). */
+    url(answers?: Answer[]): string {
+      const route = `/hooks/${++counter}`;
+      if (answers) scripts.set(route, [...answers]);
+      return `https://localhost:${port}${route}`;
+    },
+    at: (url: string) => received.filter((r) => r.path === new URL(url).pathname),
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/** Polls until `check` returns a value (not undefined/false), at most `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value as T;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
