@@ -33,6 +33,9 @@ case "$cmd" in
   test)
     eval "$(bash scripts/provision-temporal.sh cli test-server)"
     exec node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js "$@" ;;
+  bench)
+    [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"
+    exec "${tsnode[@]}" bench/run.ts "$@" ;;
   build) exec tsc -p tsconfig.json ;;
   typecheck) exec tsc -p tsconfig.json --noEmit ;;
   *) exec "$cmd" "$@" ;;

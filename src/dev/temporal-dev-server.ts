@@ -6,6 +6,8 @@ import { searchAttributeDefinitions } from '../../workflows/search-attributes.js
 
 export interface TemporalDevServer {
   address: string;
+  /** The exact `temporal` arguments, recorded beside benchmark figures. */
+  args?: string[];
   uiUrl: string | null;
   stop: () => Promise<void>;
 }
@@ -20,6 +22,8 @@ export async function startTemporalDevServer(opts: {
   port: number;
   uiPort: number | null;
   cliPath?: string;
+  /** More `start-dev` flags, e.g. `--sqlite-pragma journal_mode=wal` for the benchmark. */
+  extraArgs?: string[];
   log?: (line: string) => void;
 }): Promise<TemporalDevServer> {
   mkdirSync(opts.dataDir, { recursive: true });
@@ -27,13 +31,23 @@ export async function startTemporalDevServer(opts: {
   const address = `127.0.0.1:${opts.port}`;
   const searchAttributes = searchAttributeDefinitions.flatMap((d) => ['--search-attribute', d]);
   const uiArgs = opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless'];
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--db-filename', dbFile, '--log-level', 'warn', ...uiArgs, ...searchAttributes];
+  const args = [
+    'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--db-filename', dbFile,
+    '--log-level', 'warn', ...uiArgs, ...searchAttributes, ...(opts.extraArgs ?? []),
+  ];
   const uiUrl = opts.uiPort ? `http://localhost:${opts.uiPort}` : null;
 
   if (!opts.cliPath) {
     const { TestWorkflowEnvironment } = await import('@temporalio/testing');
     const env = await TestWorkflowEnvironment.createLocal({
-      server: { ip: '127.0.0.1', port: opts.port, ui: Boolean(opts.uiPort), uiPort: opts.uiPort ?? undefined, dbFilename: dbFile, extraArgs: searchAttributes },
+      server: {
+        ip: '127.0.0.1',
+        port: opts.port,
+        ui: Boolean(opts.uiPort),
+        uiPort: opts.uiPort ?? undefined,
+        dbFilename: dbFile,
+        extraArgs: [...searchAttributes, ...(opts.extraArgs ?? [])],
+      },
     });
     return { address, uiUrl, stop: () => env.teardown() };
   }
@@ -43,7 +57,7 @@ export async function startTemporalDevServer(opts: {
   child.stderr?.on('data', (d) => opts.log?.(String(d).trimEnd()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await waitUntilServing(address, exited);
-  return { address, uiUrl, stop: () => stopChild(child, exited) };
+  return { address, uiUrl, args, stop: () => stopChild(child, exited) };
 }
 
 async function waitUntilServing(address: string, exited: Promise<number | null>): Promise<void> {

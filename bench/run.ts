@@ -1,0 +1,125 @@
+/**
+ * `npm run bench`: each scenario beside its floor, interleaved in one run on this machine, printed as
+ * ratios and written to bench/results/<date>.json and .md. A benchmark, not a test: it asserts nothing.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createBusiness, DEMO_BUSINESS } from '../src/modules/businesses/business.service.js';
+import { floorBalanceLock } from './floors/balance-lock.js';
+import { floorWorkflowCompletions, floorWorkflowStarts } from './floors/temporal.js';
+import { load } from './load.js';
+import { freePort, peakRssMb, spawnService, startInfrastructure } from './stack.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const sessionBody = JSON.stringify({
+  description: 'Benchmark order',
+  customer: { email: 'bench@example.com' },
+  items: [
+    { name: 'One', price: 10.5, quantity: 1 },
+    { name: 'Two', price: 3.25, quantity: 2 },
+    { name: 'Three', price: 99.99, quantity: 3 },
+  ],
+});
+
+async function main() {
+  const infra = await startInfrastructure();
+  const tlsEnv = { TLS_CERT: infra.tls.certFile, TLS_KEY: infra.tls.keyFile };
+  const [f1Port, f2Port, apiPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const appEnv = {
+    NODE_ENV: 'production',
+    DATABASE_URL: infra.databaseUrl,
+    TEMPORAL_ADDRESS: infra.temporalAddress,
+    TLS_CERT_FILE: infra.tls.certFile,
+    TLS_KEY_FILE: infra.tls.keyFile,
+    LOG_LEVEL: 'warn',
+    DATA_DIR: path.join(infra.root, 'data'),
+  };
+  const f1 = await spawnService('bench/floors/bare-koa.ts', { ...tlsEnv, PORT: String(f1Port) });
+  const f2 = await spawnService('bench/floors/koa-insert.ts', { ...tlsEnv, PORT: String(f2Port), DATABASE_URL: infra.databaseUrl });
+  const worker = await spawnService('src/main/worker.ts', appEnv);
+  const api = await spawnService('src/main/api.ts', { ...appEnv, PORT: String(apiPort) }, apiPort);
+  // A business on the enterprise tier with a budget far above the load, so rate limits do not shape results.
+  const { keys } = await createBusiness(infra.orm.em.fork(), {
+    ...DEMO_BUSINESS,
+    name: 'Bench',
+    rateLimitTier: 'enterprise',
+    rateLimitPerMinute: 10_000_000,
+    rateLimitBurst: 10_000_000,
+  });
+  const key = keys.find((k) => k.mode === 'test')!.secret;
+  const post = { method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: sessionBody };
+
+  const samples: Record<string, number[]> = {};
+  const add = (name: string, value: number) => (samples[name] ??= []).push(value);
+  let p99AtHalf: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    process.stderr.write(`round ${round}/${ROUNDS}\n`);
+    add('F1 bare Koa 201 (req/s)', (await load({ url: `https://127.0.0.1:${f1Port}/`, durationSec: SECONDS, connections: 32 })).rps);
+    const f2r = await load({ url: `https://127.0.0.1:${f2Port}/`, method: 'POST', durationSec: SECONDS, connections: 32 });
+    add('F2 Koa + INSERT (req/s)', f2r.rps);
+    const a = await load({ url: `https://127.0.0.1:${apiPort}/api/checkout/sessions`, ...post, durationSec: SECONDS, connections: 32 });
+    add('(a) create session, max (req/s)', a.rps);
+    const half = await load({ url: `https://127.0.0.1:${apiPort}/api/checkout/sessions`, ...post, durationSec: SECONDS, connections: 64, rate: Math.max(1, Math.floor(a.rps / 2)) });
+    add('(a) create session at half rate, achieved (req/s)', half.rps);
+    p99AtHalf.push(half.p99);
+    add('F3 workflow starts, no worker (/s)', await floorWorkflowStarts(infra.temporalAddress, SECONDS * 1000));
+    add('F4 one-activity workflows, 32 in flight (/s)', await floorWorkflowCompletions(infra.temporalAddress, SECONDS * 1000));
+    add('F6 balance lock txn, 1 client (/s)', await floorBalanceLock(infra.databaseUrl, 1, SECONDS * 1000));
+    add('F6 balance lock txn, 16 clients (/s)', await floorBalanceLock(infra.databaseUrl, 16, SECONDS * 1000));
+  }
+  const figures = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+  const ratioA = figures['(a) create session, max (req/s)'] / figures['F2 Koa + INSERT (req/s)'];
+  const results = {
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    conditions: {
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      temporalDevServer: ['temporal', ...infra.temporalArgs].join(' '),
+      postgres: infra.postgresSettings,
+      loadTool: 'autocannon 9 (max: 32 connections; fixed rate: overallRate over 64 connections)',
+    },
+    figures,
+    targets: [
+      { scenario: '(a) create session max throughput', ratio: ratioA, target: '≥ 0.5 × F2', met: ratioA >= 0.5 },
+      { scenario: '(a) p99 at half the max rate (ms)', value: median(p99AtHalf), target: '≤ 25 ms', met: median(p99AtHalf) <= 25 },
+    ],
+    peakRssMb: { api: peakRssMb(api.pid), worker: peakRssMb(worker.pid) },
+  };
+  for (const child of [api, worker, f1, f2]) child.kill('SIGTERM');
+  await infra.stop();
+  writeResults(results);
+}
+
+function writeResults(results: { date: string; figures: Record<string, number>; targets: { scenario: string; ratio?: number; value?: number; target: string; met: boolean }[]; peakRssMb: Record<string, number | null>; conditions: Record<string, unknown> }) {
+  const dir = path.join('bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const stamp = results.date.slice(0, 10);
+  const md = [
+    `## Benchmark ${results.date}`,
+    '',
+    '| measure | median |',
+    '|---|---|',
+    ...Object.entries(results.figures).map(([k, v]) => `| ${k} | ${v} |`),
+    '',
+    '| target | measured | goal | met |',
+    '|---|---|---|---|',
+    ...results.targets.map((t) => `| ${t.scenario} | ${t.ratio !== undefined ? `${t.ratio.toFixed(2)} × floor` : t.value} | ${t.target} | ${t.met ? 'yes' : 'no'} |`),
+    '',
+    `Peak RSS: API ${results.peakRssMb.api} MB, worker ${results.peakRssMb.worker} MB.`,
+    '',
+    `Conditions: \`${JSON.stringify(results.conditions)}\``,
+  ].join('\n');
+  writeFileSync(path.join(dir, `${stamp}.json`), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(path.join(dir, `${stamp}.md`), `${md}\n`);
+  process.stdout.write(`${md}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err?.stack ?? err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,89 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { migrate, openDatabase } from '../src/db/orm.js';
+import { startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
+import { startTemporalDevServer } from '../src/dev/temporal-dev-server.js';
+import { ensureDevCertificate } from '../src/dev/tls.js';
+
+/** The dev server's SQLite settings change its throughput many times over, so they are fixed and recorded. */
+export const TEMPORAL_BENCH_FLAGS = ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Embedded PostgreSQL and a Temporal dev server in a scratch directory, torn down afterwards. */
+export async function startInfrastructure() {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'payments-bench-'));
+  chmodSync(root, 0o755);
+  const db = await startEmbeddedPostgres({ databaseDir: path.join(root, 'pg'), port: await freePort() });
+  const temporal = await startTemporalDevServer({
+    dataDir: path.join(root, 'temporal'),
+    port: await freePort(),
+    uiPort: null,
+    cliPath: process.env.TEMPORAL_CLI_PATH,
+    extraArgs: TEMPORAL_BENCH_FLAGS,
+  });
+  const orm = await openDatabase(db.url());
+  await migrate(orm);
+  const tls = await ensureDevCertificate(path.join(root, 'tls'));
+  const settings = await orm.em
+    .getConnection()
+    .execute<{ name: string; setting: string }[]>(
+      `select name, setting from pg_settings where name in ('server_version', 'shared_buffers', 'synchronous_commit', 'fsync', 'max_connections', 'wal_level', 'work_mem')`,
+    );
+  return {
+    root,
+    databaseUrl: db.url(),
+    temporalAddress: temporal.address,
+    temporalArgs: temporal.args ?? [],
+    postgresSettings: Object.fromEntries(settings.map((s) => [s.name, s.setting])),
+    tls,
+    ca: readFileSync(tls.caFile),
+    orm,
+    stop: async () => {
+      await orm.close();
+      await temporal.stop();
+      await db.stop();
+    },
+  };
+}
+
+/** Forks a TypeScript entry point under tsx; resolves once it says `ready` or its port accepts connections. */
+export async function spawnService(script: string, env: Record<string, string>, readyPort?: number): Promise<ChildProcess> {
+  const child = fork(script, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    child.once('message', (m) => m === 'ready' && resolve());
+    if (readyPort) {
+      const poll = () =>
+        connect(readyPort, '127.0.0.1')
+          .once('connect', function (this: Socket) {
+            this.destroy();
+            resolve();
+          })
+          .once('error', () => setTimeout(poll, 200));
+      poll();
+    }
+  });
+  return child;
+}
+
+/** Peak resident set size of a process, from the kernel's high-water mark. */
+export function peakRssMb(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return hwm ? Math.round(Number(hwm[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
