@@ -1,5 +1,7 @@
 import { formatCents } from '../../src/modules/checkout-page/format.js';
 import { html } from '../../src/modules/checkout-page/html.js';
+import { pageState } from '../../src/modules/checkout-page/views/state-pages.js';
+import type { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
 import { originOf } from '../../src/modules/checkout-page/security-headers.js';
 
 describe('html', () => {
@@ -39,5 +41,26 @@ describe('originOf (sources allowed by a page CSP)', () => {
     expect(originOf('not a url')).toBeNull();
     expect(originOf('javascript:alert(1)')).toBeNull();
     expect(originOf('data:image/png;base64,AAAA')).toBeNull();
+  });
+});
+
+describe('pageState (what the hosted page shows)', () => {
+  const expiresAt = new Date('2026-11-22T12:00:00Z');
+  const before = new Date('2026-11-22T11:00:00Z');
+  const after = new Date('2026-11-22T12:00:01Z');
+  const session = (status: string, updatedAt = before) => ({ status, expiresAt, updatedAt }) as CheckoutSession;
+
+  it('only a pending session before its expiry is payable', () => {
+    expect(pageState(session('pending'), before)).toBe('payable');
+    expect(pageState(session('pending'), after)).toBe('expired');
+  });
+
+  it('tells a customer cancel from an expiry by when the session was cancelled', () => {
+    expect(pageState(session('cancelled', before), after)).toBe('cancelled');
+    expect(pageState(session('cancelled', after), after)).toBe('expired');
+  });
+
+  it.each(['processing', 'completed', 'failed', 'refunded'])('a %s session shows that state', (status) => {
+    expect(pageState(session(status), before)).toBe(status);
   });
 });

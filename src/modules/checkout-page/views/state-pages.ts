@@ -16,7 +16,8 @@ export function pageState(session: CheckoutSession, now: Date): PageState {
       // The expiry workflow cancels it shortly; until then it must not be paid either.
       return session.expiresAt.getTime() <= now.getTime() ? 'expired' : 'payable';
     case 'cancelled':
-      return session.expiresAt.getTime() <= now.getTime() ? 'expired' : 'cancelled';
+      // The expiry activity cancels at or after expiresAt; a customer's Cancel comes before it.
+      return session.updatedAt.getTime() >= session.expiresAt.getTime() ? 'expired' : 'cancelled';
     default:
       return session.status;
   }
