@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { WithStartWorkflowOperation, WorkflowUpdateStage, type Client } from '@temporalio/client';
 import { z } from 'zod';
-import { payUpdate, type PayResult } from '../../../workflows/checkout.js';
+import { payUpdate, type PayRequest, type PayResult } from '../../../workflows/checkout.js';
 import { toSearchAttributePairs } from '../../../workflows/search-attributes.js';
 import { ApiError } from '../../http/errors.js';
 import { InvalidCardError, type PaymentProcessor } from '../processor/processor.js';
@@ -69,22 +69,22 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
       AmountInCents: session.total,
     }),
   });
-  const update = await deps.temporal.workflow.startUpdateWithStart(payUpdate, {
-    args: [
-      {
-        token: card.token,
-        cardBrand: card.brand,
-        cardLast4: card.last4,
-        customerName: input.name,
-        customerEmail: input.email ?? null,
-        shipping: session.askShipping && input.shipping ? { ...input.shipping, addressLine2: input.shipping.addressLine2 ?? null } : null,
-      },
-    ],
-    waitForStage: WorkflowUpdateStage.ACCEPTED,
-    startWorkflowOperation: start,
-  });
+  const request: PayRequest = {
+    token: card.token,
+    cardBrand: card.brand,
+    cardLast4: card.last4,
+    customerName: input.name,
+    customerEmail: input.email ?? null,
+    shipping: session.askShipping && input.shipping ? { ...input.shipping, addressLine2: input.shipping.addressLine2 ?? null } : null,
+  };
+  // The wait covers admission too: with no worker up, the update is never accepted and the customer is
+  // told `processing` rather than left hanging. A late failure after the deadline is nobody's to handle.
+  const outcome = deps.temporal.workflow
+    .startUpdateWithStart(payUpdate, { args: [request], waitForStage: WorkflowUpdateStage.ACCEPTED, startWorkflowOperation: start })
+    .then((update) => update.result());
+  outcome.catch(() => undefined);
 
-  const result = await Promise.race([update.result(), wait(deps.waitMs)]);
+  const result = await Promise.race([outcome, wait(deps.waitMs)]);
   if (result && result.outcome === 'not_payable') {
     throw new ApiError('session_not_payable', { params: { status: result.status ?? 'unknown' } });
   }

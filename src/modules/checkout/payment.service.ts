@@ -62,12 +62,12 @@ export async function completePayment(
   sessionId: string,
   chargeId: string,
   at: Date = new Date(),
-): Promise<{ status: SessionStatus; reserveId: string | null; outboxIds: number[] }> {
+): Promise<{ status: SessionStatus; reserveId: string | null }> {
   return em.fork().transactional(async (tx) => {
     const { businessId, livemode } = await tx.findOneOrFail(CheckoutSession, { id: sessionId }, { fields: ['businessId', 'livemode'] });
     const balance = await lockBalance(tx, { businessId, livemode });
     const session = await tx.findOneOrFail(CheckoutSession, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    if (session.status !== 'processing') return { status: session.status, reserveId: null, outboxIds: [] };
+    if (session.status !== 'processing') return { status: session.status, reserveId: null };
     const business = await tx.findOneOrFail(Business, { id: businessId });
 
     session.status = 'completed';
@@ -78,7 +78,6 @@ export async function completePayment(
     recordEvent(tx, { businessId, livemode }, 'checkout.succeeded', checkoutSucceededPayload(session, at), at);
 
     let reserveId: string | null = null;
-    const outbox: OutboxEntry[] = [];
     if (split.reserve > 0) {
       const reserve = createReserve(tx, {
         businessId,
@@ -91,22 +90,20 @@ export async function completePayment(
         holdMs: business.reserveHoldMs,
       });
       reserveId = reserve.id;
-      outbox.push(
-        tx.create(OutboxEntry, {
-          createdAt: at,
-          message: {
-            kind: 'workflow.start',
-            workflowType: 'reserveReleaseWorkflow',
-            workflowId: reserveReleaseWorkflowId(reserve.id),
-            args: [{ reserveId: reserve.id, releaseAt: reserve.releaseAt.toISOString() }],
-            searchAttributes: { BusinessId: businessId, Livemode: livemode, AmountInCents: split.reserve },
-            summary: `Release $${centsToDecimalString(split.reserve)} held from checkout ${session.id}`,
-          },
-        }),
-      );
+      // The release's start follows the commit through the outbox; the worker's relay dispatches it.
+      tx.create(OutboxEntry, {
+        createdAt: at,
+        message: {
+          kind: 'workflow.start',
+          workflowType: 'reserveReleaseWorkflow',
+          workflowId: reserveReleaseWorkflowId(reserve.id),
+          args: [{ reserveId: reserve.id, releaseAt: reserve.releaseAt.toISOString() }],
+          searchAttributes: { BusinessId: businessId, Livemode: livemode, AmountInCents: split.reserve },
+          summary: `Release $${centsToDecimalString(split.reserve)} held from checkout ${session.id}`,
+        },
+      });
     }
-    await tx.flush();
-    return { status: session.status, reserveId, outboxIds: outbox.map((o) => o.id) };
+    return { status: session.status, reserveId };
   });
 }
 
