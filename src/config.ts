@@ -43,8 +43,15 @@ const schema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   TEMPORAL_TLS: flag.default(false),
+  /** host:port where a worker exports the Temporal SDK's Prometheus metrics; `off` disables them. */
+  TEMPORAL_METRICS_ADDRESS: z.union([z.literal('off'), z.string().regex(/^[^:\s]+:\d{1,5}$/, 'must be host:port or off')]).optional(),
+  /** How long a stopping worker lets running activities finish before cancelling them. */
+  WORKER_SHUTDOWN_GRACE: durationMs.optional(),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3443),
+  /** The operator's port: /metrics, /healthz, /readyz. Never the API's port. */
+  ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
+  ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   CHECKOUT_BASE_URL: z.url().optional(),
   TLS_CERT_FILE: z.string().optional(),
   TLS_KEY_FILE: z.string().optional(),
@@ -67,7 +74,8 @@ export interface Config {
   env: 'development' | 'test' | 'production';
   dataDir: string;
   databaseUrl?: string;
-  temporal: { address?: string; namespace: string; taskQueue: string; apiKey?: string; tls: boolean };
+  temporal: { address?: string; namespace: string; taskQueue: string; apiKey?: string; tls: boolean; metricsAddress?: string; shutdownGraceMs: number };
+  admin: { host: string; port: number };
   http: { host: string; port: number; tlsCertFile?: string; tlsKeyFile?: string; trustProxy: boolean };
   checkoutBaseUrl?: string;
   sessionTtlMs: number;
@@ -113,6 +121,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       taskQueue: c.TEMPORAL_TASK_QUEUE,
       apiKey: c.TEMPORAL_API_KEY,
       tls: c.TEMPORAL_TLS,
+      // One worker per host by default; tests run several per machine, so they opt in with a free port.
+      metricsAddress:
+        c.TEMPORAL_METRICS_ADDRESS === 'off' ? undefined : (c.TEMPORAL_METRICS_ADDRESS ?? (c.NODE_ENV === 'test' ? undefined : '127.0.0.1:9465')),
+      // Tests stop workers constantly; there an activity is cancelled at once, as the SDK does by default.
+      shutdownGraceMs: c.WORKER_SHUTDOWN_GRACE ?? (c.NODE_ENV === 'test' ? 0 : 30_000),
     },
     http: {
       host: c.HOST,
@@ -121,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tlsKeyFile: c.TLS_KEY_FILE,
       trustProxy: c.TRUST_PROXY,
     },
+    admin: { host: c.ADMIN_HOST, port: c.ADMIN_PORT },
     checkoutBaseUrl: c.CHECKOUT_BASE_URL?.replace(/\/+$/, ''),
     sessionTtlMs: c.SESSION_TTL,
     withdrawalProcessingDelayMs: c.WITHDRAWAL_PROCESSING_DELAY,

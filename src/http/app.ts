@@ -13,6 +13,7 @@ import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './error-middleware.js';
 import { apiKeyRateLimits } from './api-key-rate-limit.js';
 import { ApiError } from './errors.js';
+import { httpRequestDuration } from '../ops/metrics.js';
 import { idempotencyKeys } from './idempotency.js';
 
 /** A module's routes, registered on a router that already authenticates. */
@@ -83,6 +84,10 @@ function requestLog(deps: AppDeps) {
       await next();
     } finally {
       const caller = ctx.state.caller;
+      const seconds = (performance.now() - started) / 1000;
+      // The route template, not the path, so ids do not explode the label set; unrouted requests share one.
+      const route = typeof ctx._matchedRoute === 'string' ? ctx._matchedRoute : 'unmatched';
+      httpRequestDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, seconds);
       deps.log.info(
         {
           requestId: ctx.state.requestId,

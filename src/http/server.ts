@@ -19,8 +19,19 @@ export async function listen(
     server.listen(opts.port, opts.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  // server.close() waits for every open connection, and a keep-alive connection would otherwise stay
+  // open for its full timeout after its last response. Once closing, each finished response closes
+  // its connection; requests still in flight finish first.
+  let closing = false;
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (closing) res.shouldKeepAlive = false;
+    res.on('finish', () => {
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+  });
   const close = () =>
     new Promise<void>((resolve) => {
+      closing = true;
       server.close(() => resolve());
       server.closeIdleConnections();
     });

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../config.js';
 import { ensureDevCertificate, readTls } from '../dev/tls.js';
 import { createLogger } from '../log.js';
-import { connectTemporalFor, defaultDatabaseUrl, openMigratedDatabase, startApi } from './runtime.js';
+import { gracefulShutdown } from './graceful-shutdown.js';
+import { connectTemporalFor, defaultDatabaseUrl, openMigratedDatabase, startAdmin, startApi } from './runtime.js';
 
 async function main() {
   const config = loadConfig();
@@ -18,20 +19,21 @@ async function main() {
   if (config.http.tlsCertFile) tls = { cert: readFileSync(config.http.tlsCertFile), key: readFileSync(config.http.tlsKeyFile!) };
   else if (!config.http.trustProxy) tls = readTls(await ensureDevCertificate(config.dataDir));
   const api = await startApi({ config, orm, temporal, log, tls });
-  log.info({ origin: api.origin }, 'API listening');
+  const admin = await startAdmin({ config, orm, temporal, log, worker: false });
+  log.info({ origin: api.origin, adminPort: admin.port }, 'API listening');
 
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    // Stop taking connections, let in-flight requests finish, then release the pools.
-    await api.close();
-    await temporal.connection.close();
-    await orm.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
+  gracefulShutdown({
+    log,
+    steps: [
+      // Not ready first, so the load balancer stops routing here; then stop taking connections and let
+      // in-flight requests finish; then release the pools.
+      { name: 'readiness off', run: admin.drain },
+      { name: 'API server', run: api.close },
+      { name: 'Temporal connection', run: () => temporal.connection.close() },
+      { name: 'database pool', run: () => orm.close() },
+      { name: 'admin server', run: admin.close },
+    ],
+  });
 }
 
 main().catch((err) => {

@@ -11,7 +11,7 @@ import { startTemporalDevServer } from '../dev/temporal-dev-server.js';
 import { ensureDevCertificate, readTls } from '../dev/tls.js';
 import { createLogger } from '../log.js';
 import { createBusiness, DEMO_BUSINESS, type IssuedKey } from '../modules/businesses/business.service.js';
-import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase, startApi, startWorker } from './runtime.js';
+import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase, startAdmin, startApi, startWorker } from './runtime.js';
 
 const stops: (() => Promise<void>)[] = [];
 let stopping = false;
@@ -56,6 +56,8 @@ async function main() {
     : await ensureDevCertificate(config.dataDir);
   const api = await startApi({ config: runConfig, orm, temporal, log, tls: readTls(tlsFiles) });
   stops.unshift(api.close);
+  const admin = await startAdmin({ config: runConfig, orm, temporal, log, worker: true });
+  stops.push(admin.close);
 
   const testKey = demoKeys.find((k) => k.mode === 'test')!;
   const lines = [
@@ -63,6 +65,7 @@ async function main() {
     '  Payments service is running',
     `  API              ${api.origin}/api`,
     `  Temporal UI      ${uiUrl ?? `(external Temporal at ${temporalAddress})`}`,
+    `  Metrics, health  http://${config.admin.host}:${admin.port}/metrics  /healthz  /readyz`,
     `  Demo test key    ${testKey.secret}`,
     tlsFiles.caFile ? `  CA file to trust ${tlsFiles.caFile}` : '',
     '',

@@ -5,13 +5,14 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { migrate, openDatabase } from '../db/orm.js';
-import { embeddedUrl } from '../dev/embedded-postgres.js';
+import { embeddedUrl } from '../dev/embedded-url.js';
 import { createApp } from '../http/app.js';
 import type { AppDeps } from '../http/deps.js';
 import { listen } from '../http/server.js';
 import { createOutboxDispatcher, startOutboxRelay, type OutboxDispatcher } from '../modules/outbox/dispatcher.js';
 import { createEventFanout } from '../modules/webhooks/fanout.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.js';
+import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
 import { connectTemporal } from '../temporal/client.js';
 import { ensurePurgeSchedule } from '../temporal/schedules.js';
 import { connectWorker, createWorker } from '../temporal/worker.js';
@@ -100,6 +101,24 @@ export async function startWorker(opts: {
       if (!opts.connection) await connection.close();
     },
   };
+}
+
+/**
+ * The admin port of a process: `/metrics`, `/healthz`, and `/readyz` checking the database and Temporal.
+ * A process that runs a worker also serves the Temporal SDK's metrics there.
+ */
+export function startAdmin(opts: { config: Config; orm: MikroORM; temporal: Client; log: Logger; worker: boolean }): Promise<AdminServer> {
+  const { config, orm, temporal, log } = opts;
+  return startAdminServer({
+    host: config.admin.host,
+    port: config.admin.port,
+    log,
+    checks: {
+      database: () => orm.em.fork().execute('select 1'),
+      temporal: () => temporal.workflowService.getSystemInfo({}),
+    },
+    sdkMetricsAddress: opts.worker ? config.temporal.metricsAddress : undefined,
+  });
 }
 
 export async function connectTemporalFor(config: Config): Promise<Client> {

@@ -4,7 +4,8 @@
  */
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
-import { connectTemporalFor, defaultDatabaseUrl, openMigratedDatabase, startWorker } from './runtime.js';
+import { gracefulShutdown } from './graceful-shutdown.js';
+import { connectTemporalFor, defaultDatabaseUrl, openMigratedDatabase, startAdmin, startWorker } from './runtime.js';
 
 async function main() {
   const config = loadConfig();
@@ -12,21 +13,23 @@ async function main() {
   const orm = await openMigratedDatabase(defaultDatabaseUrl(config));
   const temporal = await connectTemporalFor(config);
   const worker = await startWorker({ config, orm, temporal, log });
-  log.info({ taskQueue: config.temporal.taskQueue }, 'worker running');
+  const admin = await startAdmin({ config, orm, temporal, log, worker: true });
+  log.info({ taskQueue: config.temporal.taskQueue, adminPort: admin.port }, 'worker running');
 
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    // shutdown() stops polling and lets running activities finish before run() resolves.
-    await worker.stop();
-    await temporal.connection.close();
-    await orm.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
-  await worker.running;
+  const shutdown = gracefulShutdown({
+    log,
+    steps: [
+      { name: 'readiness off', run: admin.drain },
+      // Stops polling, lets running activities finish (up to the worker's grace time), stops the relay.
+      { name: 'worker', run: worker.stop },
+      { name: 'Temporal connection', run: () => temporal.connection.close() },
+      { name: 'database pool', run: () => orm.close() },
+      { name: 'admin server', run: admin.close },
+    ],
+  });
+  // A worker that stops on its own (a fatal error) takes the process down the same way.
+  await worker.running.catch((err) => log.error({ err }, 'worker stopped'));
+  await shutdown(1);
 }
 
 main().catch((err) => {

@@ -2,27 +2,38 @@ import { createRequire } from 'node:module';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities/index.js';
 import type { Config } from '../config.js';
+import { metrics } from '../ops/metrics.js';
 
 const require = createRequire(import.meta.url);
 /** The workflows entry; the SDK bundles it (and only it) into the deterministic sandbox. */
 export const workflowsPath = require.resolve('../../workflows/index.ts');
+const workflowInterceptorsPath = require.resolve('../../workflows/failure-metrics.ts');
 
 let runtimeInstalled = false;
 
-/** The SDK's own logs (bundler, state changes) at WARN unless asked for: they drown the service's otherwise. */
-export function installRuntime(): void {
+/**
+ * The SDK's own logs (bundler, state changes) at WARN unless asked for: they drown the service's otherwise.
+ * With `metricsAddress`, the SDK's metrics are exported for Prometheus there; the admin server's
+ * `/metrics` serves them with the service's own. The process's shutdown sequence (src/main) owns the
+ * signals, so the SDK does not install its own handlers.
+ */
+export function installRuntime(metricsAddress?: string): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const level = (process.env.TEMPORAL_SDK_LOG_LEVEL ?? 'WARN') as LogLevel;
   try {
-    Runtime.install({ logger: new DefaultLogger(level) });
+    Runtime.install({
+      logger: new DefaultLogger(level),
+      shutdownSignals: [],
+      ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } } : {}),
+    });
   } catch {
     // Already installed by an earlier connection in this process (tests): keep that one.
   }
 }
 
 export async function connectWorker(config: Config['temporal'] & { address: string }): Promise<NativeConnection> {
-  installRuntime();
+  installRuntime(config.metricsAddress);
   return NativeConnection.connect({ address: config.address, tls: config.tls || Boolean(config.apiKey), apiKey: config.apiKey });
 }
 
@@ -38,6 +49,10 @@ export async function createWorker(
     taskQueue: config.taskQueue,
     workflowsPath,
     activities: createActivities(deps),
+    // On shutdown, running activities get this long to finish before they are cancelled.
+    shutdownGraceTime: config.shutdownGraceMs,
+    interceptors: { workflowModules: [workflowInterceptorsPath] },
+    sinks: { metrics: { workflowFailed: { fn: (_info: unknown, workflowType: string) => metrics.workflowFailure(workflowType) } } },
     ...options,
   });
 }

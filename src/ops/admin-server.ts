@@ -1,0 +1,110 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { registry } from './metrics.js';
+
+/** A dependency `/readyz` checks: resolves when reachable, rejects (or times out) when not. */
+export type ReadinessCheck = () => Promise<unknown>;
+
+export interface AdminServer {
+  port: number;
+  /** From now on `/readyz` answers 503, so a load balancer stops sending new requests before shutdown. */
+  drain: () => void;
+  close: () => Promise<void>;
+}
+
+const CHECK_TIMEOUT_MS = 2000;
+
+/**
+ * The operator's port, apart from the API's: Prometheus `/metrics` (this process's registry, plus the
+ * Temporal SDK's metrics when a worker exports them), `/healthz` (the process is alive) and `/readyz`
+ * (every dependency answers). Plain HTTP on a private interface: it carries no business data.
+ */
+export async function startAdminServer(opts: {
+  host: string;
+  port: number;
+  log: Logger;
+  checks: Record<string, ReadinessCheck>;
+  /** host:port of the SDK's Prometheus exporter, when this process runs a worker that has one. */
+  sdkMetricsAddress?: string;
+}): Promise<AdminServer> {
+  let draining = false;
+  const server = http.createServer((req, res) => {
+    const send = (status: number, body: string, type = 'application/json') => {
+      res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
+      res.end(body);
+    };
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET') return send(405, JSON.stringify({ status: 'method_not_allowed' }));
+    if (path === '/healthz') return send(200, JSON.stringify({ status: 'ok' }));
+    if (path === '/readyz') {
+      void readiness(opts.checks, draining).then(({ ready, checks }) =>
+        send(ready ? 200 : 503, JSON.stringify({ status: ready ? 'ready' : 'not_ready', checks })),
+      );
+      return;
+    }
+    if (path === '/metrics') {
+      void Promise.all([registry.metrics(), sdkMetrics(opts.sdkMetricsAddress)]).then(
+        ([own, sdk]) => send(200, sdk ? `${own}\n${sdk}` : own, registry.contentType),
+        (err) => {
+          opts.log.warn({ err }, 'metrics collection failed');
+          send(500, JSON.stringify({ status: 'error' }));
+        },
+      );
+      return;
+    }
+    send(404, JSON.stringify({ status: 'not_found' }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    drain: () => {
+      draining = true;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+async function readiness(checks: Record<string, ReadinessCheck>, draining: boolean) {
+  const results = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => {
+      try {
+        await withTimeout(check(), CHECK_TIMEOUT_MS);
+        return [name, 'ok'] as const;
+      } catch {
+        return [name, 'unreachable'] as const;
+      }
+    }),
+  );
+  const checksOut: Record<string, string> = Object.fromEntries(results);
+  if (draining) checksOut.shutdown = 'draining';
+  return { ready: !draining && results.every(([, r]) => r === 'ok'), checks: checksOut };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timed out')), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** The SDK exporter's text, or nothing if it is not there (yet): one source being down must not hide the other. */
+async function sdkMetrics(address: string | undefined): Promise<string> {
+  if (!address) return '';
+  try {
+    const res = await fetch(`http://${address}/metrics`, { signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) });
+    return res.ok ? await res.text() : '';
+  } catch {
+    return '';
+  }
+}

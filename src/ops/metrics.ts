@@ -1,0 +1,72 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The service's Prometheus metrics, one registry per process, served on the admin port's `/metrics`.
+ * Modules count their outcomes through the small helpers at the bottom, so metric names and label
+ * values are decided here, once.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+export const httpRequestDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'API request latency, by route template and status code',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+const paymentsTotal = new Counter({
+  name: 'payments_total',
+  help: 'Card payment attempts on checkout sessions, by outcome',
+  labelNames: ['outcome', 'livemode'] as const,
+  registers: [registry],
+});
+
+const refundsTotal = new Counter({
+  name: 'refunds_total',
+  help: 'Refunds, by outcome (created, completed, failed)',
+  labelNames: ['outcome', 'livemode'] as const,
+  registers: [registry],
+});
+
+const withdrawalsTotal = new Counter({
+  name: 'withdrawals_total',
+  help: 'Withdrawals, by outcome (requested, completed, failed, cancelled)',
+  labelNames: ['outcome', 'livemode'] as const,
+  registers: [registry],
+});
+
+const webhookAttemptsTotal = new Counter({
+  name: 'webhook_delivery_attempts_total',
+  help: 'Webhook HTTP delivery attempts, by outcome (delivered, failed)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+const webhookDeliveriesTotal = new Counter({
+  name: 'webhook_deliveries_total',
+  help: 'Webhook deliveries that reached a final state, by outcome (delivered, failed)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+const workflowFailuresTotal = new Counter({
+  name: 'workflow_failures_total',
+  help: 'Workflows that ended in failure, by workflow type (see also the SDK metric temporal_workflow_failed)',
+  labelNames: ['workflow_type'] as const,
+  registers: [registry],
+});
+
+const mode = (livemode: boolean) => (livemode ? 'live' : 'test');
+
+/** What other modules call; each is one line at the place the outcome becomes final. */
+export const metrics = {
+  payment: (outcome: 'succeeded' | 'failed' | 'declined', livemode: boolean) => paymentsTotal.inc({ outcome, livemode: mode(livemode) }),
+  refund: (outcome: 'created' | 'completed' | 'failed', livemode: boolean) => refundsTotal.inc({ outcome, livemode: mode(livemode) }),
+  withdrawal: (outcome: 'requested' | 'completed' | 'failed' | 'cancelled', livemode: boolean) =>
+    withdrawalsTotal.inc({ outcome, livemode: mode(livemode) }),
+  webhookAttempt: (outcome: 'delivered' | 'failed') => webhookAttemptsTotal.inc({ outcome }),
+  webhookDelivery: (outcome: 'delivered' | 'failed') => webhookDeliveriesTotal.inc({ outcome }),
+  workflowFailure: (workflowType: string) => workflowFailuresTotal.inc({ workflow_type: workflowType }),
+};

@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { startStack, type TestStack } from '../support/stack.js';
+
+/** The real entry points as an operator runs them (`npm run api` / `npm run worker`), as child processes. */
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack({}, { worker: false });
+});
+afterAll(async () => stack?.stop());
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+interface Run {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; stderr: string }>;
+}
+
+function run(entry: 'api' | 'worker', env: Record<string, string>): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', `src/main/${entry}.ts`], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c) => (stdout += c));
+  child.stderr!.on('data', (c) => (stderr += c));
+  const exited = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+  return { child, output: () => stdout, exited };
+}
+
+async function waitFor(read: () => boolean, timeoutMs = 30_000) {
+  const until = Date.now() + timeoutMs;
+  while (!read()) {
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const getStatus = (port: number, path: string) =>
+  new Promise<number>((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path }, (res) => (res.resume(), resolve(res.statusCode ?? 0))).on('error', reject);
+  });
+
+describe('configuration is validated at start', () => {
+  it.each([
+    ['PORT', 'not-a-port'],
+    ['ADMIN_PORT', '70000'],
+    ['DATABASE_URL', 'not a url'],
+    ['SESSION_TTL', 'forever'],
+    ['TEMPORAL_METRICS_ADDRESS', 'nowhere'],
+  ])('a bad %s stops the process with one line naming it', async (name, value) => {
+    const { code, stderr } = await run('api', { [name]: value }).exited;
+    expect(code).toBe(1);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^Invalid configuration: ${name}: `));
+  });
+});
+
+describe('SIGTERM', () => {
+  const common = () => ({
+    DATABASE_URL: stack.databaseUrl,
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
+    TEMPORAL_TASK_QUEUE: `entry-${randomUUID()}`,
+    LOG_LEVEL: 'info',
+  });
+
+  it('the API: closes its server, then its pools, and exits 0', async () => {
+    const adminPort = await freePort();
+    const api = run('api', {
+      ...common(),
+      PORT: String(await freePort()),
+      ADMIN_PORT: String(adminPort),
+      TLS_CERT_FILE: process.env.TEST_TLS_CERT!,
+      TLS_KEY_FILE: process.env.TEST_TLS_KEY!,
+    });
+    await waitFor(() => api.output().includes('API listening'));
+    expect(await getStatus(adminPort, '/readyz')).toBe(200);
+    api.child.kill('SIGTERM');
+    const { code } = await api.exited;
+    expect(code).toBe(0);
+    expect(api.output()).toContain('"step":"API server"');
+    expect(api.output()).toContain('shutdown complete');
+  });
+
+  it('the worker: drains and exits 0', async () => {
+    const worker = run('worker', { ...common(), ADMIN_PORT: String(await freePort()) });
+    await waitFor(() => worker.output().includes('worker running'));
+    worker.child.kill('SIGTERM');
+    const { code } = await worker.exited;
+    expect(code).toBe(0);
+    expect(worker.output()).toContain('"step":"worker"');
+    expect(worker.output()).toContain('shutdown complete');
+  });
+});
