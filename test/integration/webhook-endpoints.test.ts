@@ -79,6 +79,27 @@ describe('POST /api/webhooks', () => {
   });
 });
 
+describe('Idempotency-Key on webhook POSTs', () => {
+  it('creates one endpoint for a repeated key; the replay does not show the secret again', async () => {
+    const own = await stack.business();
+    const headers = { 'Idempotency-Key': `wh-${Math.random()}` };
+    const body = { url: URL_OK, events: ['*'] };
+    const first = await stack.http.post('/api/webhooks', body, { key: own.testKey, headers });
+    const replay = await stack.http.post('/api/webhooks', body, { key: own.testKey, headers });
+    expect(first.status).toBe(201);
+    expect(first.body.data.secret).toMatch(/^whsec_/);
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.data).toEqual({ endpoint: first.body.data.endpoint, secret: null });
+    const list = await stack.http.get('/api/webhooks', { key: own.testKey });
+    expect(list.body.data.meta.total).toBe(1);
+    const stored = await stack.orm.em.getConnection().execute('select 1 from idempotency_keys where response_body like ?', [
+      `%${first.body.data.secret}%`,
+    ]);
+    expect(stored).toHaveLength(0);
+  });
+});
+
 describe('GET /api/webhooks', () => {
   it('lists the caller\'s endpoints newest first, paginated, without secrets', async () => {
     const own = await stack.business();

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { callerOf } from '../../http/auth.js';
 import type { AppDeps } from '../../http/deps.js';
+import { idempotency } from '../../http/idempotency.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { listEventLog } from './event-log.js';
 import { retryDeliveries } from './manual-retry.js';
@@ -24,18 +25,32 @@ export function webhookRoutes(router: Router, deps: AppDeps): void {
   });
 
   router.post('/webhooks/retry/:id', async (ctx) => {
-    const { deliveries, outboxIds } = await retryDeliveries(em(), callerOf(ctx), ctx.params.id, {
-      retryDelaysMs: deps.config.webhooks.retryDelaysMs,
+    const outboxIds = await em().transactional(async (tx) => {
+      const { deliveries, outboxIds } = await retryDeliveries(tx, callerOf(ctx), ctx.params.id, {
+        retryDelaysMs: deps.config.webhooks.retryDelaysMs,
+      });
+      await idempotency(ctx).complete(tx, 200, { success: true, data: { deliveries: deliveries.map((d) => deliveryView(d, [])) } });
+      return outboxIds;
     });
     deps.afterCommit(outboxIds);
-    ctx.body = { success: true, data: { deliveries: deliveries.map((d) => deliveryView(d, [])) } };
   });
+
+  /**
+   * The secret is shown once. A request repeated with the same Idempotency-Key gets the stored answer,
+   * which holds `secret: null`: the idempotency store never keeps a secret in the clear (rotate it if the
+   * first answer was lost).
+   */
+  const answerWithSecret = async (ctx: Context, tx: Parameters<typeof createEndpoint>[0], status: number, data: { endpoint: unknown; secret: string }) => {
+    await idempotency(ctx).complete(tx, status, { success: true, data: { ...data, secret: null } });
+    ctx.body = { success: true, data };
+  };
 
   router.post('/webhooks', async (ctx) => {
     const input = parseBody(ctx, createEndpointInput);
-    const { endpoint, secret } = await createEndpoint(em(), callerOf(ctx), input, serviceDeps());
-    ctx.status = 201;
-    ctx.body = { success: true, data: { endpoint: endpointView(endpoint), secret } };
+    await em().transactional(async (tx) => {
+      const { endpoint, secret } = await createEndpoint(tx, callerOf(ctx), input, serviceDeps());
+      await answerWithSecret(ctx, tx, 201, { endpoint: endpointView(endpoint), secret });
+    });
   });
 
   router.get('/webhooks', async (ctx) => {
@@ -61,7 +76,9 @@ export function webhookRoutes(router: Router, deps: AppDeps): void {
   });
 
   router.post('/webhooks/:id/rotate-secret', async (ctx) => {
-    const { endpoint, secret } = await rotateSecret(em(), callerOf(ctx), ctx.params.id, serviceDeps());
-    ctx.body = { success: true, data: { endpoint: endpointView(endpoint), secret } };
+    await em().transactional(async (tx) => {
+      const { endpoint, secret } = await rotateSecret(tx, callerOf(ctx), ctx.params.id, serviceDeps());
+      await answerWithSecret(ctx, tx, 200, { endpoint: endpointView(endpoint), secret });
+    });
   });
 }
