@@ -243,6 +243,20 @@ describe('POST /api/webhooks/retry/:id', () => {
     expect(log.body.data.items[0].deliveries.map((d: any) => d.generation)).toEqual([0, 1]);
   });
 
+  it('creates no second delivery when a retry is repeated with the same Idempotency-Key', async () => {
+    const hook = await endpoint(['refund.created']);
+    const eventId = await emit('refund.created', { refundId: 'ref_idem' });
+    const [delivery] = await finished(eventId);
+    const headers = { 'Idempotency-Key': `retry-${delivery.id}` };
+    const first = await stack.http.post(`/api/webhooks/retry/${delivery.id}`, undefined, { key: biz.testKey, headers });
+    const replay = await stack.http.post(`/api/webhooks/retry/${delivery.id}`, undefined, { key: biz.testKey, headers });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    await finished(eventId, 2);
+    expect(await deliveries(eventId)).toHaveLength(2);
+    expect(receiver.at(hook.url)).toHaveLength(2);
+  });
+
   it('answers 404 not_found for an unknown id, and for another business\'s event', async () => {
     const eventId = await emit('refund.created', { refundId: 'ref_x' });
     const other = await stack.business();
