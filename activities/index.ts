@@ -3,9 +3,10 @@ import { createIdempotencyActivities } from './idempotency.js';
 import { createPaymentActivities, type PaymentActivityDeps } from './payment.js';
 import { createReserveActivities } from './reserves.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
+import { createRefundActivities, type RefundActivityDeps } from './refunds.js';
 import { createWithdrawalActivities, type WithdrawalActivityDeps } from './withdrawals.js';
 
-export type ActivityDeps = CheckoutActivityDeps & PaymentActivityDeps & WithdrawalActivityDeps & WebhookActivityDeps;
+export type ActivityDeps = CheckoutActivityDeps & PaymentActivityDeps & WithdrawalActivityDeps & RefundActivityDeps & WebhookActivityDeps;
 
 /** Built once per worker process; workflows import only the type of this. */
 export function createActivities(deps: ActivityDeps) {
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReserveActivities(deps),
     ...createIdempotencyActivities(deps),
     ...createWithdrawalActivities(deps),
+    ...createRefundActivities(deps),
     ...createWebhookActivities(deps),
   };
 }

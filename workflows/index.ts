@@ -2,5 +2,6 @@
 export { checkoutWorkflow } from './checkout.js';
 export { purgeIdempotencyKeysWorkflow } from './idempotency-purge.js';
 export { withdrawalWorkflow } from './withdrawal.js';
-export { reserveReleaseWorkflow } from './reserve-release.js';
+export { refundWorkflow } from './refund.js';
 export { webhookDeliveryWorkflow } from './webhook-delivery.js';
+export { reserveReleaseWorkflow } from './reserve-release.js';

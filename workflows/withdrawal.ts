@@ -48,7 +48,8 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
 
   const processAt = new Date(Date.now() + input.processingDelayMs).toISOString();
   operator.step(`Pending: processing starts at ${processAt} (after ${formatWait(input.processingDelayMs)}); the merchant can cancel until then`);
-  if (await condition(() => cancelled, input.processingDelayMs)) return finish('cancelled');
+  // A delay of 0 (an operator restarting a terminated workflow) goes straight to the conditional move.
+  if (input.processingDelayMs > 0 && (await condition(() => cancelled, input.processingDelayMs))) return finish('cancelled');
 
   operator.step('Moving to processing');
   record = await startWithdrawalProcessing(id);

@@ -9,6 +9,7 @@ import { Balance, LedgerEntry, LedgerTransaction } from '../modules/ledger/ledge
 import { OutboxEntry } from '../modules/outbox/outbox.entity.js';
 import { Reserve } from '../modules/reserves/reserve.entity.js';
 import { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../modules/webhooks/webhook.entity.js';
+import { Refund } from '../modules/refunds/refund.entity.js';
 import { Withdrawal } from '../modules/withdrawals/withdrawal.entity.js';
 import { migrationsList } from './migrations/index.js';
 
@@ -28,6 +29,7 @@ export const entities = [
   LedgerEntry,
   Reserve,
   Withdrawal,
+  Refund,
 ];
 
 export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}): Options {

@@ -6,6 +6,8 @@ import { sessionRoutes } from '../modules/checkout/session.routes.js';
 import { balanceRoutes } from '../modules/ledger/balance.routes.js';
 import { reserveRoutes } from '../modules/reserves/reserve.routes.js';
 import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
+import { refundRoutes } from '../modules/refunds/refund.routes.js';
+import { withdrawalRoutes } from '../modules/withdrawals/withdrawal.routes.js';
 import { checkoutPages } from '../modules/checkout-page/page.routes.js';
 import { authenticate } from './auth.js';
 import { jsonBody } from './body.js';
@@ -19,7 +21,7 @@ import { idempotencyKeys } from './idempotency.js';
 /** A module's routes, registered on a router that already authenticates. */
 export type RouteModule = (router: Router, deps: AppDeps) => void;
 
-const apiModules: RouteModule[] = [sessionRoutes, balanceRoutes, reserveRoutes, webhookRoutes];
+const apiModules: RouteModule[] = [sessionRoutes, balanceRoutes, reserveRoutes, refundRoutes, withdrawalRoutes, webhookRoutes];
 
 /** Modules whose routes need no API key; registered on a router that does not authenticate. */
 const publicApiModules: RouteModule[] = [payRoutes];

@@ -9,6 +9,7 @@ import { embeddedUrl } from '../dev/embedded-url.js';
 import { createApp } from '../http/app.js';
 import type { AppDeps } from '../http/deps.js';
 import { listen } from '../http/server.js';
+import type { PaymentProcessor } from '../modules/processor/processor.js';
 import { createOutboxDispatcher, startOutboxRelay, type OutboxDispatcher } from '../modules/outbox/dispatcher.js';
 import { createEventFanout } from '../modules/webhooks/fanout.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.js';
@@ -79,6 +80,8 @@ export async function startWorker(opts: {
   temporal: Client;
   log: Logger;
   connection?: NativeConnection;
+  /** The processor the activities call; the simulator when absent (an acquirer adapter, or a test's fake). */
+  processor?: PaymentProcessor;
 }): Promise<{ worker: Worker; running: Promise<void>; stop: () => Promise<void> }> {
   const { config, orm, temporal, log } = opts;
   const connection = opts.connection ?? (await connectWorker({ ...config.temporal, address: defaultTemporalAddress(config) }));
@@ -87,7 +90,7 @@ export async function startWorker(opts: {
     caFile: config.webhooks.caFile,
     allowPrivateUrls: config.webhooks.allowPrivateUrls,
   };
-  const worker = await createWorker(connection, config.temporal, { orm, webhooks });
+  const worker = await createWorker(connection, config.temporal, { orm, webhooks, processor: opts.processor });
   await ensurePurgeSchedule(temporal, config.temporal.taskQueue);
   const running = worker.run();
   const stopRelay = startOutboxRelay(outboxFor(orm, temporal, config, log), log);

@@ -1,5 +1,6 @@
 import { createWithdrawalActivities } from '../../activities/withdrawals.js';
-import { lockBalance, postTransaction } from '../../src/modules/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/modules/ledger/verify.js';
+import { paidSession } from '../support/payments.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
 import { addWalletMethod, balanceOf, creditAvailable, entrySums, testMode } from '../support/seed.js';
 
@@ -82,21 +83,14 @@ describe('POST /api/withdrawals', () => {
   });
 
   it('counts only available money: reserved funds cannot be withdrawn', async () => {
+    // A real payment: 4048 to available, 450 held in a reserve.
     const biz = await fundedBusiness(0);
-    await stack.orm.em.fork().transactional(async (tx) => {
-      const balance = await lockBalance(tx, testMode(biz.id));
-      postTransaction(tx, balance, {
-        kind: 'test.reserve',
-        referenceId: biz.id,
-        lines: [
-          { account: 'processor_clearing', amount: -5_000 },
-          { account: 'reserved', amount: 5_000 },
-        ],
-      });
-    });
-    const res = await withdraw(biz, wallet(0.01));
+    await paidSession(stack, biz);
+    const res = await withdraw(biz, wallet(40.49));
     expect(res.status).toBe(400);
     expect(res.body.error.message).toBe('Insufficient available balance');
+    expect((await withdraw(biz, wallet(40.48))).status).toBe(201);
+    expect(await balanceOf(stack.orm, testMode(biz.id))).toMatchObject({ available: 0, reserved: 450, pendingWithdrawal: 4_048 });
   });
 
   it('refuses a business with no withdrawal method: "Withdrawal method not found"', async () => {
@@ -145,6 +139,7 @@ describe('POST /api/withdrawals', () => {
     const sums = await entrySums(stack.orm, owner);
     expect(sums.available).toBe(balance.available);
     expect(sums.pending_withdrawal).toBe(balance.pendingWithdrawal);
+    expect((await verifyLedger(stack.orm.em.fork())).problems).toEqual([]);
   });
 });
 

@@ -38,10 +38,7 @@ export async function balanceOf(orm: MikroORM, owner: Owner) {
   };
 }
 
-/**
- * The cached balance row equals the sums of its entries, account by account (what `ledger verify`
- * checks), and every transaction sums to zero.
- */
+/** The sums of a business's ledger entries, account by account (platform accounts included). */
 export async function entrySums(orm: MikroORM, owner: Owner): Promise<Record<string, number>> {
   const rows = await orm.em
     .getConnection()
@@ -50,13 +47,4 @@ export async function entrySums(orm: MikroORM, owner: Owner): Promise<Record<str
       [owner.businessId, owner.livemode],
     );
   return Object.fromEntries(rows.map((r) => [r.account, Number(r.sum)]));
-}
-
-export async function unbalancedTransactions(orm: MikroORM): Promise<number> {
-  const rows = await orm.em
-    .getConnection()
-    .execute<{ n: string }[]>(
-      `select count(*)::text as n from (select transaction_id from ledger_entries group by transaction_id having sum(amount) <> 0) t`,
-    );
-  return Number(rows[0].n);
 }

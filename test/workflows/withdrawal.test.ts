@@ -139,6 +139,10 @@ describe('the withdrawal workflow', () => {
       expect(calls).toBe(3);
       await new Promise((r) => setTimeout(r, 1_500));
       expect(calls).toBe(3); // waiting out its backoff
+      // What the operator reads in the UI: the step it waits in, and the last error.
+      const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+      expect(metadata.currentDetails).toContain('Waiting 30 s before trying the processor again (signal "retry" to try now)');
+      expect(metadata.currentDetails).toContain('Last error: processor timeout');
       await handle.signal(retrySignal);
       // Time is not skipped here, so only the signal can bring the fourth attempt within seconds.
       for (let i = 0; i < 50 && calls < 4; i++) await new Promise((r) => setTimeout(r, 100));

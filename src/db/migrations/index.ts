@@ -2,6 +2,7 @@ import { Migration20261121000000_foundation } from './Migration20261121000000_fo
 import { Migration20261121010000_ledger } from './Migration20261121010000_ledger.js';
 import { Migration20261121020000_payments } from './Migration20261121020000_payments.js';
 import { Migration20261121030000_withdrawals } from './Migration20261121030000_withdrawals.js';
+import { Migration20261121031000_refunds } from './Migration20261121031000_refunds.js';
 import { Migration20261121040000_webhooks } from './Migration20261121040000_webhooks.js';
 import { Migration20261121050000_platform } from './Migration20261121050000_platform.js';
 
@@ -14,6 +15,7 @@ export const migrationsList = [
   { name: 'Migration20261121010000_ledger', class: Migration20261121010000_ledger },
   { name: 'Migration20261121020000_payments', class: Migration20261121020000_payments },
   { name: 'Migration20261121030000_withdrawals', class: Migration20261121030000_withdrawals },
+  { name: 'Migration20261121031000_refunds', class: Migration20261121031000_refunds },
   { name: 'Migration20261121040000_webhooks', class: Migration20261121040000_webhooks },
   { name: 'Migration20261121050000_platform', class: Migration20261121050000_platform },
 ];

@@ -1,5 +1,6 @@
 import type { CardBrand } from './card.js';
 import type { PayoutOutcome, PayoutRequest } from './payouts.js';
+import type { RefundOutcome, RefundRequest } from './refunds.js';
 
 /**
  * The payment processor (acquirer) behind the service. Card data stops here: the API exchanges the card
@@ -18,6 +19,8 @@ export interface PaymentProcessor {
   charge(request: ChargeRequest): Promise<ChargeOutcome>;
   /** Pays a withdrawal out to a wallet or crypto address, keyed by the withdrawal id (`payouts.ts`). */
   payout(request: PayoutRequest): Promise<PayoutOutcome>;
+  /** Refunds a charge in full, keyed by the refund id (`refunds.ts`). */
+  refund(request: RefundRequest): Promise<RefundOutcome>;
 }
 
 export interface CardDetails {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { cardBrand, passesLuhn } from './card.js';
 import { simulatedPayout } from './payouts.js';
+import { simulatedRefund, type RefundRequest } from './refunds.js';
 import {
   DECLINE_MESSAGES,
   InvalidCardError,
@@ -91,6 +92,10 @@ export function createSimulatorProcessor(): PaymentProcessor {
     },
 
     payout: simulatedPayout,
+
+    async refund(request: RefundRequest) {
+      return simulatedRefund(request, chargeKind(request.chargeId) === 'refund_declined' ? REFUND_DECLINED_MESSAGE : null);
+    },
   };
 }
 

@@ -1,0 +1,61 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import { CheckoutSession } from '../src/modules/checkout/session.entity.js';
+import type { PaymentProcessor } from '../src/modules/processor/processor.js';
+import { simulatorProcessor } from '../src/modules/processor/simulator.js';
+import { Refund } from '../src/modules/refunds/refund.entity.js';
+import { completeRefund, failRefund, startRefundProcessing } from '../src/modules/refunds/refund.lifecycle.js';
+import { refundView, type RefundRecord } from '../src/modules/refunds/refund.view.js';
+import { REFUND_DECLINED } from '../workflows/failure-types.js';
+import { withHeartbeats } from './heartbeat.js';
+
+export interface RefundActivityDeps {
+  orm: MikroORM;
+  /** The processor; the simulator unless a test or an acquirer adapter provides another. */
+  processor?: PaymentProcessor;
+}
+
+/** A business outcome, not a fault: BENIGN keeps it out of the worker's error logs and metrics. */
+const declined = (message: string) =>
+  ApplicationFailure.create({ type: REFUND_DECLINED, message, nonRetryable: true, category: ApplicationFailureCategory.BENIGN });
+
+export function createRefundActivities(deps: RefundActivityDeps) {
+  const processor = deps.processor ?? simulatorProcessor;
+  const em = () => deps.orm.em.fork();
+  return {
+    /** `pending` → `processing`; returns the refund either way. */
+    async startRefundProcessing(refundId: string): Promise<RefundRecord> {
+      return refundView(await startRefundProcessing(em(), refundId));
+    },
+
+    /**
+     * The refund on the processor, keyed by the refund id so a retry (or a new worker after a crash)
+     * never refunds twice. Returns the processor's refund id; a refusal is a non-retryable failure the
+     * workflow turns into `failed`; a transient fault throws and is retried.
+     */
+    async refundOnProcessor(refundId: string): Promise<string> {
+      const refund = await em().findOneOrFail(Refund, { id: refundId });
+      const session = await em().findOneOrFail(CheckoutSession, { id: refund.checkoutSessionId });
+      if (!session.processorChargeId) throw declined('The payment has no processor charge to refund');
+      const outcome = await withHeartbeats(
+        processor.refund({
+          chargeId: session.processorChargeId,
+          amountInCents: refund.amountInCents,
+          idempotencyKey: refund.id,
+          livemode: refund.livemode,
+        }),
+      );
+      if (outcome.status === 'declined') throw declined(outcome.message);
+      return outcome.refundId;
+    },
+
+    async completeRefund(refundId: string, processorRefundId: string): Promise<RefundRecord> {
+      return refundView(await completeRefund(em(), refundId, processorRefundId));
+    },
+
+    async failRefund(refundId: string, failureReason: string): Promise<RefundRecord> {
+      return refundView(await failRefund(em(), refundId, failureReason));
+    },
+  };
+}
+export type RefundActivities = ReturnType<typeof createRefundActivities>;

@@ -1,0 +1,90 @@
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { CheckoutSession } from '../checkout/session.entity.js';
+import { recordEvent } from '../events/record-event.js';
+import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
+import { Refund } from './refund.entity.js';
+import { refundCompletedPayload, refundFailedPayload } from './refund.events.js';
+
+/**
+ * The moves the refund workflow asks for after the create. Each is conditional on the refund's status,
+ * and each ledger posting is unique by (kind, refund id), so a retried activity or a worker that died
+ * mid-way and came back can never move the money twice.
+ */
+
+/** `pending` → `processing`. Returns the refund afterwards, whatever its status. */
+export async function startRefundProcessing(em: EntityManager, id: string): Promise<Refund> {
+  const now = new Date();
+  await em.nativeUpdate(Refund, { id, status: 'pending' }, { status: 'processing', processingAt: now, updatedAt: now });
+  return em.findOneOrFail(Refund, { id }, { refresh: true });
+}
+
+/**
+ * `processing` → `completed`: the session becomes `refunded`, the money leaves `refunds_in_flight` for
+ * processor clearing (it is on its way back to the card), and `refund.completed` is recorded.
+ */
+export async function completeRefund(em: EntityManager, id: string, processorRefundId: string): Promise<Refund> {
+  return finish(em, id, async (tx, refund, balance, now) => {
+    refund.status = 'completed';
+    refund.completedAt = now;
+    refund.processorRefundId = processorRefundId;
+    const session = await tx.findOneOrFail(CheckoutSession, { id: refund.checkoutSessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    session.status = 'refunded';
+    session.updatedAt = now;
+    postTransaction(tx, balance, {
+      kind: 'refund.completed',
+      referenceId: refund.id,
+      lines: [
+        { account: 'refunds_in_flight', amount: -refund.amountInCents },
+        { account: 'processor_clearing', amount: refund.amountInCents },
+      ],
+      at: now,
+    });
+    recordEvent(tx, ownerOf(refund), 'refund.completed', refundCompletedPayload(refund, now), now);
+  });
+}
+
+/**
+ * `processing` → `failed`: the whole amount returns to `available`, including any part that came from
+ * reserves. Those reserves stay `consumed` / `partially_released`: their money was already taken out of
+ * the hold when the refund was made, and putting it back under a release date the merchant has seen
+ * pass (or not) would be a second, invisible hold. The session stays `completed`, so it may be refunded
+ * again.
+ */
+export async function failRefund(em: EntityManager, id: string, failureReason: string): Promise<Refund> {
+  return finish(em, id, async (tx, refund, balance, now) => {
+    refund.status = 'failed';
+    refund.failedAt = now;
+    refund.failureReason = failureReason;
+    postTransaction(tx, balance, {
+      kind: 'refund.failed',
+      referenceId: refund.id,
+      lines: [
+        { account: 'refunds_in_flight', amount: -refund.amountInCents },
+        { account: 'available', amount: refund.amountInCents },
+      ],
+      at: now,
+    });
+    recordEvent(tx, ownerOf(refund), 'refund.failed', refundFailedPayload(refund, now), now);
+  });
+}
+
+const ownerOf = (r: Refund) => ({ businessId: r.businessId, livemode: r.livemode });
+
+type Balance = Awaited<ReturnType<typeof lockBalance>>;
+
+async function finish(
+  em: EntityManager,
+  id: string,
+  apply: (tx: EntityManager, refund: Refund, balance: Balance, now: Date) => Promise<void>,
+): Promise<Refund> {
+  return em.transactional(async (tx) => {
+    const { businessId, livemode } = await tx.findOneOrFail(Refund, { id });
+    const balance = await lockBalance(tx, { businessId, livemode });
+    const refund = await tx.findOneOrFail(Refund, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (refund.status !== 'processing') return refund;
+    const now = new Date();
+    refund.updatedAt = now;
+    await apply(tx, refund, balance, now);
+    return refund;
+  });
+}

@@ -1,0 +1,121 @@
+import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import type { RefundWorkflowInput } from '../../../workflows/refund.js';
+import { newId } from '../../domain/ids.js';
+import { centsToDecimalString } from '../../domain/money.js';
+import type { Caller } from '../../http/auth.js';
+import { ApiError } from '../../http/errors.js';
+import { CheckoutSession } from '../checkout/session.entity.js';
+import { recordEvent } from '../events/record-event.js';
+import { lines } from '../ledger/accounts.js';
+import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
+import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { HOLDING_STATUSES, Reserve } from '../reserves/reserve.entity.js';
+import { heldOf } from '../reserves/reserve.rules.js';
+import { consumeReserves } from '../reserves/reserve.service.js';
+import { Refund } from './refund.entity.js';
+import { refundCreatedPayload } from './refund.events.js';
+import { refundFunding } from './refund.rules.js';
+import type { CreateRefundInput, ListRefundsQuery } from './refund.schemas.js';
+import { refundView } from './refund.view.js';
+
+export const refundWorkflowId = (refundId: string) => `refund-${refundId}`;
+
+const UUID = z.uuid();
+const ownerOf = (caller: Caller): Owner => ({ businessId: caller.businessId, livemode: caller.livemode });
+
+/**
+ * Creates a pending refund of the session's total. In one transaction under the balance lock: the
+ * rules, the funds (available first, then the oldest reserves) moved to `refunds_in_flight`,
+ * `refund.created`, and the start of the refund's workflow.
+ */
+export async function createRefund(
+  em: EntityManager,
+  caller: Caller,
+  input: CreateRefundInput,
+): Promise<{ refund: Refund; outbox: OutboxEntry }> {
+  const owner = ownerOf(caller);
+  return em.transactional(async (tx) => {
+    // Lock order for every refund move: the balance row, then the session and the refund.
+    const balance = await lockBalance(tx, owner);
+    const session = UUID.safeParse(input.checkoutSessionId).success
+      ? await tx.findOne(CheckoutSession, { id: input.checkoutSessionId, ...owner }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+      : null;
+    if (!session) throw new ApiError('session_not_found');
+    // Checked before the status: a refunded session answers "already exists", not "not completed".
+    if (await tx.count(Refund, { checkoutSessionId: session.id, status: { $ne: 'failed' } })) throw new ApiError('refund_already_exists');
+    if (session.status !== 'completed') throw new ApiError('refund_session_not_completed');
+
+    const amount = session.total;
+    const funding = refundFunding(amount, { available: balance.available, heldInReserves: await heldInReserves(tx, owner) });
+    if (!funding) throw new ApiError('insufficient_balance_for_refund');
+    const consumed = await consumeReserves(tx, owner, funding.fromReserves);
+    if (consumed.taken !== funding.fromReserves) throw new ApiError('insufficient_balance_for_refund');
+
+    const now = new Date();
+    const refund = tx.create(Refund, {
+      id: newId('ref'),
+      ...owner,
+      checkoutSessionId: session.id,
+      amountInCents: amount,
+      fromAvailableInCents: funding.fromAvailable,
+      fromReservesInCents: funding.fromReserves,
+      reason: input.reason ?? null,
+      status: 'pending',
+      createdAt: now,
+      updatedAt: now,
+    });
+    postTransaction(tx, balance, {
+      kind: 'refund.created',
+      referenceId: refund.id,
+      lines: lines(
+        { account: 'available', amount: -funding.fromAvailable },
+        { account: 'reserved', amount: -funding.fromReserves },
+        { account: 'refunds_in_flight', amount },
+      ),
+      at: now,
+    });
+    recordEvent(tx, owner, 'refund.created', refundCreatedPayload(refund, now), now);
+    const args: [RefundWorkflowInput] = [{ refundId: refund.id, record: refundView(refund) }];
+    const outbox = tx.create(OutboxEntry, {
+      createdAt: now,
+      message: {
+        kind: 'workflow.start',
+        workflowType: 'refundWorkflow',
+        workflowId: refundWorkflowId(refund.id),
+        args,
+        searchAttributes: { BusinessId: owner.businessId, Livemode: owner.livemode, PaymentStatus: 'pending', AmountInCents: amount },
+        summary: `Refund ${refund.id} of $${centsToDecimalString(amount)} for session ${session.id}`,
+      },
+    });
+    return { refund, outbox };
+  });
+}
+
+async function heldInReserves(tx: EntityManager, owner: Owner): Promise<number> {
+  const holding = await tx.find(Reserve, { ...owner, status: { $in: HOLDING_STATUSES } });
+  return holding.reduce((sum, reserve) => sum + heldOf(reserve), 0);
+}
+
+export async function findRefund(em: EntityManager, caller: Caller, id: string): Promise<Refund> {
+  const refund = await em.findOne(Refund, { id, ...ownerOf(caller) });
+  if (!refund) throw new ApiError('refund_not_found');
+  return refund;
+}
+
+export async function listRefunds(em: EntityManager, caller: Caller, query: ListRefundsQuery) {
+  const where: FilterQuery<Refund> = { ...ownerOf(caller) };
+  if (query.status) where.status = query.status;
+  const pagination = (total: number) => ({ page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) });
+  if (query.transactionId !== undefined) {
+    // A session id that is not a UUID names no session, so it matches no refund.
+    if (!UUID.safeParse(query.transactionId).success) return { items: [], pagination: pagination(0) };
+    where.checkoutSessionId = query.transactionId;
+  }
+  const [items, total] = await em.findAndCount(Refund, where, {
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    limit: query.limit,
+    offset: (query.page - 1) * query.limit,
+  });
+  return { items, pagination: pagination(total) };
+}

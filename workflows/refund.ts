@@ -1,0 +1,51 @@
+import { defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import { REFUND_DECLINED } from './failure-types.js';
+import { createOperatorView } from './operator.js';
+
+export type RefundRecord = Awaited<ReturnType<Activities['startRefundProcessing']>>;
+
+export interface RefundWorkflowInput {
+  refundId: string;
+  /** The refund as created, so the `status` query answers from the first moment. */
+  record: RefundRecord;
+}
+
+export const refundStatusQuery = defineQuery<RefundRecord>('status');
+
+const { startRefundProcessing, completeRefund, failRefund } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  // Database transitions: retried until the database is back; each is conditional, so safe to repeat.
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+const { refundOnProcessor } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
+  // A few quick tries for a blip; after that the workflow's own backoff (and the operator's `retry`) takes over.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 },
+});
+
+/**
+ * One per refund (`refund-ref_…`): `pending` → `processing` → the processor's refund → `completed` or
+ * `failed`. The money already sits in `refunds_in_flight`; the last step moves it on (to processor
+ * clearing) or back (to available). Every step is conditional on the refund's status in the database.
+ */
+export async function refundWorkflow(input: RefundWorkflowInput): Promise<RefundRecord['status']> {
+  const id = input.refundId;
+  let record = input.record;
+  const operator = createOperatorView();
+  setHandler(refundStatusQuery, () => record);
+
+  operator.step('Moving to processing');
+  record = await startRefundProcessing(id);
+  if (record.status === 'processing') {
+    operator.status('processing');
+    const outcome = await operator.callProcessor('Refunding on the processor', REFUND_DECLINED, () => refundOnProcessor(id));
+    operator.step(outcome.ok ? 'Recording the refund' : 'Recording the failed refund');
+    record = outcome.ok ? await completeRefund(id, outcome.value) : await failRefund(id, outcome.reason);
+  }
+  operator.status(record.status);
+  operator.step(`Done: ${record.status}${record.failureReason ? ` (${record.failureReason})` : ''}`);
+  return record.status;
+}
