@@ -66,6 +66,12 @@ describe('POST /api/webhooks', () => {
     });
   });
 
+  it('accepts an upper-case scheme and stores it lower-case', async () => {
+    const res = await create({ url: 'HTTPS://Merchant.example/Hooks', events: ['*'] });
+    expect(res.status).toBe(201);
+    expect(res.body.data.endpoint.url).toBe('https://Merchant.example/Hooks');
+  });
+
   it('requires a non-empty list of known event types', async () => {
     const empty = await create({ url: URL_OK, events: [] });
     expect(empty.status).toBe(400);

@@ -11,7 +11,9 @@ const httpsUrl = z
   .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:', { error: URL_NOT_HTTPS })
   .refine((value) => !URL.canParse(value) || (!new URL(value).username && !new URL(value).password), {
     error: 'URL must not contain credentials',
-  });
+  })
+  // The scheme is case-insensitive; it is stored lower-case, the rest exactly as the merchant wrote it.
+  .transform((value) => value.replace(/^https:/i, 'https:'));
 
 const events = z
   .array(
