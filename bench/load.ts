@@ -7,6 +7,8 @@ export interface LoadResult {
   p99: number;
   non2xx: number;
   errors: number;
+  /** Responses by status code, so a run that was mostly 4xx/5xx cannot pass for a fast one. */
+  statuses: Record<string, number>;
   targetRate?: number;
 }
 
@@ -43,6 +45,7 @@ export async function load(opts: LoadOptions): Promise<LoadResult> {
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
+    statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, v]) => [code, (v as { count: number }).count])),
     errors: result.errors + result.timeouts,
     targetRate: opts.rate,
   };

@@ -2,9 +2,11 @@
  * `npm run bench`: each scenario beside its floor, interleaved in one run on this machine, printed as
  * ratios and written to bench/results/<date>.json and .md. A benchmark, not a test: it asserts nothing.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { createBusiness, DEMO_BUSINESS } from '../src/modules/businesses/business.service.js';
 import { floorBalanceLock } from './floors/balance-lock.js';
 import { floorWorkflowCompletions, floorWorkflowStarts } from './floors/temporal.js';
@@ -25,10 +27,17 @@ const sessionBody = JSON.stringify({
   ],
 });
 
+const children: ChildProcess[] = [];
+process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+const track = async (child: Promise<ChildProcess>) => {
+  children.push(await child);
+  return children.at(-1)!;
+};
+
 async function main() {
   const infra = await startInfrastructure();
   const tlsEnv = { TLS_CERT: infra.tls.certFile, TLS_KEY: infra.tls.keyFile };
-  const [f1Port, f2Port, apiPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const [f1Port, f2Port, apiPort, apiAdminPort, workerAdminPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   const appEnv = {
     NODE_ENV: 'production',
     DATABASE_URL: infra.databaseUrl,
@@ -37,11 +46,12 @@ async function main() {
     TLS_KEY_FILE: infra.tls.keyFile,
     LOG_LEVEL: 'warn',
     DATA_DIR: path.join(infra.root, 'data'),
+    WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   };
-  const f1 = await spawnService('bench/floors/bare-koa.ts', { ...tlsEnv, PORT: String(f1Port) });
-  const f2 = await spawnService('bench/floors/koa-insert.ts', { ...tlsEnv, PORT: String(f2Port), DATABASE_URL: infra.databaseUrl });
-  const worker = await spawnService('src/main/worker.ts', appEnv);
-  const api = await spawnService('src/main/api.ts', { ...appEnv, PORT: String(apiPort) }, apiPort);
+  const f1 = await track(spawnService('bench/floors/bare-koa.ts', { ...tlsEnv, PORT: String(f1Port) }));
+  const f2 = await track(spawnService('bench/floors/koa-insert.ts', { ...tlsEnv, PORT: String(f2Port), DATABASE_URL: infra.databaseUrl }));
+  const worker = await track(spawnService('src/main/worker.ts', { ...appEnv, ADMIN_PORT: String(workerAdminPort) }, 0));
+  const api = await track(spawnService('src/main/api.ts', { ...appEnv, PORT: String(apiPort), ADMIN_PORT: String(apiAdminPort) }, apiPort));
   // A business on the enterprise tier with a budget far above the load, so rate limits do not shape results.
   const { keys } = await createBusiness(infra.orm.em.fork(), {
     ...DEMO_BUSINESS,
@@ -53,6 +63,10 @@ async function main() {
   const key = keys.find((k) => k.mode === 'test')!.secret;
   const post = { method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: sessionBody };
 
+  // One request first: a misconfigured run should fail loudly, not measure errors.
+  const probe = await fetchInsecure(`https://127.0.0.1:${apiPort}/api/checkout/sessions`, post, infra.ca);
+  if (probe.status !== 201) throw new Error(`session create answered ${probe.status}: ${probe.body}`);
+
   const samples: Record<string, number[]> = {};
   const add = (name: string, value: number) => (samples[name] ??= []).push(value);
   let p99AtHalf: number[] = [];
@@ -63,6 +77,7 @@ async function main() {
     add('F2 Koa + INSERT (req/s)', f2r.rps);
     const a = await load({ url: `https://127.0.0.1:${apiPort}/api/checkout/sessions`, ...post, durationSec: SECONDS, connections: 32 });
     add('(a) create session, max (req/s)', a.rps);
+    if (a.non2xx || a.errors) process.stderr.write(`(a) answered ${JSON.stringify(a.statuses)} with ${a.errors} errors\n`);
     const half = await load({ url: `https://127.0.0.1:${apiPort}/api/checkout/sessions`, ...post, durationSec: SECONDS, connections: 64, rate: Math.max(1, Math.floor(a.rps / 2)) });
     add('(a) create session at half rate, achieved (req/s)', half.rps);
     p99AtHalf.push(half.p99);
@@ -86,13 +101,31 @@ async function main() {
     figures,
     targets: [
       { scenario: '(a) create session max throughput', ratio: ratioA, target: '≥ 0.5 × F2', met: ratioA >= 0.5 },
-      { scenario: '(a) p99 at half the max rate (ms)', value: median(p99AtHalf), target: '≤ 25 ms', met: median(p99AtHalf) <= 25 },
+      {
+        scenario: '(a) p99 at half the max rate (ms)',
+        value: median(p99AtHalf),
+        target: '≤ 25 ms',
+        met: figures['(a) create session at half rate, achieved (req/s)'] > 0 && median(p99AtHalf) <= 25,
+      },
     ],
     peakRssMb: { api: peakRssMb(api.pid), worker: peakRssMb(worker.pid) },
   };
   for (const child of [api, worker, f1, f2]) child.kill('SIGTERM');
   await infra.stop();
   writeResults(results);
+}
+
+async function fetchInsecure(url: string, opts: { method: string; headers: Record<string, string>; body: string }, ca: Buffer) {
+  const { request } = await import('node:https');
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(url, { method: opts.method, headers: opts.headers, ca, servername: 'localhost' }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
 }
 
 function writeResults(results: { date: string; figures: Record<string, number>; targets: { scenario: string; ratio?: number; value?: number; target: string; met: boolean }[]; peakRssMb: Record<string, number | null>; conditions: Record<string, unknown> }) {

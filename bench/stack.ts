@@ -57,12 +57,16 @@ export async function startInfrastructure() {
   };
 }
 
-/** Forks a TypeScript entry point under tsx; resolves once it says `ready` or its port accepts connections. */
+/**
+ * Forks a TypeScript entry point under tsx; resolves once it says `ready` over IPC, or once `readyPort`
+ * accepts connections, or (`readyPort` 0) straight away for a process with no port of its own.
+ */
 export async function spawnService(script: string, env: Record<string, string>, readyPort?: number): Promise<ChildProcess> {
   const child = fork(script, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
     child.once('message', (m) => m === 'ready' && resolve());
+    if (readyPort === 0) resolve();
     if (readyPort) {
       const poll = () =>
         connect(readyPort, '127.0.0.1')
