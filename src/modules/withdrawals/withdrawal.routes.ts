@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { withdrawalCancelledSignal } from '../../../workflows/withdrawal.js';
 import { callerOf } from '../../http/auth.js';
 import type { AppDeps } from '../../http/deps.js';
+import { idempotency } from '../../http/idempotency.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { createWithdrawalInput, listWithdrawalsQuery } from './withdrawal.schemas.js';
 import { cancelWithdrawal, createWithdrawal, findWithdrawal, listWithdrawals, withdrawalWorkflowId } from './withdrawal.service.js';
@@ -10,12 +11,14 @@ import { cancelledWithdrawalView, createdWithdrawalView, withdrawalListView, wit
 export function withdrawalRoutes(router: Router, deps: AppDeps): void {
   router.post('/withdrawals', async (ctx) => {
     const input = parseBody(ctx, createWithdrawalInput);
-    const { withdrawal, outbox } = await createWithdrawal(deps.orm.em.fork(), callerOf(ctx), input, {
-      processingDelayMs: deps.config.withdrawalProcessingDelayMs,
+    const outboxId = await deps.orm.em.fork().transactional(async (tx) => {
+      const { withdrawal, outbox } = await createWithdrawal(tx, callerOf(ctx), input, {
+        processingDelayMs: deps.config.withdrawalProcessingDelayMs,
+      });
+      await idempotency(ctx).complete(tx, 201, { success: true, data: createdWithdrawalView(withdrawal) });
+      return outbox.id;
     });
-    deps.afterCommit([outbox.id]);
-    ctx.status = 201;
-    ctx.body = { success: true, data: createdWithdrawalView(withdrawal) };
+    deps.afterCommit([outboxId]);
   });
 
   router.get('/withdrawals', async (ctx) => {
@@ -30,13 +33,16 @@ export function withdrawalRoutes(router: Router, deps: AppDeps): void {
   });
 
   router.post('/withdrawals/:id/cancel', async (ctx) => {
-    const withdrawal = await cancelWithdrawal(deps.orm.em.fork(), callerOf(ctx), ctx.params.id);
+    const withdrawal = await deps.orm.em.fork().transactional(async (tx) => {
+      const cancelled = await cancelWithdrawal(tx, callerOf(ctx), ctx.params.id);
+      await idempotency(ctx).complete(tx, 200, { success: true, data: cancelledWithdrawalView(cancelled) });
+      return cancelled;
+    });
     // After the commit, so the workflow ends at once. If this is lost (a crash, a workflow not yet
     // started), the workflow's conditional move to processing finds `cancelled` and ends anyway.
     deps.temporal.workflow
       .getHandle(withdrawalWorkflowId(withdrawal.id))
       .signal(withdrawalCancelledSignal, withdrawalView(withdrawal))
       .catch((err) => deps.log.info({ err, withdrawalId: withdrawal.id }, 'cancel signal not delivered; the workflow will see the status'));
-    ctx.body = { success: true, data: cancelledWithdrawalView(withdrawal) };
   });
 }

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { addWalletMethod, balanceOf, creditAvailable, testMode } from '../support/seed.js';
+import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+
+/** Idempotency-Key on the money-moving POSTs beyond sessions: one key, one effect, one answer. */
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack({}, { worker: false });
+});
+afterAll(async () => stack?.stop());
+
+async function fundedBusiness(cents: number): Promise<TestBusiness> {
+  const biz = await stack.business();
+  await addWalletMethod(stack.orm, biz.id);
+  await creditAvailable(stack.orm, testMode(biz.id), cents);
+  return biz;
+}
+
+const wallet = (amount: number) => ({ amount, destinationType: 'wallet', destinationDetails: { walletEmail: 'm@wallet.example' } });
+const withKey = (biz: TestBusiness, key: string) => ({ key: biz.testKey, headers: { 'Idempotency-Key': key } });
+const withdrawalCount = async (businessId: string) =>
+  Number((await stack.orm.em.fork().execute('select count(*) as n from withdrawals where business_id = ?', [businessId]))[0].n);
+
+describe('POST /api/withdrawals with an Idempotency-Key', () => {
+  it('50 concurrent requests with one key create exactly one withdrawal and move the money once', async () => {
+    const biz = await fundedBusiness(100_000);
+    const key = randomUUID();
+    const answers = await Promise.all(Array.from({ length: 50 }, () => stack.http.post('/api/withdrawals', wallet(10), withKey(biz, key))));
+    expect(await withdrawalCount(biz.id)).toBe(1);
+    expect((await balanceOf(stack.orm, testMode(biz.id))).available).toBe(100_000 - 1000);
+    const created = answers.filter((a) => a.status === 201);
+    expect(new Set(created.map((a) => a.text)).size).toBe(1);
+    expect(answers.every((a) => a.status === 201 || a.status === 409)).toBe(true);
+  });
+
+  it('does not store a refusal: the key works once the balance allows it', async () => {
+    const biz = await fundedBusiness(500);
+    const key = randomUUID();
+    const refused = await stack.http.post('/api/withdrawals', wallet(10), withKey(biz, key));
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toBe('Insufficient available balance');
+    await creditAvailable(stack.orm, testMode(biz.id), 1000);
+    const accepted = await stack.http.post('/api/withdrawals', wallet(10), withKey(biz, key));
+    expect(accepted.status).toBe(201);
+    expect(accepted.headers['idempotent-replayed']).toBeUndefined();
+  });
+});
+
+describe('POST /api/withdrawals/:id/cancel with an Idempotency-Key', () => {
+  it('replays the cancellation instead of refusing the second one', async () => {
+    const biz = await fundedBusiness(10_000);
+    const created = await stack.http.post('/api/withdrawals', wallet(10), { key: biz.testKey });
+    const key = randomUUID();
+    const first = await stack.http.post(`/api/withdrawals/${created.body.data.id}/cancel`, undefined, withKey(biz, key));
+    expect(first.status).toBe(200);
+    expect(first.body.data.status).toBe('cancelled');
+    const again = await stack.http.post(`/api/v1/withdrawals/${created.body.data.id}/cancel`, undefined, withKey(biz, key));
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    // Without the key, a second cancel is the spec's validation error.
+    const plain = await stack.http.post(`/api/withdrawals/${created.body.data.id}/cancel`, undefined, { key: biz.testKey });
+    expect(plain.body.error.message).toBe('Cannot cancel withdrawal in cancelled status');
+  });
+});
