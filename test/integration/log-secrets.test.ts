@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/log.js';
+import { startApi, startWorker } from '../../src/main/runtime.js';
+import { createApiKey } from '../../src/modules/businesses/business.service.js';
+import { createHttpClient } from '../support/http.js';
+import { eventually, sessionBody, sql } from '../support/payments.js';
+import { startStack, type TestStack } from '../support/stack.js';
+
+/**
+ * Runs the operations that handle secrets with every log line captured (at trace level), then scans
+ * the capture for the secrets themselves.
+ */
+let stack: TestStack;
+const lines: string[] = [];
+const capture = new Writable({
+  write(chunk, _encoding, done) {
+    lines.push(String(chunk));
+    done();
+  },
+});
+
+beforeAll(async () => {
+  stack = await startStack({}, { worker: false });
+});
+afterAll(async () => stack?.stop());
+
+const CARD = '4242424242424242';
+const CVC = '9817';
+
+describe('logs', () => {
+  it('never contain API keys, webhook secrets, card numbers or CVCs', async () => {
+    const log = createLogger('trace', capture);
+    const tls = { cert: readFileSync(process.env.TEST_TLS_CERT!), key: readFileSync(process.env.TEST_TLS_KEY!) };
+    const api = await startApi({ config: stack.config, orm: stack.orm, temporal: stack.temporal, log, tls });
+    const worker = await startWorker({ config: stack.config, orm: stack.orm, temporal: stack.temporal, log });
+    const http = createHttpClient(api.origin, readFileSync(process.env.TEST_TLS_CA!));
+    const secrets: string[] = [];
+    try {
+      const biz = await stack.business();
+      const readOnly = await createApiKey(stack.orm.em.fork(), biz.id, 'test', 'read_only');
+      secrets.push(biz.testKey, biz.liveKey, readOnly.secret);
+
+      // Authenticated requests, a refused key, and a read-only key refused for a write.
+      const created = await http.post('/api/checkout/sessions', sessionBody(), { key: biz.testKey, headers: { 'Idempotency-Key': 'log-1' } });
+      expect(created.status).toBe(201);
+      expect((await http.get('/api/checkout/sessions', { key: readOnly.secret })).status).toBe(200);
+      expect((await http.post('/api/checkout/sessions', sessionBody(), { key: readOnly.secret })).status).toBe(403);
+      const wrongKey = `${biz.testKey.slice(0, -4)}abcd`;
+      secrets.push(wrongKey);
+      expect((await http.get('/api/checkout/sessions', { key: wrongKey })).status).toBe(401);
+
+      // A webhook endpoint: its signing secret is returned once.
+      const webhook = await http.post('/api/webhooks', { url: 'https://127.0.0.1:9/hooks', events: ['*'] }, { key: biz.testKey });
+      expect(webhook.status).toBe(201);
+      expect(webhook.body.data.secret).toMatch(/^whsec_/);
+      secrets.push(webhook.body.data.secret);
+
+      // Payments: one that succeeds (its event goes to the endpoint) and one refused by validation.
+      const card = { number: CARD, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: CVC };
+      const paid = await http.post(`/api/checkout/${created.body.data.id}/pay`, { card, name: 'Ada Lovelace' });
+      expect(paid.body.data?.status).toBe('completed');
+      const other = await http.post('/api/checkout/sessions', sessionBody(), { key: biz.testKey });
+      const refused = await http.post(`/api/checkout/${other.body.data.id}/pay`, { card: { ...card, expMonth: 13 }, name: 'Ada' });
+      expect(refused.status).toBe(400);
+      await eventually(async () => (await sql(stack, 'select 1 from webhook_attempts limit 1')).length > 0, 15_000);
+    } finally {
+      http.close();
+      await api.close();
+      await worker.stop();
+    }
+
+    const text = lines.join('');
+    // The capture is real: request lines with their request id, business and mode are in it.
+    expect(text).toContain('"requestId":"req_');
+    expect(text).toMatch(/"businessId":"biz_[0-9a-f]+","livemode":false/);
+    for (const secret of [...secrets, CARD, '4242 4242 4242 4242']) expect(text).not.toContain(secret);
+    expect(text).not.toMatch(/whsec_[A-Za-z0-9]/);
+    expect(text).not.toMatch(/mp_(live|test)_[A-Za-z0-9]{8,}/);
+    expect(text).not.toContain(CVC);
+    expect(text).not.toMatch(/"cvc":"\d/);
+    expect(text).not.toMatch(/Bearer\s+\S/);
+  });
+});
