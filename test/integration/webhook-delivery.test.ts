@@ -246,14 +246,15 @@ describe('POST /api/webhooks/retry/:id', () => {
   it('creates no second delivery when a retry is repeated with the same Idempotency-Key', async () => {
     const hook = await endpoint(['refund.created']);
     const eventId = await emit('refund.created', { refundId: 'ref_idem' });
-    const [delivery] = await finished(eventId);
+    const delivery = (await finished(eventId)).find((d: any) => d.endpoint_id === hook.id);
     const headers = { 'Idempotency-Key': `retry-${delivery.id}` };
     const first = await stack.http.post(`/api/webhooks/retry/${delivery.id}`, undefined, { key: biz.testKey, headers });
     const replay = await stack.http.post(`/api/webhooks/retry/${delivery.id}`, undefined, { key: biz.testKey, headers });
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toEqual(first.body);
-    await finished(eventId, 2);
-    expect(await deliveries(eventId)).toHaveLength(2);
+    await eventually(() => receiver.at(hook.url).length === 2);
+    await finished(eventId);
+    expect((await deliveries(eventId)).filter((d: any) => d.endpoint_id === hook.id)).toHaveLength(2);
     expect(receiver.at(hook.url)).toHaveLength(2);
   });
 
