@@ -246,7 +246,7 @@ describe('POST /api/webhooks/retry/:id', () => {
   it('creates no second delivery when a retry is repeated with the same Idempotency-Key', async () => {
     const hook = await endpoint(['refund.created']);
     const eventId = await emit('refund.created', { refundId: 'ref_idem' });
-    const delivery = (await finished(eventId)).find((d: any) => d.endpoint_id === hook.id);
+    const delivery = (await finished(eventId)).find((d: any) => d.endpoint_id === hook.id)!;
     const headers = { 'Idempotency-Key': `retry-${delivery.id}` };
     const first = await stack.http.post(`/api/webhooks/retry/${delivery.id}`, undefined, { key: biz.testKey, headers });
     const replay = await stack.http.post(`/api/webhooks/retry/${delivery.id}`, undefined, { key: biz.testKey, headers });
