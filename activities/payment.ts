@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { beginPayment, chargeRequestOf, completePayment, failPayment, type PaymentDetails } from '../src/modules/checkout/payment.service.js';
 import type { ChargeOutcome, PaymentProcessor } from '../src/modules/processor/processor.js';
 import { simulatorProcessor } from '../src/modules/processor/simulator.js';
+import { metrics } from '../src/ops/metrics.js';
 
 export type { ChargeOutcome, PaymentDetails };
 
@@ -33,12 +34,15 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     /** processing → completed with the ledger posting, the reserve, the event and the release's start. */
     async completePayment(sessionId: string, chargeId: string) {
       const { status, reserveId } = await completePayment(deps.orm.em, sessionId, chargeId);
+      metrics.payment('succeeded');
       return { status, reserveId };
     },
 
     /** processing → failed with the decline and `checkout.failed`. */
     async failPayment(sessionId: string, failure: { code: string; message: string }) {
-      return failPayment(deps.orm.em, sessionId, failure);
+      const result = await failPayment(deps.orm.em, sessionId, failure);
+      metrics.payment('failed');
+      return result;
     },
   };
 }

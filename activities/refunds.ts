@@ -8,6 +8,7 @@ import { completeRefund, failRefund, startRefundProcessing } from '../src/module
 import { refundView, type RefundRecord } from '../src/modules/refunds/refund.view.js';
 import { REFUND_DECLINED } from '../workflows/failure-types.js';
 import { withHeartbeats } from './heartbeat.js';
+import { metrics } from '../src/ops/metrics.js';
 
 export interface RefundActivityDeps {
   orm: MikroORM;
@@ -50,11 +51,15 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     },
 
     async completeRefund(refundId: string, processorRefundId: string): Promise<RefundRecord> {
-      return refundView(await completeRefund(em(), refundId, processorRefundId));
+      const refund = await completeRefund(em(), refundId, processorRefundId);
+      metrics.refund('completed');
+      return refundView(refund);
     },
 
     async failRefund(refundId: string, failureReason: string): Promise<RefundRecord> {
-      return refundView(await failRefund(em(), refundId, failureReason));
+      const refund = await failRefund(em(), refundId, failureReason);
+      metrics.refund('failed');
+      return refundView(refund);
     },
   };
 }

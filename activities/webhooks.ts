@@ -3,6 +3,7 @@ import { openSecret } from '../src/modules/webhooks/secret-box.js';
 import { signatureHeader } from '../src/modules/webhooks/signature.js';
 import { createWebhookTransport, type PostOutcome, type WebhookTransport } from '../src/modules/webhooks/post-webhook.js';
 import type { WebhookDeliveryResult } from '../workflows/webhook-delivery.js';
+import { metrics } from '../src/ops/metrics.js';
 
 export interface WebhookActivityDeps {
   orm: MikroORM;
@@ -122,6 +123,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           'run',
         );
       });
+      metrics.webhookAttempt(outcome.ok ? 'delivered' : 'failed');
+      if (status !== 'pending') metrics.webhookDelivery(outcome.ok ? 'delivered' : 'failed');
       return outcome.ok ? 'succeeded' : 'failed';
     },
 

@@ -13,6 +13,7 @@ import {
 import { withdrawalView, type WithdrawalRecord } from '../src/modules/withdrawals/withdrawal.view.js';
 import { withHeartbeats } from './heartbeat.js';
 import { PAYOUT_DECLINED } from '../workflows/failure-types.js';
+import { metrics } from '../src/ops/metrics.js';
 
 export interface WithdrawalActivityDeps {
   orm: MikroORM;
@@ -58,11 +59,15 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
     },
 
     async completeWithdrawal(withdrawalId: string, reference: PayoutReference): Promise<WithdrawalRecord> {
-      return withdrawalView(await completeWithdrawal(em(), withdrawalId, reference));
+      const withdrawal = await completeWithdrawal(em(), withdrawalId, reference);
+      metrics.withdrawal('completed');
+      return withdrawalView(withdrawal);
     },
 
     async failWithdrawal(withdrawalId: string, failureReason: string): Promise<WithdrawalRecord> {
-      return withdrawalView(await failWithdrawal(em(), withdrawalId, failureReason));
+      const withdrawal = await failWithdrawal(em(), withdrawalId, failureReason);
+      metrics.withdrawal('failed');
+      return withdrawalView(withdrawal);
     },
   };
 }

@@ -18,22 +18,22 @@ export const httpRequestDuration = new Histogram({
 
 const paymentsTotal = new Counter({
   name: 'payments_total',
-  help: 'Card payment attempts on checkout sessions, by outcome',
-  labelNames: ['outcome', 'livemode'] as const,
+  help: 'Card payments that reached a final state, by outcome (succeeded, failed)',
+  labelNames: ['outcome'] as const,
   registers: [registry],
 });
 
 const refundsTotal = new Counter({
   name: 'refunds_total',
   help: 'Refunds, by outcome (created, completed, failed)',
-  labelNames: ['outcome', 'livemode'] as const,
+  labelNames: ['outcome'] as const,
   registers: [registry],
 });
 
 const withdrawalsTotal = new Counter({
   name: 'withdrawals_total',
   help: 'Withdrawals, by outcome (requested, completed, failed, cancelled)',
-  labelNames: ['outcome', 'livemode'] as const,
+  labelNames: ['outcome'] as const,
   registers: [registry],
 });
 
@@ -58,14 +58,11 @@ const workflowFailuresTotal = new Counter({
   registers: [registry],
 });
 
-const mode = (livemode: boolean) => (livemode ? 'live' : 'test');
-
 /** What other modules call; each is one line at the place the outcome becomes final. */
 export const metrics = {
-  payment: (outcome: 'succeeded' | 'failed' | 'declined', livemode: boolean) => paymentsTotal.inc({ outcome, livemode: mode(livemode) }),
-  refund: (outcome: 'created' | 'completed' | 'failed', livemode: boolean) => refundsTotal.inc({ outcome, livemode: mode(livemode) }),
-  withdrawal: (outcome: 'requested' | 'completed' | 'failed' | 'cancelled', livemode: boolean) =>
-    withdrawalsTotal.inc({ outcome, livemode: mode(livemode) }),
+  payment: (outcome: 'succeeded' | 'failed') => paymentsTotal.inc({ outcome }),
+  refund: (outcome: 'created' | 'completed' | 'failed') => refundsTotal.inc({ outcome }),
+  withdrawal: (outcome: 'requested' | 'completed' | 'failed' | 'cancelled') => withdrawalsTotal.inc({ outcome }),
   webhookAttempt: (outcome: 'delivered' | 'failed') => webhookAttemptsTotal.inc({ outcome }),
   webhookDelivery: (outcome: 'delivered' | 'failed') => webhookDeliveriesTotal.inc({ outcome }),
   workflowFailure: (workflowType: string) => workflowFailuresTotal.inc({ workflow_type: workflowType }),

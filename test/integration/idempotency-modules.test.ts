@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { paidSession } from '../support/payments.js';
 import { addWalletMethod, balanceOf, creditAvailable, testMode } from '../support/seed.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
 
 /** Idempotency-Key on the money-moving POSTs beyond sessions: one key, one effect, one answer. */
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
+  stack = await startStack();
 });
 afterAll(async () => stack?.stop());
 
@@ -61,5 +62,24 @@ describe('POST /api/withdrawals/:id/cancel with an Idempotency-Key', () => {
     // Without the key, a second cancel is the spec's validation error.
     const plain = await stack.http.post(`/api/withdrawals/${created.body.data.id}/cancel`, undefined, { key: biz.testKey });
     expect(plain.body.error.message).toBe('Cannot cancel withdrawal in cancelled status');
+  });
+});
+
+describe('POST /api/refunds with an Idempotency-Key', () => {
+  it('50 concurrent requests with one key create exactly one refund', async () => {
+    const biz = await stack.business();
+    const session = await paidSession(stack, biz);
+    // The business keeps the fee, so refunding the total needs more than the payment left available.
+    await creditAvailable(stack.orm, testMode(biz.id), 1_000);
+    const key = randomUUID();
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => stack.http.post('/api/refunds', { checkoutSessionId: session.id, reason: 'requested' }, withKey(biz, key))),
+    );
+    const rows = await stack.orm.em.fork().execute('select id from refunds where checkout_session_id = ?', [session.id]);
+    expect(rows).toHaveLength(1);
+    const created = answers.filter((a) => a.status === 201);
+    expect(new Set(created.map((a) => a.text)).size).toBe(1);
+    expect(created[0].body.data.id).toBe(rows[0].id);
+    expect(answers.every((a) => a.status === 201 || a.status === 409)).toBe(true);
   });
 });

@@ -82,7 +82,7 @@ describe('admin port', () => {
       { key: biz.testKey },
     );
     await stack.http.get(`/api/v1/checkout/sessions/${created.body.data.id}`, { key: biz.testKey });
-    metrics.withdrawal('requested', false);
+    metrics.withdrawal('requested');
 
     let text = '';
     for (let i = 0; i < 50 && !/^temporal_/m.test(text); i++) {
@@ -91,7 +91,7 @@ describe('admin port', () => {
     }
     expect(text).toMatch(/^http_request_duration_seconds_bucket\{le="0.1",method="POST",route="\/api\/checkout\/sessions",status="201"\} \d+/m);
     expect(text).toMatch(/^http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/checkout\/sessions\/:id",status="200"\} \d+/m);
-    expect(text).toMatch(/^withdrawals_total\{outcome="requested",livemode="test"\} [1-9]/m);
+    expect(text).toMatch(/^withdrawals_total\{outcome="requested"\} [1-9]/m);
     for (const name of ['payments_total', 'refunds_total', 'webhook_delivery_attempts_total', 'webhook_deliveries_total', 'workflow_failures_total']) {
       expect(text).toContain(`# TYPE ${name} counter`);
     }

@@ -1,6 +1,8 @@
 import type Router from '@koa/router';
 import { callerOf } from '../../http/auth.js';
 import type { AppDeps } from '../../http/deps.js';
+import { idempotency } from '../../http/idempotency.js';
+import { metrics } from '../../ops/metrics.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { createRefundInput, listRefundsQuery } from './refund.schemas.js';
 import { createRefund, findRefund, listRefunds } from './refund.service.js';
@@ -9,10 +11,13 @@ import { refundView } from './refund.view.js';
 export function refundRoutes(router: Router, deps: AppDeps): void {
   router.post('/refunds', async (ctx) => {
     const input = parseBody(ctx, createRefundInput);
-    const { refund, outbox } = await createRefund(deps.orm.em.fork(), callerOf(ctx), input);
-    deps.afterCommit([outbox.id]);
-    ctx.status = 201;
-    ctx.body = { success: true, data: refundView(refund) };
+    const outboxId = await deps.orm.em.fork().transactional(async (tx) => {
+      const { refund, outbox } = await createRefund(tx, callerOf(ctx), input);
+      await idempotency(ctx).complete(tx, 201, { success: true, data: refundView(refund) });
+      return outbox.id;
+    });
+    deps.afterCommit([outboxId]);
+    metrics.refund('created');
   });
 
   router.get('/refunds', async (ctx) => {

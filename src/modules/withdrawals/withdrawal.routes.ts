@@ -3,6 +3,7 @@ import { withdrawalCancelledSignal } from '../../../workflows/withdrawal.js';
 import { callerOf } from '../../http/auth.js';
 import type { AppDeps } from '../../http/deps.js';
 import { idempotency } from '../../http/idempotency.js';
+import { metrics } from '../../ops/metrics.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { createWithdrawalInput, listWithdrawalsQuery } from './withdrawal.schemas.js';
 import { cancelWithdrawal, createWithdrawal, findWithdrawal, listWithdrawals, withdrawalWorkflowId } from './withdrawal.service.js';
@@ -19,6 +20,7 @@ export function withdrawalRoutes(router: Router, deps: AppDeps): void {
       return outbox.id;
     });
     deps.afterCommit([outboxId]);
+    metrics.withdrawal('requested');
   });
 
   router.get('/withdrawals', async (ctx) => {
@@ -38,6 +40,7 @@ export function withdrawalRoutes(router: Router, deps: AppDeps): void {
       await idempotency(ctx).complete(tx, 200, { success: true, data: cancelledWithdrawalView(cancelled) });
       return cancelled;
     });
+    metrics.withdrawal('cancelled');
     // After the commit, so the workflow ends at once. If this is lost (a crash, a workflow not yet
     // started), the workflow's conditional move to processing finds `cancelled` and ends anyway.
     deps.temporal.workflow
