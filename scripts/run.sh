@@ -5,7 +5,7 @@
 # binaries from the registries before the service or the tests need them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmd="${1:?usage: run.sh start|api|worker|admin|test|build|typecheck [args...]}"; shift
+cmd="${1:?usage: run.sh start|api|worker|admin|test|test:faults|build|typecheck [args...]}"; shift
 
 stamp=node_modules/.payments-install-stamp
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
@@ -33,6 +33,11 @@ case "$cmd" in
   test)
     eval "$(bash scripts/provision-temporal.sh cli test-server)"
     exec node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js "$@" ;;
+  test:faults)
+    # The fault-injection suite (test/faults): real API and worker processes SIGKILLed, PostgreSQL and
+    # Temporal restarted. One file at a time: each runs several processes on this machine's two cores.
+    eval "$(bash scripts/provision-temporal.sh cli test-server)"
+    exec node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js --runInBand test/faults "$@" ;;
   bench)
     [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"
     exec "${tsnode[@]}" bench/run.ts "$@" ;;

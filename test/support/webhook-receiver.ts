@@ -17,6 +17,8 @@ export interface Answer {
   status: number;
   body?: string;
   headers?: Record<string, string>;
+  /** Answer only after this long: a receiver still working when its caller dies. */
+  holdMs?: number;
 }
 
 /**
@@ -36,12 +38,21 @@ export async function startReceiver() {
       received.push({ path: route, headers: req.headers, rawBody: Buffer.concat(chunks), at: Date.now() });
       const answers = scripts.get(route) ?? [{ status: 200, body: 'ok' }];
       const answer = answers.length > 1 ? answers.shift()! : answers[0];
-      res.writeHead(answer.status, answer.headers ?? { 'Content-Type': 'text/plain' });
-      res.end(answer.body ?? '');
+      const reply = () => {
+        res.writeHead(answer.status, answer.headers ?? { 'Content-Type': 'text/plain' });
+        res.end(answer.body ?? '');
+      };
+      if (answer.holdMs) setTimeout(reply, answer.holdMs).unref();
+      else reply();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
+  const stopListening = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   let counter = 0;
   return {
     caFile: tls.caFile,
@@ -53,7 +64,10 @@ export async function startReceiver() {
     },
     at: (url: string) => received.filter((r) => r.path === new URL(url).pathname),
     received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    /** An outage: the port refuses connections until `recover`. */
+    down: stopListening,
+    recover: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
+    close: () => (server.listening ? stopListening() : Promise.resolve()),
   };
 }
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;

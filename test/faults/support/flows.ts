@@ -1,0 +1,34 @@
+/** The money flows a fault test drives through an API process, in the spec's own requests. */
+import type { HttpClient } from '../../support/http.js';
+import { payBody, sessionBody } from '../../support/payments.js';
+
+export async function createSession(http: HttpClient, key: string, headers: Record<string, string> = {}): Promise<{ id: string }> {
+  const res = await http.post('/api/checkout/sessions', sessionBody(), { key, headers });
+  if (res.status !== 201) throw new Error(`session create failed: ${res.status} ${res.text}`);
+  return res.body.data;
+}
+
+/** A session paid on the hosted page's endpoint: total 4658, of which 450 is held in a reserve. */
+export async function paidSession(http: HttpClient, key: string): Promise<{ id: string }> {
+  const session = await createSession(http, key);
+  const res = await http.post(`/api/checkout/${session.id}/pay`, payBody());
+  if (res.status !== 200 || res.body.data.status !== 'completed') throw new Error(`payment failed: ${res.status} ${res.text}`);
+  return session;
+}
+
+export const walletWithdrawal = (dollars: number) => ({
+  amount: dollars,
+  destinationType: 'wallet',
+  destinationDetails: { walletEmail: 'payouts@merchant.example' },
+});
+
+/** Polls until `read` gives something truthy; throws with `what` when the time is up. */
+export async function until<T>(what: string, read: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read().catch(() => undefined);
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
