@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { durationMs } from '../config.js';
 import { dollarsToCents, percentToBps } from '../domain/money.js';
 import { RATE_LIMIT_TIERS } from '../modules/businesses/business.entity.js';
+import { verifyLedger } from '../modules/ledger/verify.js';
 import {
   addWithdrawalMethod,
   approveBusiness,
@@ -38,10 +39,11 @@ const money = z.coerce.number().min(0).transform((value, ctx) => {
 
 const businessOptions = z.object({
   name: z.string({ error: '--name is required' }).min(1).max(200),
-  'fee-percent': percent('--fee-percent').default(2.9),
-  'fixed-fee': money.default(0.3),
-  'reserve-percent': percent('--reserve-percent').default(0),
-  'reserve-hold': durationMs.default(90 * 24 * 3600 * 1000),
+  // prefault, not default: zod 4's default skips the conversion, so 2.9 would be stored as 2.9 bps.
+  'fee-percent': percent('--fee-percent').prefault('2.9'),
+  'fixed-fee': money.prefault('0.30'),
+  'reserve-percent': percent('--reserve-percent').prefault('0'),
+  'reserve-hold': durationMs.prefault('90d'),
   tier: z.enum(RATE_LIMIT_TIERS).default('standard'),
   'rate-per-minute': z.coerce.number().int().positive().optional(),
   burst: z.coerce.number().int().positive().optional(),
@@ -122,6 +124,16 @@ export async function runCommand(em: EntityManager, args: string[], options: Opt
           : { cryptoCoin: o.coin, cryptoNetwork: o.network, cryptoAddress: o.address };
       const method = await addWithdrawalMethod(em, businessId, o.type, details);
       return { text: `Added ${o.type} withdrawal method ${method.id} to ${businessId}.`, json: { withdrawalMethod: method } };
+    }
+    case 'ledger verify': {
+      const report = await verifyLedger(em);
+      return {
+        text: report.ok
+          ? 'Ledger verified: every invariant holds.'
+          : `Ledger verification FAILED:\n${report.problems.map((problem) => `  - ${problem}`).join('\n')}`,
+        json: report,
+        exitCode: report.ok ? 0 : 1,
+      };
     }
     default:
       throw new UsageError(USAGE);

@@ -10,7 +10,7 @@ let browser: { context: BrowserContext; close: () => Promise<void> };
 let shop: { origin: string; close: () => Promise<void> };
 
 beforeAll(async () => {
-  [stack, browser, shop] = await Promise.all([startStack(), launchChromium(), startMerchantSite()]);
+  [stack, browser, shop] = await Promise.all([startStack({}, { fabricatesState: true }), launchChromium(), startMerchantSite()]);
   biz = await stack.business({ name: 'Northwind Coffee' });
 });
 afterAll(async () => {

@@ -58,6 +58,27 @@ describe('admin CLI', () => {
     expect(list.text).toContain('Keys Inc');
   });
 
+  it('gives a business created without options the demo terms: 2.9 % + $0.30, no reserve, 90-day hold', async () => {
+    const { business } = (await runCommand(stack.orm.em.fork(), ['business', 'create'], { name: 'Defaults' })).json as any;
+    expect(business).toMatchObject({ feeBps: 290, feeFixedCents: 30, reserveBps: 0, reserveHoldMs: 90 * 24 * 3600 * 1000, rateLimitTier: 'standard' });
+  });
+
+  it('ledger verify exits 0 on a sound ledger and non-zero naming the offender on a breach', async () => {
+    const { business } = (await runCommand(stack.orm.em.fork(), ['business', 'create'], { name: 'Audited' })).json as any;
+    const { stdout } = await admin('ledger', 'verify');
+    expect(stdout).toContain('Ledger verified');
+    const db = stack.orm.em.getConnection();
+    await db.execute(`insert into balances (business_id, livemode, available, reserved, pending_withdrawal, refunds_in_flight, updated_at)
+      values (?, false, 1, 0, 0, 0, now())`, [business.id]);
+    try {
+      const failed = await admin('ledger', 'verify').then(() => null, (err) => err);
+      expect(failed?.code).toBe(1);
+      expect(failed?.stdout).toContain(business.id);
+    } finally {
+      await db.execute('delete from balances where business_id = ?', [business.id]);
+    }
+  });
+
   it('rejects bad options with one clear line and exit code 2', async () => {
     await expect(admin('business', 'create', '--name', 'X', '--fee-percent', '2.955')).rejects.toMatchObject({
       code: 2,

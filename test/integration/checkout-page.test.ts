@@ -5,7 +5,7 @@ let stack: TestStack;
 let biz: TestBusiness;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({}, { fabricatesState: true });
   biz = await stack.business({ name: 'Acme <b>Tools</b> & Co' });
 });
 afterAll(async () => stack?.stop());

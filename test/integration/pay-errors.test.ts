@@ -5,7 +5,7 @@ import { startStack, type TestBusiness, type TestStack } from '../support/stack.
 let stack: TestStack;
 let biz: TestBusiness;
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({}, { fabricatesState: true });
   biz = await stack.business();
 });
 afterAll(async () => stack?.stop());

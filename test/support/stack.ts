@@ -35,9 +35,11 @@ export interface TestBusiness {
 
 export const TEST_WEBHOOK_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
-async function workerDatabaseUrl(): Promise<string> {
+async function workerDatabaseUrl(fabricatesState = false): Promise<string> {
   const adminUrl = process.env.TEST_DATABASE_URL!;
-  const name = workerDatabaseName();
+  // Tests that write states no payment could produce (a `completed` session without its payment, to
+  // render a page) get a database of their own, so `ledger verify` elsewhere sees only real money moves.
+  const name = fabricatesState ? `${workerDatabaseName()}_fabricated` : workerDatabaseName();
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
@@ -51,8 +53,11 @@ async function workerDatabaseUrl(): Promise<string> {
   return url.toString();
 }
 
-export async function startStack(env: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<TestStack> {
-  const databaseUrl = await workerDatabaseUrl();
+export async function startStack(
+  env: Record<string, string> = {},
+  opts: { worker?: boolean; fabricatesState?: boolean } = {},
+): Promise<TestStack> {
+  const databaseUrl = await workerDatabaseUrl(opts.fabricatesState);
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
