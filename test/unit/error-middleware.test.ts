@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { errorMiddleware } from '../../src/http/error-middleware.js';
+import { errorMiddleware, isUnavailable } from '../../src/http/error-middleware.js';
 
 async function call(app: Koa): Promise<{ status: number; body: any }> {
   const server = http.createServer(app.callback()).listen(0);
@@ -44,5 +44,31 @@ describe('error middleware', () => {
     const res = await call(app);
     expect(res.status).toBe(503);
     expect(res.body.error.type).toBe('service_unavailable');
+  });
+
+  // What a PostgreSQL restart and a Temporal outage throw, each seen by the fault suite (test/faults).
+  const fault = (message: string, fields: Record<string, unknown> = {}) => Object.assign(new Error(message), fields);
+  it.each([
+    ['a connection reset while connecting', fault('connect ECONNRESET 127.0.0.1:5432', { code: 'ECONNRESET', name: 'DriverException' })],
+    ['a session terminated by a fast shutdown (57P01)', fault('terminating connection due to administrator command', { code: '57P01' })],
+    ['a server shutting down or starting (57P03)', fault('the database system is shutting down', { code: '57P03' })],
+    ['a server recovering from a crash (57P02)', fault('terminating connection because of crash of another server process', { code: '57P02' })],
+    ['a connection failure (class 08)', fault('connection failure', { code: '08006' })],
+    ['too many connections (53300)', fault('sorry, too many clients already', { code: '53300' })],
+    ['the driver losing its socket', fault('Connection terminated unexpectedly')],
+    ['the pool timing out on connect', fault('timeout exceeded when trying to connect')],
+    ['a driver error under the ORM\'s', fault('DriverException', { cause: fault('read ECONNRESET', { code: 'ECONNRESET' }) })],
+    ['Temporal unreachable', fault('14 UNAVAILABLE: No connection established', { name: 'ServiceError' })],
+  ])('counts %s as unavailable (503)', (_name, err) => {
+    expect(isUnavailable(err)).toBe(true);
+  });
+
+  it.each([
+    ['a plain bug', new Error('Cannot read properties of undefined')],
+    ['a unique violation', fault('duplicate key value violates unique constraint', { code: '23505' })],
+    ['a serialization failure', fault('could not serialize access', { code: '40001' })],
+    ['nothing at all', undefined],
+  ])('does not count %s as unavailable', (_name, err) => {
+    expect(isUnavailable(err)).toBe(false);
   });
 });
