@@ -1,0 +1,80 @@
+/**
+ * Steady traffic against an API process while a fault happens: merchants create withdrawals and
+ * checkout sessions, customers pay them, each POST under its own Idempotency-Key. Every answer is kept,
+ * so a test can check that each one was clean (a success, or the 503 envelope) and then retry what
+ * failed with the same key, as a client would.
+ */
+import { randomUUID } from 'node:crypto';
+import type { HttpClient, HttpResponse } from '../../support/http.js';
+import { payBody, sessionBody } from '../../support/payments.js';
+import type { TestBusiness } from '../../support/stack.js';
+import { walletWithdrawal } from './flows.js';
+
+export interface Call {
+  op: 'withdrawal' | 'session' | 'pay';
+  key: string;
+  path: string;
+  body: unknown;
+  /** The answer, or the transport error when there was none (the connection dropped). */
+  res: HttpResponse | null;
+  error: string | null;
+}
+
+export const SERVICE_UNAVAILABLE = {
+  type: 'service_unavailable',
+  message: 'The service is temporarily unavailable; please retry',
+  requestId: expect.stringMatching(/^req_/),
+};
+
+export function startLoad(http: HttpClient, biz: TestBusiness, opts: { clients?: number; pauseMs?: number } = {}) {
+  const calls: Call[] = [];
+  let stopped = false;
+  const post = async (op: Call['op'], path: string, body: unknown, apiKey?: string): Promise<Call> => {
+    const key = randomUUID();
+    const call: Call = { op, key, path, body, res: null, error: null };
+    calls.push(call);
+    const headers: Record<string, string> = apiKey ? { 'Idempotency-Key': key } : {};
+    try {
+      call.res = await http.post(path, body, { key: apiKey, headers });
+    } catch (err) {
+      call.error = (err as Error).message;
+    }
+    return call;
+  };
+
+  // A pay call may wait up to 10 s for its outcome; the customer's wait does not hold up the merchant.
+  const payments: Promise<Call>[] = [];
+  async function client(n: number): Promise<void> {
+    while (!stopped) {
+      if (n % 2 === 0) await post('withdrawal', '/api/withdrawals', walletWithdrawal(1), biz.testKey);
+      else {
+        const session = await post('session', '/api/checkout/sessions', sessionBody(), biz.testKey);
+        if (session.res?.status === 201) payments.push(post('pay', `/api/checkout/${session.res.body.data.id}/pay`, payBody()));
+      }
+      await new Promise((r) => setTimeout(r, opts.pauseMs ?? 100));
+    }
+  }
+  const running = Promise.all(Array.from({ length: opts.clients ?? 4 }, (_, n) => client(n)));
+  return {
+    calls,
+    stop: async () => {
+      stopped = true;
+      await running;
+      await Promise.all(payments);
+      return calls;
+    },
+  };
+}
+
+/** A POST retried with its own key until it succeeds, as a client does after a 503. */
+export async function retryUntilDone(http: HttpClient, call: Call, apiKey: string | undefined, timeoutMs = 60_000): Promise<HttpResponse> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await http
+      .post(call.path, call.body, { key: apiKey, headers: apiKey ? { 'Idempotency-Key': call.key } : {} })
+      .catch(() => null);
+    if (res && res.status < 300) return res;
+    if (Date.now() > until) throw new Error(`${call.op} ${call.key} still failing: ${res?.status} ${res?.text}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
