@@ -8,12 +8,19 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { createBusiness, DEMO_BUSINESS } from '../src/modules/businesses/business.service.js';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/log.js';
+import { connectTemporalFor, outboxFor } from '../src/main/runtime.js';
 import { floorBalanceLock } from './floors/balance-lock.js';
+import { jsonClient } from './open-loop.js';
+import { refundsScenario, startReceivers, webhookScenario, withdrawalsScenario } from './scenarios.js';
 import { floorWorkflowCompletions, floorWorkflowStarts } from './floors/temporal.js';
 import { load } from './load.js';
 import { freePort, peakRssMb, spawnService, startInfrastructure } from './stack.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const REFUND_RATE = Number(process.env.BENCH_REFUND_RATE ?? 10);
+const EVENT_RATE = Number(process.env.BENCH_EVENT_RATE ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -47,13 +54,16 @@ async function main() {
     LOG_LEVEL: 'warn',
     DATA_DIR: path.join(infra.root, 'data'),
     WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // The fan-out scenario's receivers run on this machine, under the benchmark's own CA.
+    ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+    WEBHOOK_CA_FILE: infra.tls.caFile,
   };
   const f1 = await track(spawnService('bench/floors/bare-koa.ts', { ...tlsEnv, PORT: String(f1Port) }));
   const f2 = await track(spawnService('bench/floors/koa-insert.ts', { ...tlsEnv, PORT: String(f2Port), DATABASE_URL: infra.databaseUrl }));
   const worker = await track(spawnService('src/main/worker.ts', { ...appEnv, ADMIN_PORT: String(workerAdminPort) }, 0));
   const api = await track(spawnService('src/main/api.ts', { ...appEnv, PORT: String(apiPort), ADMIN_PORT: String(apiAdminPort) }, apiPort));
   // A business on the enterprise tier with a budget far above the load, so rate limits do not shape results.
-  const { keys } = await createBusiness(infra.orm.em.fork(), {
+  const { business, keys } = await createBusiness(infra.orm.em.fork(), {
     ...DEMO_BUSINESS,
     name: 'Bench',
     rateLimitTier: 'enterprise',
@@ -66,6 +76,13 @@ async function main() {
   // One request first: a misconfigured run should fail loudly, not measure errors.
   const probe = await fetchInsecure(`https://127.0.0.1:${apiPort}/api/checkout/sessions`, post, infra.ca);
   if (probe.status !== 201) throw new Error(`session create answered ${probe.status}: ${probe.body}`);
+
+  const client = jsonClient(`https://127.0.0.1:${apiPort}`, infra.ca);
+  const config = loadConfig({ ...appEnv, PORT: String(apiPort) });
+  const temporal = await connectTemporalFor(config);
+  const dispatcher = outboxFor(infra.orm, temporal, config, createLogger('warn'));
+  const receivers = await startReceivers(infra.tls);
+  const scenarioRuns: Record<string, unknown>[] = [];
 
   const samples: Record<string, number[]> = {};
   const add = (name: string, value: number) => (samples[name] ??= []).push(value);
@@ -83,9 +100,25 @@ async function main() {
     p99AtHalf.push(half.p99);
     add('F3 workflow starts, no worker (/s)', await floorWorkflowStarts(infra.temporalAddress, SECONDS * 1000));
     add('F4 one-activity workflows, 32 in flight (/s)', await floorWorkflowCompletions(infra.temporalAddress, SECONDS * 1000));
+    const b = await refundsScenario(client, infra.orm, key, business.id, REFUND_RATE, REFUND_RATE * SECONDS);
+    add('(b) refunds completed end to end (/s)', b.completionsPerSec);
+    add('(b) refund state transitions (/s)', b.transitionsPerSec);
+    add('(b) refund create → completed p50 (ms)', b.p50Ms);
+    add('(b) refund create → completed p99 (ms)', b.p99Ms);
+    const c = await webhookScenario(client, infra.orm, key, business.id, dispatcher.dispatch, round === 1 ? receivers.urls : [], EVENT_RATE, EVENT_RATE * SECONDS, receivers.urls.length);
+    add('(c) webhook deliveries to 10 receivers (/s)', c.deliveriesPerSec);
+    add('(c) commit → first attempt p50 (ms)', c.commitToFirstAttemptP50Ms);
+    add('(c) commit → first attempt p99 (ms)', c.commitToFirstAttemptP99Ms);
+    scenarioRuns.push({ round, b, c });
     add('F6 balance lock txn, 1 client (/s)', await floorBalanceLock(infra.databaseUrl, 1, SECONDS * 1000));
     add('F6 balance lock txn, 16 clients (/s)', await floorBalanceLock(infra.databaseUrl, 16, SECONDS * 1000));
+    const d = await withdrawalsScenario(`https://127.0.0.1:${apiPort}`, infra.orm, key, business.id, SECONDS);
+    add('(d) withdrawals, 16 clients on one business (/s)', d.withdrawalsPerSec);
+    add('(d) overdrafts', d.overdrafts);
+    scenarioRuns.push({ round, d });
   }
+  await receivers.close();
+  await temporal.connection.close();
   const figures = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
   const ratioA = figures['(a) create session, max (req/s)'] / figures['F2 Koa + INSERT (req/s)'];
   const results = {
@@ -101,6 +134,12 @@ async function main() {
     figures,
     targets: [
       { scenario: '(a) create session max throughput', ratio: ratioA, target: '≥ 0.5 × F2', met: ratioA >= 0.5 },
+      ratioTarget('(b) refund state transitions per second', figures['(b) refund state transitions (/s)'], figures['F4 one-activity workflows, 32 in flight (/s)'], 0.6, 'F4'),
+      ratioTarget('(c) webhook deliveries per second', figures['(c) webhook deliveries to 10 receivers (/s)'], figures['F4 one-activity workflows, 32 in flight (/s)'], 0.7, 'F4'),
+      {
+        ...ratioTarget('(d) withdrawals per second, 16 clients', figures['(d) withdrawals, 16 clients on one business (/s)'], figures['F6 balance lock txn, 16 clients (/s)'], 0.3, 'F6 at 16 clients'),
+        met: figures['(d) withdrawals, 16 clients on one business (/s)'] >= 0.3 * figures['F6 balance lock txn, 16 clients (/s)'] && figures['(d) overdrafts'] === 0,
+      },
       {
         scenario: '(a) p99 at half the max rate (ms)',
         value: median(p99AtHalf),
@@ -109,10 +148,16 @@ async function main() {
       },
     ],
     peakRssMb: { api: peakRssMb(api.pid), worker: peakRssMb(worker.pid) },
+    scenarioRuns,
   };
   for (const child of [api, worker, f1, f2]) child.kill('SIGTERM');
   await infra.stop();
   writeResults(results);
+}
+
+function ratioTarget(scenario: string, value: number, floor: number, goal: number, floorName: string) {
+  const ratio = floor > 0 ? value / floor : 0;
+  return { scenario, ratio, target: `≥ ${goal} × ${floorName}`, met: ratio >= goal };
 }
 
 async function fetchInsecure(url: string, opts: { method: string; headers: Record<string, string>; body: string }, ca: Buffer) {
