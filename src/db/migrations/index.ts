@@ -5,6 +5,7 @@ import { Migration20261121030000_withdrawals } from './Migration20261121030000_w
 import { Migration20261121031000_refunds } from './Migration20261121031000_refunds.js';
 import { Migration20261121040000_webhooks } from './Migration20261121040000_webhooks.js';
 import { Migration20261121050000_platform } from './Migration20261121050000_platform.js';
+import { Migration20261121060000_unlogged_counters } from './Migration20261121060000_unlogged_counters.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -18,4 +19,5 @@ export const migrationsList = [
   { name: 'Migration20261121031000_refunds', class: Migration20261121031000_refunds },
   { name: 'Migration20261121040000_webhooks', class: Migration20261121040000_webhooks },
   { name: 'Migration20261121050000_platform', class: Migration20261121050000_platform },
+  { name: 'Migration20261121060000_unlogged_counters', class: Migration20261121060000_unlogged_counters },
 ];
