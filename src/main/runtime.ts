@@ -55,6 +55,13 @@ export async function startApi(opts: {
   const { config, orm, temporal, log } = opts;
   webhookEncryptionKey(config); // fails start-up now, not at the first webhook call, when it is missing
   const dispatcher = outboxFor(orm, temporal, config, log);
+  // Work still running for this process: handlers whose client went away, and fast-path dispatches.
+  // Closing waits for it, so the pools are never closed under a request.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work)).catch(() => {});
+  };
   // The origin is known only once the port is bound (port 0 in tests), so the app reads it lazily.
   const deps: AppDeps = {
     config,
@@ -63,15 +70,24 @@ export async function startApi(opts: {
     log,
     checkoutBaseUrl: config.checkoutBaseUrl ?? '',
     afterCommit: (ids) => {
-      dispatcher.dispatch(ids).catch((err) => log.warn({ err }, 'outbox fast path failed; the relay will retry'));
+      track(dispatcher.dispatch(ids).catch((err) => log.warn({ err }, 'outbox fast path failed; the relay will retry')));
     },
   };
   const app = createApp(deps);
+  app.middleware.unshift((_ctx, next) => {
+    const handled = next();
+    track(handled);
+    return handled;
+  });
   const server = await listen(app, { host: config.http.host, port: config.http.port, tls: opts.tls });
   const scheme = opts.tls ? 'https' : 'http';
   const origin = `${scheme}://localhost:${server.port}`;
   if (!config.checkoutBaseUrl) deps.checkoutBaseUrl = origin;
-  return { port: server.port, origin, close: server.close, deps };
+  const close = async () => {
+    await server.close();
+    while (inFlight.size) await Promise.allSettled([...inFlight]);
+  };
+  return { port: server.port, origin, close, deps };
 }
 
 export async function startWorker(opts: {
