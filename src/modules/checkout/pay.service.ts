@@ -85,6 +85,7 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
   outcome.catch(() => undefined);
 
   const result = await Promise.race([outcome, wait(deps.waitMs)]);
+  if (result === null) await ensureTemporalReachable(deps.temporal);
   if (result && result.outcome === 'not_payable') {
     throw new ApiError('session_not_payable', { params: { status: result.status ?? 'unknown' } });
   }
@@ -93,6 +94,24 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
   const current = await loadSession(deps, sessionId);
   const status = current.status === 'pending' ? 'processing' : current.status;
   return { sessionId: current.id, status, redirectUrl: paymentRedirectUrl(current) };
+}
+
+/** How long the check after the deadline gives Temporal to answer. */
+const REACHABLE_CHECK_MS = 2_000;
+
+/**
+ * Nothing by the deadline. With Temporal reachable, the payment is waiting for a worker or still
+ * running, and `processing` is the truth. With Temporal unreachable, the update may never have been
+ * admitted (its client call is still retrying), and one admitted but not yet accepted does not survive
+ * a server restart: `processing` would promise a payment that may never happen, so the customer is told
+ * to retry. A retry cannot charge twice: the workflow refuses a second payment of a session.
+ */
+async function ensureTemporalReachable(temporal: Client): Promise<void> {
+  try {
+    await temporal.withDeadline(Date.now() + REACHABLE_CHECK_MS, () => temporal.workflowService.getSystemInfo({}));
+  } catch {
+    throw new ApiError('service_unavailable');
+  }
 }
 
 function wait(ms: number): Promise<PayResult | null> {
