@@ -6,7 +6,7 @@ import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
 import type { TestBusiness } from '../support/stack.js';
 import { startFaultStack, type FaultStack } from './support/fault-stack.js';
 import { until } from './support/flows.js';
-import { retryUntilDone, SERVICE_UNAVAILABLE, startLoad, type Call } from './support/load.js';
+import { payAgainIfPending, retryUntilDone, SERVICE_UNAVAILABLE, startLoad, type Call } from './support/load.js';
 import { moneyProblems } from './support/money.js';
 import { freePort, killAll, startApiProcess, startWorkerProcess, type ApiProcess, type ServiceProcess } from './support/processes.js';
 
@@ -80,11 +80,8 @@ describe('PostgreSQL restarted under load', () => {
 
   it('the workflows resume: every withdrawal is paid, every paid session completed once', async () => {
     // A payment whose answer was a 503 may or may not have gone through: the customer tries again if not.
-    for (const c of calls.filter((c) => c.op === 'pay' && c.res!.status === 503)) {
-      const id = c.path.split('/')[3];
-      const [session] = await stack.sql('select status from checkout_sessions where id = ?', [id]);
-      if (session.status === 'pending') c.res = await retryUntilDone(http, c, undefined);
-    }
+    const sessionStatus = async (id: string) => (await stack.sql('select status from checkout_sessions where id = ?', [id]))[0].status as string;
+    for (const c of calls.filter((c) => c.op === 'pay' && c.res!.status === 503)) await payAgainIfPending(http, c, sessionStatus);
     await until(
       'every withdrawal to be paid',
       async () => (await stack.sql(`select count(*)::int as n from withdrawals where business_id = ? and status <> 'completed'`, [biz.id]))[0].n === 0,

@@ -78,3 +78,19 @@ export async function retryUntilDone(http: HttpClient, call: Call, apiKey: strin
     await new Promise((r) => setTimeout(r, 500));
   }
 }
+
+/**
+ * A customer whose pay call failed tries again, unless the session is no longer pending (the first
+ * call's payment went through after all). At most one try every 2 s: the pay limit is 10 a minute.
+ */
+export async function payAgainIfPending(http: HttpClient, call: Call, statusOf: (sessionId: string) => Promise<string>, timeoutMs = 60_000) {
+  const sessionId = call.path.split('/')[3];
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if ((await statusOf(sessionId)) !== 'pending') return;
+    const res = await http.post(call.path, call.body).catch(() => null);
+    if (res?.status === 200) return;
+    if (Date.now() > until) throw new Error(`pay ${sessionId} still failing: ${res?.status} ${res?.text}`);
+    await new Promise((r) => setTimeout(r, 2_000));
+  }
+}

@@ -1,0 +1,126 @@
+import path from 'node:path';
+import { startTemporalDevServer, type TemporalDevServer } from '../../src/dev/temporal-dev-server.js';
+import type { HttpClient } from '../support/http.js';
+import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
+import type { TestBusiness } from '../support/stack.js';
+import { startFaultStack, type FaultStack } from './support/fault-stack.js';
+import { paidSession, until, walletWithdrawal } from './support/flows.js';
+import { payAgainIfPending, retryUntilDone, SERVICE_UNAVAILABLE, startLoad, type Call } from './support/load.js';
+import { moneyProblems } from './support/money.js';
+import { freePort, killAll, startApiProcess, startWorkerProcess, type ApiProcess, type ServiceProcess } from './support/processes.js';
+
+/**
+ * A Temporal dev server of its own, stopped and started again on the same SQLite file while an API
+ * process and a worker process carry steady traffic, with workflows waiting on timers (withdrawals in
+ * their processing delay, a reserve before its release). While it is down the API answers cleanly
+ * (writes that need no workflow succeed, their workflow starts wait in the outbox; a payment answers
+ * 503); afterwards every workflow, old or new, resumes and finishes.
+ */
+let temporal: TemporalDevServer;
+let temporalPort: number;
+const temporalDir = () => path.join(process.env.TEST_ROOT!, 'faults', 'temporal-restart');
+const startTemporal = () =>
+  startTemporalDevServer({ dataDir: temporalDir(), port: temporalPort, uiPort: null, cliPath: process.env.TEMPORAL_CLI_PATH });
+
+let stack: FaultStack;
+let api: ApiProcess;
+let worker: ServiceProcess;
+let http: HttpClient;
+let biz: TestBusiness;
+let calls: Call[] = [];
+const before = { withdrawals: [] as string[], reserve: '' };
+
+beforeAll(async () => {
+  if (!process.env.TEMPORAL_CLI_PATH) throw new Error('TEMPORAL_CLI_PATH is needed to restart a dev server (npm run test:faults provisions it)');
+  temporalPort = await freePort();
+  temporal = await startTemporal();
+  stack = await startFaultStack('temporal_restart', { temporalAddress: temporal.address, env: { WITHDRAWAL_PROCESSING_DELAY: '8s' } });
+  worker = await startWorkerProcess(stack.wiring);
+  api = await startApiProcess(stack.wiring);
+  http = stack.client(api.origin);
+  biz = await stack.business({ rateLimitTier: 'enterprise', rateLimitPerMinute: 6_000, rateLimitBurst: 6_000, reserveHoldMs: 8_000 });
+  await addWalletMethod(stack.orm, biz.id);
+  await creditAvailable(stack.orm, testMode(biz.id), 1_000_000);
+}, 180_000);
+
+afterAll(async () => {
+  await killAll();
+  await stack?.stop().catch(() => undefined);
+  await temporal?.stop();
+});
+
+const sessionStatus = async (id: string) => (await stack.sql('select status from checkout_sessions where id = ?', [id]))[0].status as string;
+
+describe('Temporal restarted under load', () => {
+  it('while it is down the API answers cleanly; the processes stay up', async () => {
+    // Workflows that will be waiting on a timer when the server stops.
+    const session = await paidSession(http, biz.testKey);
+    [{ id: before.reserve }] = await stack.sql('select id from reserves where payment_id = ?', [session.id]);
+    for (let i = 0; i < 3; i++) {
+      const res = await http.post('/api/withdrawals', walletWithdrawal(2), { key: biz.testKey });
+      expect(res.status).toBe(201);
+      before.withdrawals.push(res.body.data.id);
+    }
+    await until('the withdrawal workflows to start', async () => {
+      const described = await Promise.all(before.withdrawals.map((id) => stack.temporal.workflow.getHandle(`withdrawal-${id}`).describe()));
+      return described.every((d) => d.status.name === 'RUNNING');
+    });
+
+    const load = startLoad(http, biz);
+    await until('some traffic', async () => load.calls.filter((c) => c.res?.status === 201).length >= 6, 60_000);
+    await temporal.stop();
+    const down = load.calls.length;
+    // Longer than a pay call's 10 s wait, so some payments meet the deadline with Temporal still down.
+    await new Promise((r) => setTimeout(r, 12_000));
+    const whileDown = load.calls.slice(down);
+    temporal = await startTemporal();
+    await new Promise((r) => setTimeout(r, 3_000));
+    calls = await load.stop();
+
+    expect(calls.filter((c) => c.error !== null).map((c) => `${c.op}: ${c.error}`)).toEqual([]);
+    const unclean = calls.filter((c) => ![200, 201, 503].includes(c.res!.status));
+    expect(unclean.map((c) => `${c.op} ${c.res!.status} ${c.res!.text}`)).toEqual([]);
+    for (const c of calls.filter((c) => c.res!.status === 503)) expect(c.res!.body).toEqual({ success: false, error: SERVICE_UNAVAILABLE });
+    // Creating a session or a withdrawal needs no Temporal: those kept succeeding. A payment cannot run.
+    expect(whileDown.filter((c) => c.op !== 'pay' && c.res!.status === 201).length).toBeGreaterThan(0);
+    expect(whileDown.filter((c) => c.op === 'pay' && c.res!.status === 503).length).toBeGreaterThan(0);
+    expect(api.child.exitCode).toBeNull();
+    expect(worker.child.exitCode).toBeNull();
+  }, 120_000);
+
+  it('every workflow resumes and finishes: the ones waiting on timers and the ones started after', async () => {
+    // A customer whose payment got a 503 pays again.
+    for (const c of calls.filter((c) => c.op === 'pay' && c.res!.status === 503)) await payAgainIfPending(http, c, sessionStatus);
+    for (const c of calls.filter((c) => c.op !== 'pay' && c.res!.status === 503)) c.res = await retryUntilDone(http, c, biz.testKey);
+
+    const reserveRelease = await stack.temporal.workflow.getHandle(`reserve-release-${before.reserve}`).result();
+    expect(reserveRelease).toBe('released');
+    const withdrawalIds = [...before.withdrawals, ...calls.filter((c) => c.op === 'withdrawal').map((c) => c.res!.body.data.id as string)];
+    const results = await Promise.all(withdrawalIds.map((id) => stack.temporal.workflow.getHandle(`withdrawal-${id}`).result()));
+    expect(new Set(results)).toEqual(new Set(['completed']));
+    const paid = calls.filter((c) => c.op === 'pay').map((c) => c.path.split('/')[3]);
+    await until(
+      'every paid session to be completed',
+      async () => (await stack.sql(`select count(*)::int as n from checkout_sessions where id in (?) and status = 'completed'`, [paid]))[0].n === paid.length,
+      60_000,
+    );
+    // Sessions created while Temporal was down got their workflows from the outbox once it was back.
+    const sessions = calls.filter((c) => c.op === 'session').map((c) => c.res!.body.data.id as string);
+    const described = await Promise.all(sessions.map((id) => stack.temporal.workflow.getHandle(`checkout-${id}`).describe()));
+    expect(described.every((d) => ['RUNNING', 'COMPLETED'].includes(d.status.name))).toBe(true);
+    const undispatched = () => stack.sql(`select id, message->>'kind' as kind, attempts, last_error from outbox where dispatched_at is null`);
+    await until('the outbox to drain', async () => (await undispatched()).length === 0, 60_000).catch(async () => {
+      throw new Error(`outbox rows never dispatched: ${JSON.stringify(await undispatched())}`);
+    });
+  }, 180_000);
+
+  it('made nothing twice', async () => {
+    const withdrawalIds = calls.filter((c) => c.op === 'withdrawal').map((c) => c.res!.body.data.id);
+    const rows = await stack.sql('select id from withdrawals where business_id = ?', [biz.id]);
+    expect(new Set(rows.map((r) => r.id))).toEqual(new Set([...before.withdrawals, ...withdrawalIds]));
+  });
+
+  it('leaves ledger verify clean: no money created, lost or moved twice', async () => {
+    expect(await moneyProblems(stack.orm)).toEqual([]);
+  });
+});
