@@ -13,6 +13,8 @@ const value = z.union([z.string().max(255, { error: 'Metadata values must be at 
   error: 'Metadata values must be a string, an integer or a boolean',
 });
 
+const { $schema: _dialect, ...valueJsonSchema } = z.toJSONSchema(value);
+
 const asArray = z.array(z.object({ key, value }));
 const asObject = z.record(z.string(), value);
 
@@ -44,6 +46,22 @@ export const metadataSchema = z.unknown().transform((input, ctx): Metadata => {
     if (!checked.success) ctx.addIssue({ code: 'custom', path: [name], message: checked.error.issues[0].message });
   }
   return parsed.data;
+}).meta({
+  // What the transform above accepts, written out for the API document (a transform has no JSON Schema).
+  description: 'Up to 50 entries, as an object or as an array of `{key, value}`; always returned as an object.',
+  anyOf: [
+    { type: 'object', maxProperties: MAX_METADATA_ENTRIES, propertyNames: { pattern: '^[A-Za-z0-9_-]{1,64}$' }, additionalProperties: valueJsonSchema },
+    {
+      type: 'array',
+      maxItems: MAX_METADATA_ENTRIES,
+      items: {
+        type: 'object',
+        properties: { key: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, value: valueJsonSchema },
+        required: ['key', 'value'],
+      },
+    },
+  ],
+  example: { orderId: 'A-1001', giftWrap: true },
 });
 
 function forward(error: z.ZodError, ctx: z.RefinementCtx): never {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { email } from '../../http/validate.js';
+import { SESSION_STATUSES } from './session.entity.js';
 import { normaliseCardNumber } from '../processor/card.js';
 import { ISO_COUNTRY_CODES } from './countries.js';
 
@@ -22,12 +23,26 @@ export const cardInput = z
       number: z
         .string({ error: 'Card number is required' })
         .transform(normaliseCardNumber)
-        .pipe(z.string().regex(/^\d{12,19}$/, { error: 'Card number must be 12 to 19 digits' })),
-      expMonth: wholeNumber('Expiry month must be 1-12').pipe(z.number().min(1, { error: 'Expiry month must be 1-12' }).max(12, { error: 'Expiry month must be 1-12' })),
+        .pipe(z.string().regex(/^\d{12,19}$/, { error: 'Card number must be 12 to 19 digits' }))
+        .meta({ pattern: '^[\\s-]*(?:\\d[\\s-]*){12,19}$', description: '12 to 19 digits; spaces and dashes are ignored.', example: '4242 4242 4242 4242' }),
+      expMonth: wholeNumber('Expiry month must be 1-12')
+        .pipe(z.number().min(1, { error: 'Expiry month must be 1-12' }).max(12, { error: 'Expiry month must be 1-12' }))
+        .meta({ override: { anyOf: [{ type: 'integer', minimum: 1, maximum: 12 }, { type: 'string', pattern: '^\\s*0*(?:[1-9]|1[0-2])\\s*$' }] }, example: 12 }),
       // Two-digit years (as typed in MM/YY) mean this century.
       expYear: wholeNumber('Expiry year must be a year such as 2030')
         .transform((year) => (year < 100 ? 2000 + year : year))
-        .pipe(z.number().min(2000, { error: 'Expiry year must be a year such as 2030' }).max(2100, { error: 'Expiry year must be a year such as 2030' })),
+        .pipe(z.number().min(2000, { error: 'Expiry year must be a year such as 2030' }).max(2100, { error: 'Expiry year must be a year such as 2030' }))
+        .meta({
+          description: 'Four digits, or two (this century); the card must not have expired.',
+          override: {
+            anyOf: [
+              { type: 'integer', minimum: 0, maximum: 99 },
+              { type: 'integer', minimum: 2000, maximum: 2100 },
+              { type: 'string', pattern: '^\\s*0*(?:\\d{1,2}|20\\d\\d|2100)\\s*$' },
+            ],
+          },
+          example: 2030,
+        }),
       cvc: z.string({ error: 'CVC is required' }).trim().regex(/^\d{3,4}$/, { error: 'CVC must be 3 or 4 digits' }),
     },
     { error: 'Card is required' },
@@ -49,7 +64,8 @@ export const shippingInput = z.object(
       .string({ error: 'Country is required' })
       .trim()
       .toUpperCase()
-      .refine((code) => ISO_COUNTRY_CODES.has(code), { error: 'Country must be an ISO 3166-1 alpha-2 code' }),
+      .refine((code) => ISO_COUNTRY_CODES.has(code), { error: 'Country must be an ISO 3166-1 alpha-2 code' })
+      .meta({ enum: [...ISO_COUNTRY_CODES], description: 'ISO 3166-1 alpha-2 (upper case; lower case is accepted).' }),
   },
   { error: 'Shipping address must be an object' },
 );
@@ -62,3 +78,12 @@ export const payInput = z.object({
   shipping: shippingInput.nullish(),
 });
 export type PayInput = z.output<typeof payInput>;
+
+/** The pay call's answer: the outcome so far, and where the customer goes next (null: stay on the page). */
+export const payAnswerResource = z
+  .object({
+    sessionId: z.uuid(),
+    status: z.enum(SESSION_STATUSES).meta({ description: '`completed`, `failed`, or `processing` while the outcome is not known yet.' }),
+    redirectUrl: z.string().nullable(),
+  })
+  .meta({ id: 'PayAnswer' });

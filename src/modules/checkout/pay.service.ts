@@ -6,7 +6,7 @@ import { toSearchAttributePairs } from '../../../workflows/search-attributes.js'
 import { ApiError } from '../../http/errors.js';
 import { InvalidCardError, type PaymentProcessor } from '../processor/processor.js';
 import { parse } from '../../http/validate.js';
-import { payInput } from './pay.schemas.js';
+import { payAnswerResource, payInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.js';
 import { CheckoutSession } from './session.entity.js';
 import { checkoutWorkflowId } from './session.service.js';
@@ -20,11 +20,7 @@ export interface PayDeps {
   waitMs: number;
 }
 
-export interface PayAnswer {
-  sessionId: string;
-  status: string;
-  redirectUrl: string | null;
-}
+export type PayAnswer = z.output<typeof payAnswerResource>;
 
 const UUID = z.uuid();
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dollarsToCents } from '../../domain/money.js';
+import { cents, pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
 import { email } from '../../http/validate.js';
 import { SESSION_STATUSES } from './session.entity.js';
 import { MAX_SESSION_SUBTOTAL_CENTS } from './totals.js';
@@ -11,12 +12,14 @@ const httpUrl = (max: number) =>
   z
     .string()
     .max(max, { error: `Must be at most ${max} characters` })
-    .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), { error: 'Must be an http or https URL' });
+    .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), { error: 'Must be an http or https URL' })
+    .meta({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' });
 
 const price = z
   .number({ error: PRICE_MESSAGE })
   .min(0.01, { error: PRICE_MESSAGE })
   .max(999_999.99, { error: PRICE_MESSAGE })
+  .meta({ multipleOf: 0.01, description: 'Dollars per unit, at most two decimals.', example: 19.99 })
   .transform((dollars, ctx) => {
     const cents = dollarsToCents(dollars);
     if (cents === null) {
@@ -77,3 +80,69 @@ export const listSessionsQuery = z.object({
   endDate: isoDate.optional(),
 });
 export type ListSessionsQuery = z.output<typeof listSessionsQuery>;
+
+/** Session metadata as returned: always an object. */
+const metadataOutput = z.record(z.string(), z.union([z.string(), z.number().int(), z.boolean()])).meta({ example: { orderId: 'A-1001' } });
+
+export const sessionItemResource = z
+  .object({
+    id: prefixedId('item'),
+    sessionId: z.uuid(),
+    name: z.string(),
+    description: z.string().nullable(),
+    price: cents().meta({ description: 'Cents per unit.' }),
+    quantity: z.number().int().min(1),
+    imageUrl: z.string().nullable(),
+    subtotal: cents().meta({ description: 'Cents; price times quantity.' }),
+  })
+  .meta({ id: 'SessionItem' });
+
+export const sessionResource = z
+  .object({
+    id: z.uuid(),
+    businessId: prefixedId('biz'),
+    userId: prefixedId('key').meta({ description: 'The API key that created the session.' }),
+    status: z.enum(SESSION_STATUSES),
+    currency: z.literal('USD'),
+    subtotal: cents().meta({ description: 'Cents; the items.' }),
+    fee: cents().meta({ description: "Cents; the business's processing fee." }),
+    total: cents().meta({ description: 'Cents; subtotal plus fee.' }),
+    description: z.string(),
+    customerEmail: z.string(),
+    askShipping: z.boolean(),
+    successUrl: z.string().nullable(),
+    cancelUrl: z.string().nullable(),
+    failureUrl: z.string().nullable(),
+    checkoutUrl: z.string().meta({ description: 'The hosted payment page: `{CHECKOUT_BASE_URL}/checkout/<id>`.' }),
+    metadata: metadataOutput,
+    livemode: z.boolean(),
+    items: z.array(sessionItemResource),
+    expiresAt: timestamp().meta({ description: 'A session still pending then becomes cancelled.' }),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+    completedAt: timestamp().nullable(),
+  })
+  .meta({ id: 'CheckoutSession' });
+export type SessionResource = z.output<typeof sessionResource>;
+
+/** The list form; `amountInCents` repeats `total` (both occur in the spec's examples). */
+export const sessionListItemResource = z
+  .object({
+    id: z.uuid(),
+    total: cents(),
+    amountInCents: cents(),
+    currency: z.literal('USD'),
+    status: z.enum(SESSION_STATUSES),
+    checkoutUrl: z.string(),
+    customerEmail: z.string(),
+    metadata: metadataOutput,
+    createdAt: timestamp(),
+  })
+  .meta({ id: 'CheckoutSessionListItem' });
+export type SessionListItemResource = z.output<typeof sessionListItemResource>;
+
+export const sessionListResource = z.object({
+  items: z.array(sessionListItemResource),
+  meta: pageMetaSchema,
+  nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+});

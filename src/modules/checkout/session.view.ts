@@ -1,11 +1,16 @@
+import type { z } from 'zod';
 import type { CheckoutSession, SessionItem } from './session.entity.js';
+import type { SessionListItemResource, SessionResource, sessionItemResource } from './session.schemas.js';
+
+/** USD is the only currency the service takes (the spec: "All money is in USD"). */
+const usd = (currency: string) => currency as 'USD';
 
 /** The spec's shapes of a session: full (create and single read) and list form. */
 export function checkoutUrl(base: string, sessionId: string): string {
   return `${base}/checkout/${sessionId}`;
 }
 
-export function sessionItemView(item: SessionItem) {
+export function sessionItemView(item: SessionItem): z.output<typeof sessionItemResource> {
   return {
     id: item.id,
     sessionId: item.sessionId,
@@ -18,13 +23,13 @@ export function sessionItemView(item: SessionItem) {
   };
 }
 
-export function sessionView(session: CheckoutSession, items: SessionItem[], checkoutBaseUrl: string) {
+export function sessionView(session: CheckoutSession, items: SessionItem[], checkoutBaseUrl: string): SessionResource {
   return {
     id: session.id,
     businessId: session.businessId,
     userId: session.userId,
     status: session.status,
-    currency: session.currency,
+    currency: usd(session.currency),
     subtotal: session.subtotal,
     fee: session.fee,
     total: session.total,
@@ -46,12 +51,12 @@ export function sessionView(session: CheckoutSession, items: SessionItem[], chec
 }
 
 /** List form. `amountInCents` repeats `total` because one list example in the spec shows it. */
-export function sessionListView(session: CheckoutSession, checkoutBaseUrl: string) {
+export function sessionListView(session: CheckoutSession, checkoutBaseUrl: string): SessionListItemResource {
   return {
     id: session.id,
     total: session.total,
     amountInCents: session.total,
-    currency: session.currency,
+    currency: usd(session.currency),
     status: session.status,
     checkoutUrl: checkoutUrl(checkoutBaseUrl, session.id),
     customerEmail: session.customerEmail,

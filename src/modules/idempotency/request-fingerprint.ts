@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 
 /** 1 to 255 printable ASCII characters (space through tilde), as the spec's Limits allow. */
-const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
-export const isValidIdempotencyKey = (key: string): boolean => KEY_PATTERN.test(key);
+export const isValidIdempotencyKey = (key: string): boolean => IDEMPOTENCY_KEY_PATTERN.test(key);
 
 /**
  * `/api/v1/...` is the same operation as `/api/...` (identical behaviour), so a client that retries on

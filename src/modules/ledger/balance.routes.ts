@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { callerOf } from '../../http/auth.js';
 import type { AppDeps } from '../../http/deps.js';
 import { createRateLimiter, rateLimit } from '../../http/rate-limit.js';
+import type { BalanceResource } from './balance.schemas.js';
 import type { Balance } from './ledger.entity.js';
 import { readBalance } from './ledger.service.js';
 
@@ -10,7 +11,7 @@ import { readBalance } from './ledger.service.js';
  * own accounts, so `availableInCents` never includes them. A business that has never moved money has
  * zeros and no `updatedAt`.
  */
-export function balanceView(balance: Balance | null, livemode: boolean) {
+export function balanceView(balance: Balance | null, livemode: boolean): BalanceResource {
   return {
     availableInCents: balance?.available ?? 0,
     reservedInCents: balance?.reserved ?? 0,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cents, prefixedId, timestamp } from '../../http/envelope.js';
 import { REFUND_STATUSES } from './refund.entity.js';
 
 export const createRefundInput = z.object({
@@ -15,3 +16,32 @@ export const listRefundsQuery = z.object({
   limit: z.coerce.number().int().min(1, { error: 'Limit must be 1-100' }).max(100, { error: 'Limit must be 1-100' }).default(20),
 });
 export type ListRefundsQuery = z.output<typeof listRefundsQuery>;
+
+/**
+ * The spec's refund. `createdAt` and `requestedAt` carry the same value (the spec names the field both
+ * ways); `completedAt` and `failureReason` appear only when they apply.
+ */
+export const refundResource = z
+  .object({
+    id: prefixedId('ref'),
+    checkoutSessionId: z.uuid(),
+    amountInCents: cents().meta({ description: "The session's total." }),
+    reason: z.string().nullable(),
+    status: z.enum(REFUND_STATUSES),
+    livemode: z.boolean(),
+    createdAt: timestamp(),
+    requestedAt: timestamp(),
+    completedAt: timestamp().optional(),
+    failureReason: z.string().optional(),
+  })
+  .meta({ id: 'Refund' });
+export type RefundResource = z.output<typeof refundResource>;
+
+export const refundPagination = z
+  .object({
+    page: z.number().int().min(1),
+    limit: z.number().int().min(1).max(100),
+    total: z.number().int().min(0),
+    totalPages: z.number().int().min(0),
+  })
+  .meta({ id: 'RefundPagination' });

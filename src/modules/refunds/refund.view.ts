@@ -1,13 +1,14 @@
 import type { Refund } from './refund.entity.js';
+import type { RefundResource } from './refund.schemas.js';
 
 /**
  * The spec's refund. `createdAt` and `requestedAt` carry the same value (the spec names the field both
  * ways); `completedAt` and `failureReason` appear when they apply. The workflow's `status` query
  * returns this same record.
  */
-export type RefundRecord = ReturnType<typeof refundView>;
+export type RefundRecord = RefundResource;
 
-export function refundView(r: Refund) {
+export function refundView(r: Refund): RefundResource {
   return {
     id: r.id,
     checkoutSessionId: r.checkoutSessionId,

@@ -4,6 +4,7 @@ import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import type { Owner } from '../ledger/ledger.service.js';
 import { ApiError } from '../../http/errors.js';
 import { RESERVE_STATUSES, Reserve } from './reserve.entity.js';
+import type { ReserveSummaryResource } from './reserve.schemas.js';
 
 export const listReservesQuery = z.object({
   status: z.enum(RESERVE_STATUSES).optional(),
@@ -46,7 +47,7 @@ interface SummaryRow {
  * still holding money (`active` or `partially_released`) is an upcoming release, and the next release
  * is the amount held by those due at the earliest `releaseAt`.
  */
-export async function reserveSummary(em: EntityManager, owner: Owner) {
+export async function reserveSummary(em: EntityManager, owner: Owner): Promise<ReserveSummaryResource> {
   const [row] = await em.getConnection().execute<SummaryRow[]>(
     `with holding as (
        select release_at, reserve_amount_in_cents - consumed_amount_in_cents - released_amount_in_cents as held, status

@@ -1,4 +1,5 @@
 import type { ReserveStatus } from './reserve.entity.js';
+import type { ReserveConfigResource } from './reserve.schemas.js';
 
 /** The three amounts a reserve's state is made of. */
 export interface ReserveAmounts {
@@ -57,7 +58,7 @@ export function isoDuration(ms: number): string {
 }
 
 /** `GET /api/reserves/config` from the business's terms. */
-export function reserveConfigView(business: { reserveBps: number; reserveHoldMs: number }) {
+export function reserveConfigView(business: { reserveBps: number; reserveHoldMs: number }): ReserveConfigResource {
   return {
     enabled: business.reserveBps > 0,
     reservePercentage: business.reserveBps / 100,

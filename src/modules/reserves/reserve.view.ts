@@ -1,7 +1,8 @@
 import type { Reserve } from './reserve.entity.js';
+import type { ReserveResource } from './reserve.schemas.js';
 
 /** The spec's Reserve: every field of its table. */
-export function reserveView(reserve: Reserve) {
+export function reserveView(reserve: Reserve): ReserveResource {
   return {
     id: reserve.id,
     paymentId: reserve.paymentId,

@@ -3,7 +3,7 @@ import { pageMeta } from '../../domain/cursor.js';
 import type { Caller } from '../../http/auth.js';
 import { Event } from '../events/event.entity.js';
 import { WebhookAttempt, WebhookDelivery } from './webhook.entity.js';
-import type { EventLogQuery } from './webhook.schemas.js';
+import type { EventLogEntryResource, EventLogQuery } from './webhook.schemas.js';
 import { deliveryView } from './webhook.view.js';
 
 /**
@@ -52,7 +52,7 @@ export async function listEventLog(em: EntityManager, caller: Caller, query: Eve
     ? await em.find(WebhookAttempt, { deliveryId: { $in: deliveries.map((d) => d.id) } }, { orderBy: { attemptNumber: 'asc' } })
     : [];
 
-  const items = events.map((event) => ({
+  const items = events.map((event): EventLogEntryResource => ({
     id: event.id,
     eventType: event.type,
     type: event.type,

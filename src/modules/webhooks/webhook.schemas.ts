@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
+import { EVENT_TYPES } from '../events/event.entity.js';
 import { DELIVERY_STATUSES } from './webhook.entity.js';
-import { canonicalEventType, SUBSCRIBABLE_EVENTS } from './event-subscriptions.js';
+import { canonicalEventType, EVENT_ALIASES, SUBSCRIBABLE_EVENTS } from './event-subscriptions.js';
 
 const URL_NOT_HTTPS = 'URL must be HTTPS';
 
@@ -13,13 +15,17 @@ const httpsUrl = z
     error: 'URL must not contain credentials',
   })
   // The scheme is case-insensitive; it is stored lower-case, the rest exactly as the merchant wrote it.
-  .transform((value) => value.replace(/^https:/i, 'https:'));
+  .transform((value) => value.replace(/^https:/i, 'https:'))
+  .meta({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]://', example: 'https://example.com/webhooks/payments' });
 
 const events = z
   .array(
-    z.string().refine((name) => SUBSCRIBABLE_EVENTS.includes(name), {
-      error: (issue) => `Unknown event type "${String(issue.input)}"`,
-    }),
+    z
+      .string()
+      .refine((name) => SUBSCRIBABLE_EVENTS.includes(name), {
+        error: (issue) => `Unknown event type "${String(issue.input)}"`,
+      })
+      .meta({ enum: [...SUBSCRIBABLE_EVENTS] }),
     { error: 'Events must be a list of event types' },
   )
   .min(1, { error: 'At least one event type is required' })
@@ -35,6 +41,14 @@ const switchesAgree = (body: { enabled?: boolean; isActive?: boolean }, ctx: z.R
     ctx.addIssue({ code: 'custom', path: ['isActive'], message: 'isActive and enabled must agree' });
   }
 };
+/** The same rule for the API document: both given means both alike. */
+const switchesAgreeJsonSchema = {
+  anyOf: [
+    { not: { required: ['enabled', 'isActive'] } },
+    { properties: { enabled: { const: true }, isActive: { const: true } } },
+    { properties: { enabled: { const: false }, isActive: { const: false } } },
+  ],
+};
 
 export const createEndpointInput = z
   .object({
@@ -44,7 +58,8 @@ export const createEndpointInput = z
     enabled: z.boolean({ error: 'enabled must be a boolean' }).optional(),
     isActive: z.boolean({ error: 'isActive must be a boolean' }).optional(),
   })
-  .superRefine(switchesAgree);
+  .superRefine(switchesAgree)
+  .meta(switchesAgreeJsonSchema);
 export type CreateEndpointInput = z.output<typeof createEndpointInput>;
 
 /** PUT and PATCH alike: every member optional; `enabled` is accepted beside the spec's `isActive`. */
@@ -56,7 +71,8 @@ export const updateEndpointInput = z
     enabled: z.boolean({ error: 'enabled must be a boolean' }).optional(),
     description: description.optional(),
   })
-  .superRefine(switchesAgree);
+  .superRefine(switchesAgree)
+  .meta(switchesAgreeJsonSchema);
 export type UpdateEndpointInput = z.output<typeof updateEndpointInput>;
 
 export const pageQuery = z.object({
@@ -74,6 +90,7 @@ export const eventLogQuery = pageQuery.extend({
       if (!type) ctx.addIssue({ code: 'custom', message: `Unknown event type "${name}"` });
       return type ?? z.NEVER;
     })
+    .meta({ enum: [...EVENT_TYPES, ...Object.keys(EVENT_ALIASES)] })
     .optional(),
   endpointId: z.string().min(1).optional(),
   status: z.enum(DELIVERY_STATUSES, { error: `Status must be one of ${DELIVERY_STATUSES.join(', ')}` }).optional(),
@@ -81,3 +98,83 @@ export const eventLogQuery = pageQuery.extend({
   to: isoDate.optional(),
 });
 export type EventLogQuery = z.output<typeof eventLogQuery>;
+
+/** The endpoint as every response shows it: `enabled` and `isActive` name the same switch (the spec's conflict). */
+export const endpointResource = z
+  .object({
+    id: prefixedId('wh'),
+    url: z.string(),
+    events: z.array(z.string()).meta({ example: ['checkout.succeeded', 'refund.completed'] }),
+    enabled: z.boolean(),
+    isActive: z.boolean(),
+    description: z.string().nullable(),
+    livemode: z.boolean(),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+  })
+  .meta({ id: 'WebhookEndpoint' });
+export type EndpointResource = z.output<typeof endpointResource>;
+
+/** Create and rotate: the signing secret beside the endpoint, shown once (null in an Idempotency-Key replay). */
+export const endpointWithSecretResource = z
+  .object({
+    endpoint: endpointResource,
+    secret: z
+      .string()
+      .regex(/^whsec_/)
+      .nullable()
+      .meta({ description: 'Shown once. Null when the answer is an Idempotency-Key replay: rotate the secret if it was lost.' }),
+  })
+  .meta({ id: 'WebhookEndpointWithSecret' });
+
+export const endpointListResource = z.object({ items: z.array(endpointResource), meta: pageMetaSchema });
+
+export const deletedEndpointResource = z.object({ id: prefixedId('wh'), deleted: z.literal(true) }).meta({ id: 'DeletedWebhookEndpoint' });
+
+export const attemptResource = z
+  .object({
+    attemptNumber: z.number().int().min(1),
+    attemptedAt: timestamp(),
+    statusCode: z.number().int().nullable(),
+    durationMs: z.number().int().min(0),
+    responseBody: z.string().nullable(),
+    error: z.string().nullable(),
+    succeeded: z.boolean(),
+  })
+  .meta({ id: 'WebhookAttempt' });
+
+export const deliveryResource = z
+  .object({
+    id: prefixedId('whd'),
+    eventId: prefixedId('evt'),
+    endpointId: prefixedId('wh'),
+    status: z.enum(DELIVERY_STATUSES),
+    generation: z.number().int().min(0).meta({ description: '0 for the first delivery; each manual retry makes the next.' }),
+    attemptCount: z.number().int().min(0),
+    lastStatusCode: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    nextAttemptAt: timestamp().nullable(),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+    completedAt: timestamp().nullable(),
+    attempts: z.array(attemptResource).optional(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type DeliveryResource = z.output<typeof deliveryResource>;
+
+export const eventLogEntryResource = z
+  .object({
+    id: prefixedId('evt'),
+    eventType: z.enum(EVENT_TYPES),
+    type: z.enum(EVENT_TYPES).meta({ description: 'Same as `eventType` (handler examples in the spec read `type`).' }),
+    livemode: z.boolean(),
+    createdAt: timestamp(),
+    payload: z.record(z.string(), z.unknown()),
+    deliveries: z.array(deliveryResource),
+  })
+  .meta({ id: 'EventLogEntry' });
+export type EventLogEntryResource = z.output<typeof eventLogEntryResource>;
+
+export const eventLogResource = z.object({ items: z.array(eventLogEntryResource), meta: pageMetaSchema });
+
+export const retriedDeliveriesResource = z.object({ deliveries: z.array(deliveryResource) }).meta({ id: 'RetriedDeliveries' });

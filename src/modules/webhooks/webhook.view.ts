@@ -1,10 +1,12 @@
+import type { z } from 'zod';
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './webhook.entity.js';
+import type { attemptResource, DeliveryResource, EndpointResource } from './webhook.schemas.js';
 
 /**
  * The endpoint as every response shows it. The spec's conflict: create shows `enabled`, update `isActive`;
  * both name the same switch and both are always present. The secret is never part of it.
  */
-export function endpointView(endpoint: WebhookEndpoint) {
+export function endpointView(endpoint: WebhookEndpoint): EndpointResource {
   return {
     id: endpoint.id,
     url: endpoint.url,
@@ -18,7 +20,7 @@ export function endpointView(endpoint: WebhookEndpoint) {
   };
 }
 
-export function attemptView(attempt: WebhookAttempt) {
+export function attemptView(attempt: WebhookAttempt): z.output<typeof attemptResource> {
   return {
     attemptNumber: attempt.attemptNumber,
     attemptedAt: attempt.attemptedAt.toISOString(),
@@ -30,7 +32,7 @@ export function attemptView(attempt: WebhookAttempt) {
   };
 }
 
-export function deliveryView(delivery: WebhookDelivery, attempts?: WebhookAttempt[]) {
+export function deliveryView(delivery: WebhookDelivery, attempts?: WebhookAttempt[]): DeliveryResource {
   return {
     id: delivery.id,
     eventId: delivery.eventId,

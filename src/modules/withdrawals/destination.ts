@@ -24,10 +24,9 @@ export function cryptoAddressProblem(network: CryptoNetwork, address: string): s
   return rule.pattern.test(address) ? null : rule.message;
 }
 
-export const walletDetails = z.object(
-  { walletEmail: email() },
-  { error: 'Destination details must be an object' },
-);
+export const walletDetails = z
+  .object({ walletEmail: email() }, { error: 'Destination details must be an object' })
+  .meta({ example: { walletEmail: 'payouts@example.com' } });
 
 export const cryptoDetails = z
   .object(
@@ -41,6 +40,13 @@ export const cryptoDetails = z
   .superRefine((details, ctx) => {
     const problem = cryptoAddressProblem(details.cryptoNetwork, details.cryptoAddress);
     if (problem) ctx.addIssue({ code: 'custom', path: ['cryptoAddress'], message: problem });
+  })
+  // The address rule per network, written out for the API document (a refinement has no JSON Schema).
+  .meta({
+    oneOf: CRYPTO_NETWORKS.map((network) => ({
+      properties: { cryptoNetwork: { const: network }, cryptoAddress: { pattern: ADDRESS_RULES[network].pattern.source } },
+    })),
+    example: { cryptoCoin: 'USDC', cryptoNetwork: 'ERC20', cryptoAddress: '0x52908400098527886E0F7030069857D2E4169EE7' },
   });
 
 export type WalletDestination = { destinationType: 'wallet'; destinationDetails: z.output<typeof walletDetails> };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { dollarsToCents } from '../../domain/money.js';
 import { cryptoDetails, walletDetails } from './destination.js';
+import { cents, pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
 import { WITHDRAWAL_STATUSES } from './withdrawal.entity.js';
 
 /** Far above any real balance; keeps every accepted amount exact as whole cents. */
@@ -11,6 +12,7 @@ const amount = z
   .number({ error: 'Amount must be a number' })
   .gt(0, { error: 'Amount must be greater than 0' })
   .max(MAX_WITHDRAWAL_DOLLARS, { error: `Amount must not exceed ${MAX_WITHDRAWAL_DOLLARS}` })
+  .meta({ multipleOf: 0.01, description: 'Dollars, at most two decimals.', example: 125.5 })
   .transform((dollars, ctx) => {
     const cents = dollarsToCents(dollars);
     if (cents === null || cents === 0) {
@@ -41,3 +43,50 @@ export const listWithdrawalsQuery = z.object({
   limit: z.coerce.number().int().min(1, { error: 'Limit must be 1-100' }).max(100, { error: 'Limit must be 1-100' }).default(20),
 });
 export type ListWithdrawalsQuery = z.output<typeof listWithdrawalsQuery>;
+
+const withdrawalFields = {
+  id: prefixedId('wd'),
+  amountInCents: cents(),
+  status: z.enum(WITHDRAWAL_STATUSES),
+  destinationType: z.enum(['wallet', 'crypto']),
+  destinationDetails: z
+    .string()
+    .meta({ description: 'The destination as JSON text (the spec returns it as a string).', example: '{"walletEmail":"payouts@example.com"}' }),
+  requestedAt: timestamp(),
+};
+
+/** The single read: the reference or failure reason only when it applies. */
+export const withdrawalResource = z
+  .object({
+    ...withdrawalFields,
+    livemode: z.boolean(),
+    notes: z.string().optional(),
+    updatedAt: timestamp(),
+    completedAt: timestamp().nullable(),
+    cancelledAt: timestamp().optional(),
+    processorTransactionId: z.string().optional().meta({ description: 'A completed wallet payout.' }),
+    transactionHash: z.string().optional().meta({ description: 'A completed crypto payout.' }),
+    failureReason: z.string().optional(),
+  })
+  .meta({ id: 'Withdrawal' });
+export type WithdrawalResource = z.output<typeof withdrawalResource>;
+
+/** The create response: exactly the fields the spec lists for it. */
+export const createdWithdrawalResource = z.object(withdrawalFields).meta({ id: 'CreatedWithdrawal' });
+
+export const withdrawalListItemResource = z
+  .object({
+    id: withdrawalFields.id,
+    amountInCents: withdrawalFields.amountInCents,
+    status: withdrawalFields.status,
+    destinationType: withdrawalFields.destinationType,
+    requestedAt: withdrawalFields.requestedAt,
+    completedAt: timestamp().nullable(),
+  })
+  .meta({ id: 'WithdrawalListItem' });
+
+export const withdrawalListResource = z.object({ items: z.array(withdrawalListItemResource), meta: pageMetaSchema });
+
+export const cancelledWithdrawalResource = z
+  .object({ id: withdrawalFields.id, status: z.enum(WITHDRAWAL_STATUSES), amountInCents: withdrawalFields.amountInCents })
+  .meta({ id: 'CancelledWithdrawal' });

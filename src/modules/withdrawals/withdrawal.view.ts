@@ -1,12 +1,19 @@
+import type { z } from 'zod';
 import type { Withdrawal } from './withdrawal.entity.js';
+import type {
+  cancelledWithdrawalResource,
+  createdWithdrawalResource,
+  WithdrawalResource,
+  withdrawalListItemResource,
+} from './withdrawal.schemas.js';
 
 /**
  * The spec's shapes of a withdrawal. The single read carries the reference or failure reason only when
  * it applies; the workflow's `status` query returns the same record.
  */
-export type WithdrawalRecord = ReturnType<typeof withdrawalView>;
+export type WithdrawalRecord = WithdrawalResource;
 
-export function withdrawalView(w: Withdrawal) {
+export function withdrawalView(w: Withdrawal): WithdrawalResource {
   return {
     id: w.id,
     amountInCents: w.amountInCents,
@@ -26,7 +33,7 @@ export function withdrawalView(w: Withdrawal) {
 }
 
 /** The create response: exactly the fields the spec lists for it. */
-export function createdWithdrawalView(w: Withdrawal) {
+export function createdWithdrawalView(w: Withdrawal): z.output<typeof createdWithdrawalResource> {
   return {
     id: w.id,
     amountInCents: w.amountInCents,
@@ -37,7 +44,7 @@ export function createdWithdrawalView(w: Withdrawal) {
   };
 }
 
-export function withdrawalListView(w: Withdrawal) {
+export function withdrawalListView(w: Withdrawal): z.output<typeof withdrawalListItemResource> {
   return {
     id: w.id,
     amountInCents: w.amountInCents,
@@ -48,6 +55,6 @@ export function withdrawalListView(w: Withdrawal) {
   };
 }
 
-export function cancelledWithdrawalView(w: Withdrawal) {
+export function cancelledWithdrawalView(w: Withdrawal): z.output<typeof cancelledWithdrawalResource> {
   return { id: w.id, status: w.status, amountInCents: w.amountInCents };
 }
