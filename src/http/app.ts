@@ -17,6 +17,7 @@ import { apiKeyRateLimits } from './api-key-rate-limit.js';
 import { ApiError } from './errors.js';
 import { httpRequestDuration } from '../ops/metrics.js';
 import { idempotencyKeys } from './idempotency.js';
+import { apiDocumentRoutes } from './openapi/docs.routes.js';
 
 /** A module's routes, registered on a router that already authenticates. */
 export type RouteModule = (router: Router, deps: AppDeps) => void;
@@ -26,12 +27,12 @@ const apiModules: RouteModule[] = [sessionRoutes, balanceRoutes, reserveRoutes, 
 /** Modules whose routes need no API key; registered on a router that does not authenticate. */
 const publicApiModules: RouteModule[] = [payRoutes];
 
-/** A known path with an unsupported method answers 405 in the error envelope. */
-const methodErrors = {
-  throw: true,
-  methodNotAllowed: () => new ApiError('method_not_allowed'),
-  notImplemented: () => new ApiError('method_not_allowed'),
-};
+/**
+ * A known path with an unsupported method: the router answers 405 (501 for a method it does not know)
+ * and sets `Allow`, and the middleware below turns that into the error envelope. Not the router's throw
+ * option, which leaves `Allow` out (RFC 9110 requires it on a 405).
+ */
+const methodErrors = { throw: false };
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.http.trustProxy });
@@ -47,15 +48,20 @@ export function createApp(deps: AppDeps): Koa {
   });
   app.use(requestLog(deps));
   app.use(errorMiddleware);
-  // Runs after routing: nothing answered, so the path is unknown. (A known path with another method has
-  // already become a 405 in the router's allowedMethods, which needs the 404 to reach it unthrown.)
+  // Runs after routing: nothing answered, so the path is unknown, or the router's allowedMethods found it
+  // with other methods (405 or 501, `Allow` set; it needs the 404 to reach it unthrown).
   app.use(async (ctx: Context, next: Next) => {
     await next();
+    if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) throw new ApiError('method_not_allowed');
     if (ctx.status === 404 && ctx.body == null) throw new ApiError('route_not_found');
   });
   app.use(requireHttps(deps));
   // Public hosted checkout pages (no API key; HTML, not JSON): everything under /checkout/.
   app.use(checkoutPages(deps));
+  // The API document and its reference page (no API key).
+  const docs = apiDocumentRoutes();
+  app.use(docs.routes());
+  app.use(docs.allowedMethods(methodErrors));
   app.use(jsonBody);
 
   // Public operations (no API key): the hosted page's pay call, whose session id is the capability.

@@ -1,4 +1,5 @@
 import https from 'node:https';
+import { documentProblems } from './api-document.js';
 
 export interface HttpResponse<T = any> {
   status: number;
@@ -13,6 +14,8 @@ export interface RequestOptions {
   /** Sent as is, for malformed-body tests. */
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+  /** For a test that sends what no client of the document would (a malformed path, say). */
+  offDocument?: boolean;
 }
 
 export type HttpClient = ReturnType<typeof createHttpClient>;
@@ -38,7 +41,11 @@ export function createHttpClient(origin: string, ca: Buffer) {
           } catch {
             /* not JSON: the page tests read `text` */
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text });
+          const answer = { status: res.statusCode ?? 0, headers: res.headers, body, text };
+          // Every /api answer must be one the API document describes: the no-drift check.
+          const problems = opts.offDocument ? [] : documentProblems(method, path, answer);
+          if (problems.length) reject(new Error(`The answer breaks the API document:\n${problems.join('\n')}`));
+          else resolve(answer);
         });
       });
       req.on('error', reject);

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { ApiError } from '../../http/errors.js';
 import { callerOf } from '../../http/auth.js';
 import type { AppDeps } from '../../http/deps.js';
 import { idempotency } from '../../http/idempotency.js';
@@ -17,6 +18,18 @@ export function webhookRoutes(router: Router, deps: AppDeps): void {
     allowPrivateUrls: deps.config.webhooks.allowPrivateUrls,
   });
   const em = () => deps.orm.em.fork();
+
+  // `/webhooks/events` is a path of its own (GET only), which the `/webhooks/:id` routes of other methods
+  // would take for an endpoint id, and whose methods the router would then advertise in `Allow`. This
+  // guard, registered first, answers every other method there as that path's 405 (and OPTIONS with its
+  // own methods).
+  router.all('/webhooks/events', async (ctx, next) => {
+    if (ctx.method === 'GET' || ctx.method === 'HEAD') return next();
+    ctx.set('Allow', 'HEAD, GET');
+    if (ctx.method !== 'OPTIONS') throw new ApiError('method_not_allowed');
+    ctx.status = 200;
+    ctx.body = '';
+  });
 
   // Registered before `/webhooks/:id`, which would otherwise take `events` for an endpoint id.
   router.get('/webhooks/events', async (ctx) => {

@@ -1,0 +1,95 @@
+import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { z } from 'zod';
+import { balancePaths } from './balance.js';
+import { payPaths } from './pay.js';
+import { refundPaths } from './refunds.js';
+import { reservePaths } from './reserves.js';
+import { everyErrorResponse } from './responses.js';
+import { sessionPaths } from './sessions.js';
+import { shareRepeatedResponses } from './shared-responses.js';
+import { webhookPaths } from './webhooks.js';
+import { withdrawalPaths } from './withdrawals.js';
+
+const DESCRIPTION = `A hosted-checkout payments API: checkout sessions, refunds, reserves, withdrawals, balance and signed webhooks.
+
+**Paths.** Every operation is served under \`/api/v1\` (the intended form) and, identically, under \`/api\`: the two servers below. This document is at \`/api/openapi.json\` (and \`/api/v1/openapi.json\`).
+
+**Authentication.** \`Authorization: Bearer <API key>\`: a test key (\`mp_test_…\`) or a live key (\`mp_live_…\`, once the business is approved). Everything a key reads or writes belongs to its business and mode. A read-only key may only read (403). HTTPS only.
+
+**Money.** Request amounts are dollars (at most two decimals); every amount in a response is integer cents. Always USD.
+
+**Envelopes.** Success: \`{ "success": true, "data": … }\`. Error: \`{ "success": false, "error": { "type", "message", "requestId", "errors"?, "retryAfter"? } }\`; \`errors\` lists every field problem as \`{path, message}\`.
+
+**Rate limits.** Per API key, by the business's tier: standard 60 a minute with bursts to 120, growth 300 with bursts to 600, enterprise custom. The burst allowance (burst − rate) refills every 10 minutes and is drawn on once the minute's requests are spent. Per operation: the pay call 10 a minute per session, the balance 30 a minute per key. Answers carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds); over the limit the answer is 429 with \`retryAfter\` and a \`Retry-After\` header. Limits hold across all API instances.
+
+**Idempotency.** Every POST behind an API key takes an optional \`Idempotency-Key\` (see the parameter).
+
+**Errors on any path.** A path that does not exist is 404 \`not_found\`; a method a path does not support is 405 \`method_not_allowed\` with an \`Allow\` header (components \`RouteNotFound\`, \`MethodNotAllowed\`).`;
+
+const servicePaths: ZodOpenApiPathsObject = {
+  ...sessionPaths,
+  ...payPaths,
+  ...balancePaths,
+  ...reservePaths,
+  ...refundPaths,
+  ...withdrawalPaths,
+  ...webhookPaths,
+};
+
+/** The document itself is an operation too, so that a client can find it the same way as any other. */
+const documentPath: ZodOpenApiPathsObject = {
+  '/openapi.json': {
+    get: {
+      operationId: 'getOpenApiDocument',
+      tags: ['API document'],
+      summary: 'This document',
+      description: 'No API key. Rendered for people at `/docs`.',
+      security: [],
+      responses: {
+        '200': {
+          description: 'The OpenAPI 3.1 document',
+          headers: z.object({ ETag: z.string().meta({ description: 'Send it back as `If-None-Match` to revalidate.' }) }),
+          content: { 'application/json': { schema: z.object({ openapi: z.string().regex(/^3\.1\./) }).catchall(z.unknown()) } },
+        },
+        '304': { description: 'Unchanged since the `If-None-Match` ETag' },
+      },
+    },
+  },
+};
+
+function build() {
+  const document = createDocument({
+    openapi: '3.1.0',
+    info: { title: 'Payments API', version: 'v1', description: DESCRIPTION },
+    servers: [
+      { url: '/api/v1', description: 'Version 1 (the intended form)' },
+      { url: '/api', description: 'Unversioned alias of version 1: identical behaviour' },
+    ],
+    security: [{ apiKey: [] }],
+    tags: [
+      { name: 'Checkout sessions' },
+      { name: 'Hosted checkout', description: 'The call the hosted payment page makes; public.' },
+      { name: 'Balance' },
+      { name: 'Reserves', description: 'Funds held back from payments until their release date.' },
+      { name: 'Refunds' },
+      { name: 'Withdrawals' },
+      { name: 'Webhooks', description: 'Signed HTTPS notifications of events: `X-Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`.' },
+      { name: 'API document' },
+    ],
+    paths: { ...servicePaths, ...documentPath },
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'mp_test_… or mp_live_…', description: 'An API key of the business.' },
+      },
+      responses: everyErrorResponse(),
+    },
+  });
+  return shareRepeatedResponses(document);
+}
+
+let built: ReturnType<typeof build> | undefined;
+
+/** The document, generated once per process from the zod schemas. */
+export function apiDocument(): ReturnType<typeof build> {
+  return (built ??= build());
+}
