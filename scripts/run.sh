@@ -5,7 +5,7 @@
 # binaries from the registries before the service or the tests need them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmd="${1:?usage: run.sh start|api|worker|admin|test|test:faults|build|typecheck [args...]}"; shift
+cmd="${1:?usage: run.sh start|api|worker|admin|test|test:faults|fuzz|build|typecheck [args...]}"; shift
 
 stamp=node_modules/.payments-install-stamp
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
@@ -41,6 +41,18 @@ case "$cmd" in
   bench)
     [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"
     exec "${tsnode[@]}" bench/run.ts "$@" ;;
+  fuzz)
+    # Schemathesis (PyPI) against the running service; installed once per machine into a venv in the cache.
+    [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"
+    st_version="${SCHEMATHESIS_VERSION:-4.32.5}"
+    st_venv="${PAYMENTS_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/payments-service}/schemathesis-$st_version"
+    if [ ! -x "$st_venv/bin/schemathesis" ]; then
+      echo "run.sh: installing schemathesis $st_version into $st_venv" >&2
+      python3 -m venv "$st_venv"
+      "$st_venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$st_version" >&2
+    fi
+    export SCHEMATHESIS_BIN="$st_venv/bin/schemathesis"
+    exec "${tsnode[@]}" scripts/fuzz.ts "$@" ;;
   build) exec tsc -p tsconfig.json ;;
   typecheck) exec tsc -p tsconfig.json --noEmit ;;
   *) exec "$cmd" "$@" ;;
