@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { HttpClient } from '../support/http.js';
 import { addWalletMethod, balanceOf, creditAvailable, testMode } from '../support/seed.js';
 import { startFaultStack, type FaultStack } from './support/fault-stack.js';
-import { until, walletWithdrawal } from './support/flows.js';
+import { until, walletWithdrawal, workflowResult } from './support/flows.js';
 import { moneyProblems } from './support/money.js';
 import { killAll, startApiProcess, startWorkerProcess, type ApiProcess } from './support/processes.js';
 
@@ -104,7 +104,7 @@ describe('the API killed mid-request', () => {
     expect(replayed.headers['idempotent-replayed']).toBe('true');
     expect(replayed.text).toBe(created.text);
 
-    await stack.temporal.workflow.getHandle(`withdrawal-${created.body.data.id}`).result();
+    await workflowResult(stack.temporal, `withdrawal-${created.body.data.id}`);
     expect(await withdrawalsOf(biz.id)).toEqual([{ id: created.body.data.id, status: 'completed', amount_in_cents: '2500' }]);
     expect(await balanceOf(stack.orm, testMode(biz.id))).toMatchObject({ available: 7_500, pendingWithdrawal: 0 });
   }, 120_000);

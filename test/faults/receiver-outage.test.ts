@@ -1,7 +1,7 @@
 import type { HttpClient } from '../support/http.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 import { startFaultStack, type FaultStack } from './support/fault-stack.js';
-import { paidSession, until } from './support/flows.js';
+import { paidSession, until, workflowResult } from './support/flows.js';
 import { moneyProblems } from './support/money.js';
 import { killAll, startApiProcess, startWorkerProcess } from './support/processes.js';
 
@@ -58,7 +58,7 @@ describe('a webhook receiver down for the first attempts', () => {
     expect(pending.next_attempt_at).not.toBeNull();
     await receiver.recover();
 
-    expect(await stack.temporal.workflow.getHandle(`webhook-delivery-${delivery.id}`).result()).toBe('succeeded');
+    expect(await workflowResult(stack.temporal, `webhook-delivery-${delivery.id}`)).toBe('succeeded');
     const log = await attempts();
     expect(log.map((a) => [a.attempt_number, a.succeeded, a.status_code])).toEqual([
       [1, false, null],

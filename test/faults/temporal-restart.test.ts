@@ -4,7 +4,7 @@ import type { HttpClient } from '../support/http.js';
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
 import type { TestBusiness } from '../support/stack.js';
 import { startFaultStack, type FaultStack } from './support/fault-stack.js';
-import { paidSession, until, walletWithdrawal } from './support/flows.js';
+import { paidSession, until, walletWithdrawal, workflowResult } from './support/flows.js';
 import { payAgainIfPending, retryUntilDone, SERVICE_UNAVAILABLE, startLoad, type Call } from './support/load.js';
 import { moneyProblems } from './support/money.js';
 import { freePort, killAll, startApiProcess, startWorkerProcess, type ApiProcess, type ServiceProcess } from './support/processes.js';
@@ -93,10 +93,10 @@ describe('Temporal restarted under load', () => {
     for (const c of calls.filter((c) => c.op === 'pay' && c.res!.status === 503)) await payAgainIfPending(http, c, sessionStatus);
     for (const c of calls.filter((c) => c.op !== 'pay' && c.res!.status === 503)) c.res = await retryUntilDone(http, c, biz.testKey);
 
-    const reserveRelease = await stack.temporal.workflow.getHandle(`reserve-release-${before.reserve}`).result();
+    const reserveRelease = await workflowResult(stack.temporal, `reserve-release-${before.reserve}`);
     expect(reserveRelease).toBe('released');
     const withdrawalIds = [...before.withdrawals, ...calls.filter((c) => c.op === 'withdrawal').map((c) => c.res!.body.data.id as string)];
-    const results = await Promise.all(withdrawalIds.map((id) => stack.temporal.workflow.getHandle(`withdrawal-${id}`).result()));
+    const results = await Promise.all(withdrawalIds.map((id) => workflowResult(stack.temporal, `withdrawal-${id}`)));
     expect(new Set(results)).toEqual(new Set(['completed']));
     const paid = calls.filter((c) => c.op === 'pay').map((c) => c.path.split('/')[3]);
     await until(

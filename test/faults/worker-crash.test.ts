@@ -2,7 +2,7 @@ import { addWalletMethod, balanceOf, creditAvailable, testMode } from '../suppor
 import type { HttpClient } from '../support/http.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 import { startFaultStack, type FaultStack } from './support/fault-stack.js';
-import { paidSession, until, walletWithdrawal } from './support/flows.js';
+import { paidSession, until, walletWithdrawal, workflowResult } from './support/flows.js';
 import { moneyProblems } from './support/money.js';
 import { killAll, startApiProcess, startHoldingWorker, startWorkerProcess, type ServiceProcess } from './support/processes.js';
 
@@ -81,7 +81,7 @@ const kinds = async (referenceId: string) =>
   (await stack.sql('select kind from ledger_transactions where reference_id = ? order by created_at', [referenceId])).map((r) => r.kind);
 const eventTypes = async (field: string, id: string) =>
   (await stack.sql(`select type from events where payload->>'${field}' = ? order by created_at`, [id])).map((r) => r.type);
-const result = (workflowId: string) => stack.temporal.workflow.getHandle(workflowId).result();
+const result = (workflowId: string) => workflowResult(stack.temporal, workflowId);
 
 describe('a worker SIGKILLed in the middle of a reserve release, a withdrawal, a refund and a webhook delivery', () => {
   it('left the committed work committed and the POST unanswered when it died', async () => {

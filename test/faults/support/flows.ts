@@ -1,4 +1,5 @@
 /** The money flows a fault test drives through an API process, in the spec's own requests. */
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { HttpClient } from '../../support/http.js';
 import { payBody, sessionBody } from '../../support/payments.js';
 
@@ -30,5 +31,21 @@ export async function until<T>(what: string, read: () => Promise<T>, timeoutMs =
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * A workflow's result. Its start is dispatched after the commit that made it (the outbox), so a test
+ * asking right after the request may be early: "not found" is retried for a while.
+ */
+export async function workflowResult(temporal: Client, workflowId: string, timeoutMs = 60_000): Promise<unknown> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await temporal.workflow.getHandle(workflowId).result();
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
 }
