@@ -81,7 +81,7 @@ describe('PostgreSQL restarted under load', () => {
   it('the workflows resume: every withdrawal is paid, every paid session completed once', async () => {
     // A payment whose answer was a 503 may or may not have gone through: the customer tries again if not.
     const sessionStatus = async (id: string) => (await stack.sql('select status from checkout_sessions where id = ?', [id]))[0].status as string;
-    for (const c of calls.filter((c) => c.op === 'pay' && c.res!.status === 503)) await payAgainIfPending(http, c, sessionStatus);
+    await Promise.all(calls.filter((c) => c.op === 'pay' && c.res!.status === 503).map((c) => payAgainIfPending(http, c, sessionStatus)));
     await until(
       'every withdrawal to be paid',
       async () => (await stack.sql(`select count(*)::int as n from withdrawals where business_id = ? and status <> 'completed'`, [biz.id]))[0].n === 0,
