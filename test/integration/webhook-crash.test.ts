@@ -29,7 +29,7 @@ afterAll(async () => {
 const sql = (query: string, params: unknown[] = []) => stack.orm.em.getConnection().execute(query, params);
 
 /** A real OS process that takes the event's outbox row and is SIGKILLed mid-fan-out. */
-function runWorkerThatDies(): Promise<{ signal: NodeJS.Signals | null; code: number | null; stdout: string }> {
+function runWorkerThatDies(outboxId: string): Promise<{ signal: NodeJS.Signals | null; code: number | null; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/fanout-then-die.ts'], {
       env: {
@@ -38,6 +38,7 @@ function runWorkerThatDies(): Promise<{ signal: NodeJS.Signals | null; code: num
         DATABASE_URL: stack.databaseUrl,
         TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
         TEMPORAL_TASK_QUEUE: stack.config.temporal.taskQueue,
+        CRASH_OUTBOX_ID: outboxId,
         LOG_LEVEL: 'silent',
       },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -77,7 +78,7 @@ describe('fan-out across a crash', () => {
     const [outbox] = await sql(`select id from outbox where message->>'eventId' = ?`, [eventId]);
 
     // 2. A worker process claims the row, commits the deliveries, and is killed before starting workflows.
-    const died = await runWorkerThatDies();
+    const died = await runWorkerThatDies(String(outbox.id));
     expect(died.stdout).toContain('deliveries committed; dying');
     expect(died.signal).toBe('SIGKILL');
     const afterCrash = await sql('select id, status from webhook_deliveries where event_id = ?', [eventId]);

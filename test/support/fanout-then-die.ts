@@ -1,9 +1,9 @@
 /**
- * A worker-like process for the crash test: it sweeps the outbox as a worker's relay does, and kills
+ * A worker-like process for the crash test: it dispatches the event's outbox row as a relay does, and kills
  * itself (SIGKILL, no clean-up of any kind) inside the `event.fanout` handler, after the deliveries are
  * committed and before any workflow is started or the outbox row is marked dispatched.
  * Run as `node --import tsx test/support/fanout-then-die.ts` with the stack's DATABASE_URL,
- * TEMPORAL_ADDRESS and TEMPORAL_TASK_QUEUE.
+ * TEMPORAL_ADDRESS and TEMPORAL_TASK_QUEUE, and CRASH_OUTBOX_ID naming the event's outbox row.
  */
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/orm.js';
@@ -28,6 +28,8 @@ const fanOut = createEventFanout({
   },
 });
 const dispatcher = createOutboxDispatcher({ orm, temporal, taskQueue, log, handlers: { 'event.fanout': fanOut } });
-await dispatcher.relayOnce();
+// Only the test's own row: another test file on this database may have left rows of its own behind,
+// and dying on one of those would leave the test's event untouched.
+await dispatcher.dispatch([process.env.CRASH_OUTBOX_ID!]);
 process.stdout.write('the relay finished without dying\n');
 process.exit(3);
