@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { ApiError } from '../../src/http/errors.js';
 import { payCheckout } from '../../src/modules/checkout/pay.service.js';
 import { simulatorProcessor } from '../../src/modules/processor/simulator.js';
@@ -21,8 +21,11 @@ let unreachable: Client;
 beforeAll(async () => {
   stack = await startStack();
   biz = await stack.business();
-  // Nothing listens there: every call fails as a Temporal that is down does (and is retried the same way).
-  unreachable = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${await closedPort()}` }) });
+  // Nothing listens there: every call fails as a Temporal that is down does, and is retried the same way,
+  // but for about half a second rather than the default twenty: a retry still pending when the
+  // connection closes at the end would throw from its timer.
+  const retries = makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 4, initialIntervalMs: () => 100 }));
+  unreachable = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${await closedPort()}`, interceptors: [retries] }) });
 });
 afterAll(async () => {
   await unreachable?.connection.close();
