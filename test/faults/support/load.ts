@@ -66,14 +66,20 @@ export function startLoad(http: HttpClient, biz: TestBusiness, opts: { clients?:
   };
 }
 
-/** A POST retried with its own key until it succeeds, as a client does after a 503. */
-export async function retryUntilDone(http: HttpClient, call: Call, apiKey: string | undefined, timeoutMs = 60_000): Promise<HttpResponse> {
+/**
+ * A POST retried with its own key until it succeeds, as a client does after a 503. Meanwhile the only
+ * other answers allowed are a 503, and a 409 while the key is still held: a request that failed because
+ * the database went away could not give its key back, so the key stays claimed until its lease (60 s)
+ * runs out.
+ */
+export async function retryUntilDone(http: HttpClient, call: Call, apiKey: string, timeoutMs = 90_000): Promise<HttpResponse> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const res = await http
-      .post(call.path, call.body, { key: apiKey, headers: apiKey ? { 'Idempotency-Key': call.key } : {} })
-      .catch(() => null);
+    const res = await http.post(call.path, call.body, { key: apiKey, headers: { 'Idempotency-Key': call.key } }).catch(() => null);
     if (res && res.status < 300) return res;
+    if (res && res.status !== 503 && !(res.status === 409 && res.body.error?.type === 'idempotency_error')) {
+      throw new Error(`${call.op} ${call.key} answered ${res.status} ${res.text}`);
+    }
     if (Date.now() > until) throw new Error(`${call.op} ${call.key} still failing: ${res?.status} ${res?.text}`);
     await new Promise((r) => setTimeout(r, 500));
   }
