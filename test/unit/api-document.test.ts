@@ -50,6 +50,17 @@ describe('the API document', () => {
     expect(op.responses['404']).toBeDefined();
   });
 
+  it('links only to operations it has, by a parameter they take', () => {
+    const ids = new Map(operations.map(({ op }) => [op.operationId, op]));
+    const links = operations.flatMap(({ op }) => Object.values<any>(op.responses).flatMap((r) => Object.values<any>(r.links ?? {})));
+    expect(links.length).toBeGreaterThan(8);
+    for (const link of links) {
+      const target = ids.get(link.operationId);
+      expect(target).toBeDefined();
+      for (const name of Object.keys(link.parameters)) expect(target.parameters.map((p: any) => p.name)).toContain(name);
+    }
+  });
+
   it('validates every example against its schema', () => {
     const ajv = newValidator();
     ajv.addSchema(doc, 'doc');

@@ -3,7 +3,7 @@ import { createRefundInput, listRefundsQuery, refundPagination, refundResource }
 import { z } from 'zod';
 import { refundExample } from './examples.js';
 import { idempotencyKeyHeader, idPath } from './parameters.js';
-import { AUTHENTICATED, errors, IDEMPOTENT_POST, ok } from './responses.js';
+import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, ok } from './responses.js';
 
 const tags = ['Refunds'];
 
@@ -26,7 +26,11 @@ export const refundPaths: ZodOpenApiPathsObject = {
         },
       },
       responses: {
-        '201': ok('The refund, pending', refundResource, { example: { success: true, data: refundExample }, idempotent: true }),
+        '201': ok('The refund, pending', refundResource, {
+          example: { success: true, data: refundExample },
+          idempotent: true,
+          links: { ReadRefund: linkById('getRefund') },
+        }),
         ...errors(...IDEMPOTENT_POST, 'refund_session_not_completed', 'refund_already_exists', 'insufficient_balance_for_refund', 'session_not_found'),
       },
     },

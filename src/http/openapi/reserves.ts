@@ -3,7 +3,7 @@ import { listReservesQuery } from '../../modules/reserves/reserve.queries.js';
 import { reserveConfigResource, reserveListResource, reserveResource, reserveSummaryResource } from '../../modules/reserves/reserve.schemas.js';
 import { reserveExample } from './examples.js';
 import { idPath } from './parameters.js';
-import { AUTHENTICATED, errors, ok } from './responses.js';
+import { AUTHENTICATED, errors, linkById, ok } from './responses.js';
 
 const tags = ['Reserves'];
 
@@ -16,7 +16,10 @@ export const reservePaths: ZodOpenApiPathsObject = {
       description: 'Newest first, paged by the opaque `cursor` of the previous answer.',
       requestParams: { query: listReservesQuery },
       responses: {
-        '200': ok('A page of reserves', reserveListResource, { example: { success: true, data: { items: [reserveExample], nextCursor: null } } }),
+        '200': ok('A page of reserves', reserveListResource, {
+          example: { success: true, data: { items: [reserveExample], nextCursor: null } },
+          links: { ReadFirstReserve: linkById('getReserve', '/data/items/0/id') },
+        }),
         ...errors(...AUTHENTICATED, 'validation_failed'),
       },
     },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi';
+import type { ZodOpenApiLinksObject, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import { ERROR_TYPES, errorEnvelope, successEnvelope } from '../envelope.js';
 import { errorBody } from '../error-middleware.js';
 import { ApiError, errorEntry, type ErrorCode, type ErrorType } from '../errors.js';
@@ -55,7 +55,7 @@ const pascal = (name: string) => name.replace(/(^|_)([a-z])/g, (_m, _s, c: strin
 export function ok(
   description: string,
   data: z.ZodType,
-  opts: { example?: unknown; siblings?: z.ZodRawShape; idempotent?: boolean; rateLimited?: boolean } = {},
+  opts: { example?: unknown; siblings?: z.ZodRawShape; idempotent?: boolean; rateLimited?: boolean; links?: ZodOpenApiLinksObject } = {},
 ): ZodOpenApiResponseObject {
   const headers: Record<string, z.ZodType> = { ...alwaysHeaders, ...(opts.rateLimited === false ? {} : rateLimitHeaders) };
   if (opts.idempotent) {
@@ -64,6 +64,7 @@ export function ok(
   return {
     description,
     headers: z.object(headers),
+    ...(opts.links ? { links: opts.links } : {}),
     content: {
       'application/json': {
         schema: successEnvelope(data, opts.siblings),
@@ -139,4 +140,11 @@ export const PUBLIC_POST: ErrorCode[] = [...ANY, ...BODY, 'rate_limit_exceeded']
 export const everyErrorResponse = (): Record<string, ZodOpenApiResponseObject> => ({
   MethodNotAllowed: errorResponse(405, ['method_not_allowed']),
   RouteNotFound: errorResponse(404, ['route_not_found']),
+});
+
+/** An OpenAPI link: the `id` of another operation taken from this answer (`$response.body#/data/id`). */
+export const linkById = (operationId: string, pointer = '/data/id', description?: string) => ({
+  operationId,
+  parameters: { id: `$response.body#${pointer}` },
+  ...(description ? { description } : {}),
 });

@@ -2,7 +2,7 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { createSessionInput, listSessionsQuery, sessionListResource, sessionResource } from '../../modules/checkout/session.schemas.js';
 import { pageMetaExample, sessionExample, sessionListItemExample } from './examples.js';
 import { idempotencyKeyHeader, sessionIdPath } from './parameters.js';
-import { AUTHENTICATED, errors, IDEMPOTENT_POST, ok } from './responses.js';
+import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, ok } from './responses.js';
 
 const tags = ['Checkout sessions'];
 
@@ -36,7 +36,11 @@ export const sessionPaths: ZodOpenApiPathsObject = {
         },
       },
       responses: {
-        '201': ok('The session, with its items', sessionResource, { example: { success: true, data: sessionExample }, idempotent: true }),
+        '201': ok('The session, with its items', sessionResource, {
+          example: { success: true, data: sessionExample },
+          idempotent: true,
+          links: { ReadSession: linkById('getCheckoutSession'), PaySession: linkById('payCheckoutSession', '/data/id', 'The hosted page pays it.') },
+        }),
         ...errors(...IDEMPOTENT_POST),
       },
     },

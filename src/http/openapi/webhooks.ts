@@ -14,7 +14,7 @@ import {
 } from '../../modules/webhooks/webhook.schemas.js';
 import { endpointExample, pageMetaExample } from './examples.js';
 import { idempotencyKeyHeader, idPath } from './parameters.js';
-import { AUTHENTICATED, errors, IDEMPOTENT_POST, ok, WRITE } from './responses.js';
+import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, ok, WRITE } from './responses.js';
 
 const tags = ['Webhooks'];
 const whId = idPath('wh', 'The webhook endpoint id.');
@@ -57,7 +57,16 @@ export const webhookPaths: ZodOpenApiPathsObject = {
         },
       },
       responses: {
-        '201': ok('The endpoint and its signing secret', endpointWithSecretResource, { example: withSecret, idempotent: true }),
+        '201': ok('The endpoint and its signing secret', endpointWithSecretResource, {
+          example: withSecret,
+          idempotent: true,
+          links: Object.fromEntries(
+            ['getWebhookEndpoint', 'updateWebhookEndpoint', 'patchWebhookEndpoint', 'rotateWebhookSecret', 'deleteWebhookEndpoint'].map((operationId) => [
+              operationId.replace(/^./, (c) => c.toUpperCase()),
+              linkById(operationId, '/data/endpoint/id'),
+            ]),
+          ),
+        }),
         ...errors(...IDEMPOTENT_POST, 'webhook_url_not_public'),
       },
     },

@@ -9,7 +9,7 @@ import {
 } from '../../modules/withdrawals/withdrawal.schemas.js';
 import { pageMetaExample, withdrawalExample } from './examples.js';
 import { idempotencyKeyHeader, idPath } from './parameters.js';
-import { AUTHENTICATED, errors, IDEMPOTENT_POST, ok } from './responses.js';
+import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, ok } from './responses.js';
 
 const tags = ['Withdrawals'];
 const wdId = idPath('wd', 'The withdrawal id.');
@@ -46,6 +46,7 @@ export const withdrawalPaths: ZodOpenApiPathsObject = {
       responses: {
         '201': ok('The withdrawal, pending', createdWithdrawalResource, {
           idempotent: true,
+          links: { ReadWithdrawal: linkById('getWithdrawal'), CancelWithdrawal: linkById('cancelWithdrawal') },
           example: { success: true, data: { id, amountInCents, status: 'pending', destinationType, destinationDetails, requestedAt } },
         }),
         ...errors(...IDEMPOTENT_POST, 'withdrawal_method_not_found', 'insufficient_available_balance'),
