@@ -18,6 +18,7 @@ import { ApiError } from './errors.js';
 import { httpRequestDuration } from '../ops/metrics.js';
 import { idempotencyKeys } from './idempotency.js';
 import { apiDocumentRoutes } from './openapi/docs.routes.js';
+import { storableIds } from './text-guard.js';
 
 /** A module's routes, registered on a router that already authenticates. */
 export type RouteModule = (router: Router, deps: AppDeps) => void;
@@ -63,6 +64,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(docs.routes());
   app.use(docs.allowedMethods(methodErrors));
   app.use(jsonBody);
+  app.use(storableIds);
 
   // Public operations (no API key): the hosted page's pay call, whose session id is the capability.
   for (const prefix of ['/api', '/api/v1']) {

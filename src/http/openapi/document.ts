@@ -16,6 +16,8 @@ const DESCRIPTION = `A hosted-checkout payments API: checkout sessions, refunds,
 
 **Authentication.** \`Authorization: Bearer <API key>\`: a test key (\`mp_test_…\`) or a live key (\`mp_live_…\`, once the business is approved). Everything a key reads or writes belongs to its business and mode. A read-only key may only read (403). HTTPS only.
 
+**Text.** Strings may not contain U+0000 or unpaired UTF-16 surrogates (400 naming the field; 404 in an id).
+
 **Money.** Request amounts are dollars (at most two decimals); every amount in a response is integer cents. Always USD.
 
 **Envelopes.** Success: \`{ "success": true, "data": … }\`. Error: \`{ "success": false, "error": { "type", "message", "requestId", "errors"?, "retryAfter"? } }\`; \`errors\` lists every field problem as \`{path, message}\`.
@@ -83,8 +85,20 @@ function build() {
       },
       responses: everyErrorResponse(),
     },
-  });
+  }, { override: noNulInRequestText });
   return shareRepeatedResponses(document);
+}
+
+/**
+ * The edge refuses U+0000 in any request text (src/http/text-guard.ts), so every string a request
+ * carries says so: a pattern of its own beside whatever pattern the schema already has.
+ */
+function noNulInRequestText({ jsonSchema, io }: { jsonSchema: { type?: unknown; allOf?: object[] }; io: 'input' | 'output' }): void {
+  if (io !== 'input' || jsonSchema.type !== 'string') return;
+  const noNul = { pattern: '^[^\\u0000]*$' };
+  // Called once per wrapper of a schema (optional, nullable, refined…): added once.
+  if (jsonSchema.allOf?.some((part) => JSON.stringify(part) === JSON.stringify(noNul))) return;
+  jsonSchema.allOf = [...(jsonSchema.allOf ?? []), noNul];
 }
 
 let built: ReturnType<typeof build> | undefined;
