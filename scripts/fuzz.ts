@@ -10,7 +10,8 @@
  * traffic may leave this machine. The fuzzer tests the HTTP contract, which the API process answers.
  *
  * Settings (environment): FUZZ_MAX_EXAMPLES (per operation, default 60), FUZZ_SEED, FUZZ_PHASES
- * (default examples,coverage,fuzzing), FUZZ_REPORT_DIR (default .data/fuzz), and arguments after
+ * (default examples,coverage,fuzzing; add `stateful` for the link-driven sequences, several minutes longer
+ * because each pay on a real session waits its 10 s bound with no worker), FUZZ_REPORT_DIR (default .data/fuzz), and arguments after
  * `npm run fuzz --` go to Schemathesis as they are.
  */
 import { spawn } from 'node:child_process';
@@ -88,12 +89,17 @@ async function main(): Promise<number> {
         stdio: 'inherit',
         // Schemathesis keeps a cache directory where it runs: the report directory, outside the sources.
         cwd: reportDir,
-        env: { ...process.env, REQUESTS_CA_BUNDLE: infra.tls.caFile },
+        env: { ...process.env, REQUESTS_CA_BUNDLE: infra.tls.caFile, SCHEMATHESIS_HOOKS: path.resolve('scripts/fuzz/hooks.py') },
       });
       child.once('error', reject);
       child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
     });
   } finally {
+    // A Temporal call the API's outbox still had in flight may fail once its connection is closed; the
+    // run's verdict is Schemathesis's, so such a late failure is reported, not thrown.
+    const late = (err: unknown) => console.error('fuzz: after the run:', err instanceof Error ? err.message : err);
+    process.on('uncaughtException', late);
+    process.on('unhandledRejection', late);
     for (const stop of stops) await stop().catch((err) => console.error('fuzz: cleanup failed', err));
   }
 }
