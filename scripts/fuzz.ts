@@ -9,10 +9,9 @@
  * No worker runs: a worker would POST webhook deliveries to whatever URLs the fuzzer registered, and no
  * traffic may leave this machine. The fuzzer tests the HTTP contract, which the API process answers.
  *
- * Settings (environment): FUZZ_MAX_EXAMPLES (per operation, default 60), FUZZ_SEED, FUZZ_PHASES
- * (default examples,coverage,fuzzing; add `stateful` for the link-driven sequences, several minutes longer
- * because each pay on a real session waits its 10 s bound with no worker), FUZZ_REPORT_DIR (default .data/fuzz), and arguments after
- * `npm run fuzz --` go to Schemathesis as they are.
+ * Settings (environment): FUZZ_MAX_EXAMPLES (per operation, default 60), FUZZ_SEED, FUZZ_PHASES (default
+ * examples,coverage,fuzzing,stateful; the stateful sequences follow the document's links), FUZZ_REPORT_DIR
+ * (default .data/fuzz), and arguments after `npm run fuzz --` go to Schemathesis as they are.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -25,7 +24,7 @@ import { addWithdrawalMethod, createBusiness, DEMO_BUSINESS } from '../src/modul
 
 const schemathesis = process.env.SCHEMATHESIS_BIN ?? 'schemathesis';
 const maxExamples = process.env.FUZZ_MAX_EXAMPLES ?? '60';
-const phases = process.env.FUZZ_PHASES ?? 'examples,coverage,fuzzing';
+const phases = process.env.FUZZ_PHASES ?? 'examples,coverage,fuzzing,stateful';
 const reportDir = path.resolve(process.env.FUZZ_REPORT_DIR ?? '.data/fuzz');
 
 async function main(): Promise<number> {
