@@ -55,7 +55,7 @@ export async function refundsScenario(api: JsonClient, orm: MikroORM, key: strin
     const status = paid.body?.data?.status === 'processing'
       ? await until(async () => {
           const read = await api.get(`/api/checkout/sessions/${id}`, key);
-          return read.body.data.status === 'processing' ? null : (read.body.data.status as string);
+          return ['pending', 'processing'].includes(read.body.data.status) ? null : (read.body.data.status as string);
         }, 60_000)
       : paid.body?.data?.status;
     if (status !== 'completed') throw new Error(`payment for the refund scenario ended ${status}: ${JSON.stringify(paid.body)}`);
