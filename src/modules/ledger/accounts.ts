@@ -49,6 +49,14 @@ export function applyPosting(balance: BalanceFigures, lines: PostingLine[]): Bal
   return next;
 }
 
+/** The two lines of a plain move of `amount` cents from one account to another. */
+export function transfer(from: Account, to: Account, amount: number): PostingLine[] {
+  return [
+    { account: from, amount: -amount },
+    { account: to, amount },
+  ];
+}
+
 /** Drops zero lines, so callers can describe a split (say, all from available, none from reserves) plainly. */
 export function lines(...candidates: PostingLine[]): PostingLine[] {
   return candidates.filter((line) => line.amount !== 0);

@@ -4,6 +4,7 @@ import { recordEvent } from '../events/record-event.js';
 import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
 import { Refund } from './refund.entity.js';
 import { refundCompletedPayload, refundFailedPayload } from './refund.events.js';
+import { transfer } from '../ledger/accounts.js';
 
 /**
  * The moves the refund workflow asks for after the create. Each is conditional on the refund's status,
@@ -33,10 +34,7 @@ export async function completeRefund(em: EntityManager, id: string, processorRef
     postTransaction(tx, balance, {
       kind: 'refund.completed',
       referenceId: refund.id,
-      lines: [
-        { account: 'refunds_in_flight', amount: -refund.amountInCents },
-        { account: 'processor_clearing', amount: refund.amountInCents },
-      ],
+      lines: transfer('refunds_in_flight', 'processor_clearing', refund.amountInCents),
       at: now,
     });
     recordEvent(tx, ownerOf(refund), 'refund.completed', refundCompletedPayload(refund, now), now);
@@ -58,10 +56,7 @@ export async function failRefund(em: EntityManager, id: string, failureReason: s
     postTransaction(tx, balance, {
       kind: 'refund.failed',
       referenceId: refund.id,
-      lines: [
-        { account: 'refunds_in_flight', amount: -refund.amountInCents },
-        { account: 'available', amount: refund.amountInCents },
-      ],
+      lines: transfer('refunds_in_flight', 'available', refund.amountInCents),
       at: now,
     });
     recordEvent(tx, ownerOf(refund), 'refund.failed', refundFailedPayload(refund, now), now);

@@ -3,6 +3,7 @@ import { newId } from '../../domain/ids.js';
 import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
 import { HOLDING_STATUSES, Reserve } from './reserve.entity.js';
 import { heldOf, planConsumption, reserveStatusOf } from './reserve.rules.js';
+import { transfer } from '../ledger/accounts.js';
 
 export const reserveReleaseWorkflowId = (reserveId: string) => `reserve-release-${reserveId}`;
 
@@ -79,10 +80,7 @@ export async function releaseReserve(
     postTransaction(tx, balance, {
       kind: 'reserve.release',
       referenceId: reserve.id,
-      lines: [
-        { account: 'reserved', amount: -held },
-        { account: 'available', amount: held },
-      ],
+      lines: transfer('reserved', 'available', held),
       at,
     });
     reserve.releasedAmountInCents += held;

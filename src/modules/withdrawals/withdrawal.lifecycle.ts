@@ -4,6 +4,7 @@ import type { PayoutReference } from '../processor/payouts.js';
 import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
 import { Withdrawal } from './withdrawal.entity.js';
 import { withdrawalFailedPayload, withdrawalPaidPayload } from './withdrawal.events.js';
+import { transfer } from '../ledger/accounts.js';
 
 /**
  * The moves the withdrawal workflow asks for after the create. Each is a transition conditional on the
@@ -29,10 +30,7 @@ export async function completeWithdrawal(em: EntityManager, id: string, referenc
     postTransaction(tx, balance, {
       kind: 'withdrawal.paid',
       referenceId: withdrawal.id,
-      lines: [
-        { account: 'pending_withdrawal', amount: -withdrawal.amountInCents },
-        { account: 'payouts_clearing', amount: withdrawal.amountInCents },
-      ],
+      lines: transfer('pending_withdrawal', 'payouts_clearing', withdrawal.amountInCents),
       at: now,
     });
     recordEvent(tx, ownerOf(withdrawal), 'withdrawal.paid', withdrawalPaidPayload(withdrawal, now), now);
@@ -48,10 +46,7 @@ export async function failWithdrawal(em: EntityManager, id: string, failureReaso
     postTransaction(tx, balance, {
       kind: 'withdrawal.failed',
       referenceId: withdrawal.id,
-      lines: [
-        { account: 'pending_withdrawal', amount: -withdrawal.amountInCents },
-        { account: 'available', amount: withdrawal.amountInCents },
-      ],
+      lines: transfer('pending_withdrawal', 'available', withdrawal.amountInCents),
       at: now,
     });
     recordEvent(tx, ownerOf(withdrawal), 'withdrawal.failed', withdrawalFailedPayload(withdrawal, now), now);

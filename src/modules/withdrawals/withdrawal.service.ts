@@ -12,6 +12,7 @@ import { destinationText } from './destination.js';
 import { Withdrawal } from './withdrawal.entity.js';
 import type { CreateWithdrawalInput, ListWithdrawalsQuery } from './withdrawal.schemas.js';
 import { withdrawalView } from './withdrawal.view.js';
+import { transfer } from '../ledger/accounts.js';
 
 export const withdrawalWorkflowId = (withdrawalId: string) => `withdrawal-${withdrawalId}`;
 
@@ -49,10 +50,7 @@ export async function createWithdrawal(
     postTransaction(tx, balance, {
       kind: 'withdrawal.created',
       referenceId: withdrawal.id,
-      lines: [
-        { account: 'available', amount: -input.amount },
-        { account: 'pending_withdrawal', amount: input.amount },
-      ],
+      lines: transfer('available', 'pending_withdrawal', input.amount),
       at: now,
     });
     const args: [WithdrawalWorkflowInput] = [
@@ -101,10 +99,7 @@ export async function cancelWithdrawal(em: EntityManager, caller: Caller, id: st
     postTransaction(tx, balance, {
       kind: 'withdrawal.cancelled',
       referenceId: withdrawal.id,
-      lines: [
-        { account: 'pending_withdrawal', amount: -withdrawal.amountInCents },
-        { account: 'available', amount: withdrawal.amountInCents },
-      ],
+      lines: transfer('pending_withdrawal', 'available', withdrawal.amountInCents),
       at: now,
     });
     return withdrawal;
