@@ -16,7 +16,8 @@ import { jsonClient } from './open-loop.js';
 import { refundsScenario, startReceivers, webhookScenario, withdrawalsScenario } from './scenarios.js';
 import { floorWorkflowCompletions, floorWorkflowStarts } from './floors/temporal.js';
 import { load } from './load.js';
-import { freePort, peakRssMb, spawnService, startInfrastructure } from './stack.js';
+import { freePort } from '../src/dev/free-port.js';
+import { peakRssMb, spawnService, startInfrastructure } from './stack.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 // Arrival rates above what the floors suggest the service can finish, so the figures measure capacity.

@@ -1,24 +1,17 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { migrate, openDatabase } from '../src/db/orm.js';
 import { startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
 import { startTemporalDevServer } from '../src/dev/temporal-dev-server.js';
+import { freePort } from '../src/dev/free-port.js';
 import { ensureDevCertificate } from '../src/dev/tls.js';
 
 /** The dev server's SQLite settings change its throughput many times over, so they are fixed and recorded. */
 export const TEMPORAL_BENCH_FLAGS = ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Embedded PostgreSQL and a Temporal dev server in a scratch directory, torn down afterwards. */
 export async function startInfrastructure() {

@@ -16,7 +16,8 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startInfrastructure, freePort } from '../bench/stack.js';
+import { freePort } from '../src/dev/free-port.js';
+import { startInfrastructure } from '../bench/stack.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { connectTemporalFor, startApi } from '../src/main/runtime.js';

@@ -8,7 +8,8 @@ import { startFaultStack, type FaultStack } from './support/fault-stack.js';
 import { until } from './support/flows.js';
 import { payAgainIfPending, retryUntilDone, SERVICE_UNAVAILABLE, startLoad, type Call } from './support/load.js';
 import { moneyProblems } from './support/money.js';
-import { freePort, killAll, startApiProcess, startWorkerProcess, type ApiProcess, type ServiceProcess } from './support/processes.js';
+import { freePort } from '../../src/dev/free-port.js';
+import { killAll, startApiProcess, startWorkerProcess, type ApiProcess, type ServiceProcess } from './support/processes.js';
 
 /**
  * PostgreSQL of its own (embedded, so the test can stop and start it), restarted (a fast shutdown: every

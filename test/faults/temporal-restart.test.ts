@@ -7,7 +7,8 @@ import { startFaultStack, type FaultStack } from './support/fault-stack.js';
 import { paidSession, until, walletWithdrawal, workflowResult } from './support/flows.js';
 import { payAgainIfPending, retryUntilDone, SERVICE_UNAVAILABLE, startLoad, type Call } from './support/load.js';
 import { moneyProblems } from './support/money.js';
-import { freePort, killAll, startApiProcess, startWorkerProcess, type ApiProcess, type ServiceProcess } from './support/processes.js';
+import { freePort } from '../../src/dev/free-port.js';
+import { killAll, startApiProcess, startWorkerProcess, type ApiProcess, type ServiceProcess } from './support/processes.js';
 
 /**
  * A Temporal dev server of its own, stopped and started again on the same SQLite file while an API

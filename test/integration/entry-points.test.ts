@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { startStack, type TestStack } from '../support/stack.js';
+import { freePort } from '../../src/dev/free-port.js';
 
 /** The real entry points as an operator runs them (`npm run api` / `npm run worker`), as child processes. */
 let stack: TestStack;
@@ -11,13 +11,6 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.stop());
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 interface Run {
   child: ChildProcess;

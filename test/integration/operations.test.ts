@@ -3,16 +3,9 @@ import { createLogger } from '../../src/log.js';
 import { startAdmin } from '../../src/main/runtime.js';
 import { startAdminServer, type AdminServer } from '../../src/ops/admin-server.js';
 import { metrics } from '../../src/ops/metrics.js';
-import { createServer } from 'node:net';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { freePort } from '../../src/dev/free-port.js';
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 let stack: TestStack;
 let biz: TestBusiness;

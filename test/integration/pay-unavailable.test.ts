@@ -1,19 +1,11 @@
-import { createServer } from 'node:net';
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { ApiError } from '../../src/http/errors.js';
 import { payCheckout } from '../../src/modules/checkout/pay.service.js';
 import { simulatorProcessor } from '../../src/modules/processor/simulator.js';
 import { createSession, pay, payBody, sql } from '../support/payments.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { freePort as closedPort } from '../../src/dev/free-port.js'; // free now, so nothing listens on it
 
-/** A port nothing listens on. */
-const closedPort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 let stack: TestStack;
 let biz: TestBusiness;

@@ -4,7 +4,6 @@
  * TEMPORAL_ADDRESS is given). Their addresses reach the workers through the environment.
  */
 import { chmodSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -13,17 +12,8 @@ import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres.js';
 import { startTemporalDevServer } from '../../src/dev/temporal-dev-server.js';
 import { ensureDevCertificate } from '../../src/dev/tls.js';
 import { TEMPLATE_DATABASE } from './names.js';
+import { freePort } from '../../src/dev/free-port.js';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 declare global {
   var __PAYMENTS_TEST_STOPS__: (() => Promise<void>)[] | undefined;

@@ -5,9 +5,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { TEST_WEBHOOK_ENCRYPTION_KEY } from '../../support/stack.js';
+import { freePort } from '../../../src/dev/free-port.js';
 
 export interface ServiceProcess {
   name: string;
@@ -23,16 +23,6 @@ export interface ServiceProcess {
 
 const running = new Set<ServiceProcess>();
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** What every process of a fault test shares: one database, one Temporal, one task queue. */
 export interface Wiring {
