@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { OutboxEntry } from '../modules/outbox/outbox.entity.js';
 
 /** What the HTTP layer is built from; created once per process in src/main. */
 export interface AppDeps {
@@ -11,6 +12,9 @@ export interface AppDeps {
   log: Logger;
   /** Absolute origin of the hosted checkout pages, without a trailing slash. */
   checkoutBaseUrl: string;
-  /** Hands outbox rows written by a committed transaction to the dispatcher (fire and forget). */
-  afterCommit: (outboxIds: (string | number)[]) => void;
+  /**
+   * Hands outbox rows a committed transaction wrote, claimed with `claimForFastPath`, to this process's
+   * dispatcher (fire and forget; the relay covers a crash before it finishes).
+   */
+  afterCommit: (entries: OutboxEntry[]) => void;
 }

@@ -10,7 +10,8 @@ import { createApp } from '../http/app.js';
 import type { AppDeps } from '../http/deps.js';
 import { listen } from '../http/server.js';
 import type { PaymentProcessor } from '../modules/processor/processor.js';
-import { createOutboxDispatcher, startOutboxRelay, type OutboxDispatcher } from '../modules/outbox/dispatcher.js';
+import { createOutboxDispatcher, type OutboxDispatcher } from '../modules/outbox/dispatcher.js';
+import { startOutboxRelay } from '../modules/outbox/relay.js';
 import { createEventFanout } from '../modules/webhooks/fanout.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.js';
 import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
@@ -69,8 +70,8 @@ export async function startApi(opts: {
     temporal,
     log,
     checkoutBaseUrl: config.checkoutBaseUrl ?? '',
-    afterCommit: (ids) => {
-      track(dispatcher.dispatch(ids).catch((err) => log.warn({ err }, 'outbox fast path failed; the relay will retry')));
+    afterCommit: (entries) => {
+      track(dispatcher.dispatchClaimed(entries).catch((err) => log.warn({ err }, 'outbox fast path failed; the relay will retry')));
     },
   };
   const app = createApp(deps);
@@ -109,7 +110,7 @@ export async function startWorker(opts: {
   const worker = await createWorker(connection, config.temporal, { orm, webhooks, processor: opts.processor });
   await ensurePurgeSchedule(temporal, config.temporal.taskQueue);
   const running = worker.run();
-  const stopRelay = startOutboxRelay(outboxFor(orm, temporal, config, log), log);
+  const stopRelay = startOutboxRelay(outboxFor(orm, temporal, config, log), orm, log);
   return {
     worker,
     running,

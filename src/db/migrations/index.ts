@@ -6,6 +6,7 @@ import { Migration20261121031000_refunds } from './Migration20261121031000_refun
 import { Migration20261121040000_webhooks } from './Migration20261121040000_webhooks.js';
 import { Migration20261121050000_platform } from './Migration20261121050000_platform.js';
 import { Migration20261121060000_unlogged_counters } from './Migration20261121060000_unlogged_counters.js';
+import { Migration20261121070000_outbox_notify } from './Migration20261121070000_outbox_notify.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -20,4 +21,5 @@ export const migrationsList = [
   { name: 'Migration20261121040000_webhooks', class: Migration20261121040000_webhooks },
   { name: 'Migration20261121050000_platform', class: Migration20261121050000_platform },
   { name: 'Migration20261121060000_unlogged_counters', class: Migration20261121060000_unlogged_counters },
+  { name: 'Migration20261121070000_outbox_notify', class: Migration20261121070000_outbox_notify },
 ];

@@ -11,12 +11,12 @@ export function sessionRoutes(router: Router, deps: AppDeps): void {
 
   router.post('/checkout/sessions', async (ctx) => {
     const input = parseBody(ctx, createSessionInput);
-    const outboxId = await deps.orm.em.fork().transactional(async (tx) => {
+    const outbox = await deps.orm.em.fork().transactional(async (tx) => {
       const { session, items, outbox } = await createSession(tx, callerOf(ctx), input, { sessionTtlMs: deps.config.sessionTtlMs });
       await idempotency(ctx).complete(tx, 201, { success: true, data: sessionView(session, items, deps.checkoutBaseUrl) });
-      return outbox.id;
+      return outbox;
     });
-    deps.afterCommit([outboxId]);
+    deps.afterCommit([outbox]);
   });
 
   router.get('/checkout/sessions', async (ctx) => {

@@ -5,6 +5,7 @@ import { centsToDecimalString } from '../../domain/money.js';
 import type { Caller } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
 import { parse } from '../../http/validate.js';
+import { claimForFastPath } from '../outbox/dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { CheckoutSession, SessionItem } from './session.entity.js';
 import { listSessionsQuery, type CreateSessionInput, type ListSessionsQuery } from './session.schemas.js';
@@ -17,7 +18,10 @@ export interface SessionServiceDeps {
 
 export const checkoutWorkflowId = (sessionId: string) => `checkout-${sessionId}`;
 
-/** Creates the session, its items and the start of its checkout workflow in one transaction. */
+/**
+ * Creates the session, its items and the start of its checkout workflow in one transaction. The start is
+ * claimed for the caller's fast path: the caller hands it to `afterCommit`.
+ */
 export async function createSession(
   em: EntityManager,
   caller: Caller,
@@ -63,7 +67,7 @@ export async function createSession(
       subtotal: totals.itemSubtotals[position],
     }),
   );
-  const outbox = em.create(OutboxEntry, {
+  const outbox = claimForFastPath(em.create(OutboxEntry, {
     createdAt: now,
     message: {
       kind: 'workflow.start',
@@ -78,7 +82,7 @@ export async function createSession(
       },
       summary: `Checkout ${id} of $${centsToDecimalString(totals.total)}`,
     },
-  });
+  }));
   await em.flush();
   return { session, items, outbox };
 }

@@ -11,12 +11,12 @@ import { refundView } from './refund.view.js';
 export function refundRoutes(router: Router, deps: AppDeps): void {
   router.post('/refunds', async (ctx) => {
     const input = parseBody(ctx, createRefundInput);
-    const outboxId = await deps.orm.em.fork().transactional(async (tx) => {
+    const outbox = await deps.orm.em.fork().transactional(async (tx) => {
       const { refund, outbox } = await createRefund(tx, callerOf(ctx), input);
       await idempotency(ctx).complete(tx, 201, { success: true, data: refundView(refund) });
-      return outbox.id;
+      return outbox;
     });
-    deps.afterCommit([outboxId]);
+    deps.afterCommit([outbox]);
     metrics.refund('created');
   });
 

@@ -9,6 +9,7 @@ import { CheckoutSession } from '../checkout/session.entity.js';
 import { recordEvent } from '../events/record-event.js';
 import { lines } from '../ledger/accounts.js';
 import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
+import { claimForFastPath } from '../outbox/dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { HOLDING_STATUSES, Reserve } from '../reserves/reserve.entity.js';
 import { heldOf } from '../reserves/reserve.rules.js';
@@ -77,7 +78,8 @@ export async function createRefund(
     });
     recordEvent(tx, owner, 'refund.created', refundCreatedPayload(refund, now), now);
     const args: [RefundWorkflowInput] = [{ refundId: refund.id, record: refundView(refund) }];
-    const outbox = tx.create(OutboxEntry, {
+    // Claimed for the caller's fast path (`afterCommit`); the event's fan-out goes to the relay.
+    const outbox = claimForFastPath(tx.create(OutboxEntry, {
       createdAt: now,
       message: {
         kind: 'workflow.start',
@@ -87,7 +89,7 @@ export async function createRefund(
         searchAttributes: { BusinessId: owner.businessId, Livemode: owner.livemode, PaymentStatus: 'pending', AmountInCents: amount },
         summary: `Refund ${refund.id} of $${centsToDecimalString(amount)} for session ${session.id}`,
       },
-    });
+    }));
     return { refund, outbox };
   });
 }

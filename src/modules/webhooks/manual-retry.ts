@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../domain/ids.js';
 import type { Caller } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
+import { claimForFastPath } from '../outbox/dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { deliveryWorkflowStart } from './delivery-start.js';
 import { WebhookDelivery, WebhookEndpoint } from './webhook.entity.js';
@@ -17,7 +18,7 @@ export async function retryDeliveries(
   caller: Caller,
   id: string,
   opts: { retryDelaysMs?: number[] } = {},
-): Promise<{ deliveries: WebhookDelivery[]; outboxIds: number[] }> {
+): Promise<{ deliveries: WebhookDelivery[]; outbox: OutboxEntry[] }> {
   return em.transactional(async (tx) => {
     const owner = { businessId: caller.businessId, livemode: caller.livemode };
     let sources: WebhookDelivery[];
@@ -72,9 +73,10 @@ export async function retryDeliveries(
         completedAt: null,
       });
       created.push(delivery);
-      outbox.push(tx.create(OutboxEntry, { message: deliveryWorkflowStart(delivery, opts.retryDelaysMs), createdAt: now }));
+      // Claimed for the caller's fast path (`afterCommit`).
+      outbox.push(claimForFastPath(tx.create(OutboxEntry, { message: deliveryWorkflowStart(delivery, opts.retryDelaysMs), createdAt: now })));
     }
     await tx.flush();
-    return { deliveries: created, outboxIds: outbox.map((o) => o.id) };
+    return { deliveries: created, outbox };
   });
 }

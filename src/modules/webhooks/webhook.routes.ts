@@ -38,14 +38,14 @@ export function webhookRoutes(router: Router, deps: AppDeps): void {
   });
 
   router.post('/webhooks/retry/:id', async (ctx) => {
-    const outboxIds = await em().transactional(async (tx) => {
-      const { deliveries, outboxIds } = await retryDeliveries(tx, callerOf(ctx), ctx.params.id, {
+    const outbox = await em().transactional(async (tx) => {
+      const { deliveries, outbox } = await retryDeliveries(tx, callerOf(ctx), ctx.params.id, {
         retryDelaysMs: deps.config.webhooks.retryDelaysMs,
       });
       await idempotency(ctx).complete(tx, 200, { success: true, data: { deliveries: deliveries.map((d) => deliveryView(d, [])) } });
-      return outboxIds;
+      return outbox;
     });
-    deps.afterCommit(outboxIds);
+    deps.afterCommit(outbox);
   });
 
   /**

@@ -12,14 +12,14 @@ import { cancelledWithdrawalView, createdWithdrawalView, withdrawalListView, wit
 export function withdrawalRoutes(router: Router, deps: AppDeps): void {
   router.post('/withdrawals', async (ctx) => {
     const input = parseBody(ctx, createWithdrawalInput);
-    const outboxId = await deps.orm.em.fork().transactional(async (tx) => {
+    const outbox = await deps.orm.em.fork().transactional(async (tx) => {
       const { withdrawal, outbox } = await createWithdrawal(tx, callerOf(ctx), input, {
         processingDelayMs: deps.config.withdrawalProcessingDelayMs,
       });
       await idempotency(ctx).complete(tx, 201, { success: true, data: createdWithdrawalView(withdrawal) });
-      return outbox.id;
+      return outbox;
     });
-    deps.afterCommit([outboxId]);
+    deps.afterCommit([outbox]);
     metrics.withdrawal('requested');
   });
 

@@ -7,6 +7,7 @@ import type { Caller } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
 import { WithdrawalMethod } from '../businesses/withdrawal-method.entity.js';
 import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
+import { claimForFastPath } from '../outbox/dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { destinationText } from './destination.js';
 import { Withdrawal } from './withdrawal.entity.js';
@@ -56,7 +57,8 @@ export async function createWithdrawal(
     const args: [WithdrawalWorkflowInput] = [
       { withdrawalId: withdrawal.id, processingDelayMs: deps.processingDelayMs, record: withdrawalView(withdrawal) },
     ];
-    const outbox = tx.create(OutboxEntry, {
+    // Claimed for the caller's fast path (`afterCommit`).
+    const outbox = claimForFastPath(tx.create(OutboxEntry, {
       createdAt: now,
       message: {
         kind: 'workflow.start',
@@ -72,7 +74,7 @@ export async function createWithdrawal(
         // No e-mail or address here: the Temporal UI is for operators, the destination stays in the database.
         summary: `Withdrawal ${withdrawal.id} of $${centsToDecimalString(input.amount)} to ${input.destinationType}`,
       },
-    });
+    }));
     return { withdrawal, outbox };
   });
 }

@@ -15,7 +15,7 @@ import { loadConfig } from '../../../src/config.js';
 import { openDatabase } from '../../../src/db/orm.js';
 import { createLogger } from '../../../src/log.js';
 import { connectTemporalFor, defaultTemporalAddress, outboxFor } from '../../../src/main/runtime.js';
-import { startOutboxRelay } from '../../../src/modules/outbox/dispatcher.js';
+import { startOutboxRelay } from '../../../src/modules/outbox/relay.js';
 import { webhookEncryptionKey } from '../../../src/modules/webhooks/secret-box.js';
 import { connectWorker, createWorker } from '../../../src/temporal/worker.js';
 
@@ -56,6 +56,6 @@ const deps = {
 };
 const activities = holding(createActivities(deps) as unknown as Record<string, Activity>);
 const worker = await createWorker(connection, config.temporal, deps, { activities });
-startOutboxRelay(outboxFor(orm, temporal, config, log), log);
+startOutboxRelay(outboxFor(orm, temporal, config, log), orm, log);
 process.stdout.write('worker-ready\n');
 await worker.run();
