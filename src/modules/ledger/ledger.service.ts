@@ -14,6 +14,12 @@ export interface Owner {
  * the figures the previous one left. Must be called inside `em.transactional`.
  */
 export async function lockBalance(em: EntityManager, owner: Owner): Promise<Balance> {
+  const where = { businessId: owner.businessId, livemode: owner.livemode };
+  const options = { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } as const;
+  const balance = await em.findOne(Balance, where, options);
+  if (balance) return balance;
+  // The business's first money move in this mode: create the row (a concurrent first move may beat us
+  // to it, hence `do nothing`), then lock it like any other.
   await em
     .getConnection()
     .execute(
@@ -23,10 +29,7 @@ export async function lockBalance(em: EntityManager, owner: Owner): Promise<Bala
       'run',
       em.getTransactionContext(),
     );
-  return em.findOneOrFail(Balance, { businessId: owner.businessId, livemode: owner.livemode }, {
-    lockMode: LockMode.PESSIMISTIC_WRITE,
-    refresh: true,
-  });
+  return em.findOneOrFail(Balance, where, options);
 }
 
 export const figuresOf = (balance: Balance): BalanceFigures => ({

@@ -1,4 +1,5 @@
 import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { JOIN_TRANSACTION } from '../../db/join-transaction.js';
 import { z } from 'zod';
 import type { RefundWorkflowInput } from '../../../workflows/refund.js';
 import { newId } from '../../domain/ids.js';
@@ -91,7 +92,7 @@ export async function createRefund(
       },
     }));
     return { refund, outbox };
-  });
+  }, JOIN_TRANSACTION);
 }
 
 async function heldInReserves(tx: EntityManager, owner: Owner): Promise<number> {

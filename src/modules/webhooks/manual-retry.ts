@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { JOIN_TRANSACTION } from '../../db/join-transaction.js';
 import { newId } from '../../domain/ids.js';
 import type { Caller } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
@@ -78,5 +79,5 @@ export async function retryDeliveries(
     }
     await tx.flush();
     return { deliveries: created, outbox };
-  });
+  }, JOIN_TRANSACTION);
 }

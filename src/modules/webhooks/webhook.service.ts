@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { JOIN_TRANSACTION } from '../../db/join-transaction.js';
 import { pageMeta } from '../../domain/cursor.js';
 import { newId } from '../../domain/ids.js';
 import type { Caller } from '../../http/auth.js';
@@ -90,7 +91,7 @@ export async function updateEndpoint(
     await tx.flush();
     if (!endpoint.enabled) await stopPendingDeliveries(tx, endpoint.id, 'Endpoint disabled');
     return endpoint;
-  });
+  }, JOIN_TRANSACTION);
 }
 
 export async function deleteEndpoint(em: EntityManager, caller: Caller, id: string): Promise<{ id: string; deleted: true }> {
@@ -102,7 +103,7 @@ export async function deleteEndpoint(em: EntityManager, caller: Caller, id: stri
     await tx.flush();
     await stopPendingDeliveries(tx, endpoint.id, 'Endpoint deleted');
     return { id: endpoint.id, deleted: true as const };
-  });
+  }, JOIN_TRANSACTION);
 }
 
 /**
