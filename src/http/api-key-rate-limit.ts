@@ -57,6 +57,10 @@ export function createKeyLimiter(orm: MikroORM) {
     if (!limiters.has(id)) limiters.set(id, makeLimiters(budget));
     const { main, extra } = limiters.get(id)!;
     const [mainLimiter, extraLimiter] = await Promise.all([main(), extra()]);
+    // The bursty result reports the minute's points only; what is left of the allowance is read apart,
+    // beside the consume rather than after it: a call the minute's points cover leaves the allowance as is.
+    const hasAllowance = budget.burst > budget.perMinute;
+    const allowanceBefore = hasAllowance ? extraLimiter.get(keyId) : Promise.resolve(null);
     let res: InstanceType<typeof RateLimiterRes>;
     let allowed = true;
     try {
@@ -66,8 +70,10 @@ export function createKeyLimiter(orm: MikroORM) {
       res = err;
       allowed = false;
     }
-    // The bursty result reports the minute's points only; what is left of the allowance is read apart.
-    const extraLeft = budget.burst === budget.perMinute ? 0 : ((await extraLimiter.get(keyId))?.remainingPoints ?? extraLimiter.points);
+    const before = await allowanceBefore;
+    const drewOnAllowance = !allowed || res.consumedPoints > budget.perMinute;
+    const allowance = drewOnAllowance && hasAllowance ? await extraLimiter.get(keyId) : before;
+    const extraLeft = hasAllowance ? (allowance?.remainingPoints ?? extraLimiter.points) : 0;
     const msBeforeNext = Math.max(0, res.msBeforeNext);
     return {
       limit: budget.burst,
