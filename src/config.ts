@@ -47,6 +47,11 @@ const schema = z.object({
   TEMPORAL_METRICS_ADDRESS: z.union([z.literal('off'), z.string().regex(/^[^:\s]+:\d{1,5}$/, 'must be host:port or off')]).optional(),
   /** How long a stopping worker lets running activities finish before cancelling them. */
   WORKER_SHUTDOWN_GRACE: durationMs.optional(),
+  /**
+   * Workflows a worker keeps in memory between tasks. Every open checkout session is a workflow asleep on
+   * its 24 h timer; the SDK's default (sized from the heap limit) let a busy worker grow past 3 GB.
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(1000),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3443),
   /** The operator's port: /metrics, /healthz, /readyz. Never the API's port. */
@@ -74,7 +79,16 @@ export interface Config {
   env: 'development' | 'test' | 'production';
   dataDir: string;
   databaseUrl?: string;
-  temporal: { address?: string; namespace: string; taskQueue: string; apiKey?: string; tls: boolean; metricsAddress?: string; shutdownGraceMs: number };
+  temporal: {
+    address?: string;
+    namespace: string;
+    taskQueue: string;
+    apiKey?: string;
+    tls: boolean;
+    metricsAddress?: string;
+    shutdownGraceMs: number;
+    maxCachedWorkflows: number;
+  };
   admin: { host: string; port: number };
   http: { host: string; port: number; tlsCertFile?: string; tlsKeyFile?: string; trustProxy: boolean };
   checkoutBaseUrl?: string;
@@ -126,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         c.TEMPORAL_METRICS_ADDRESS === 'off' ? undefined : (c.TEMPORAL_METRICS_ADDRESS ?? (c.NODE_ENV === 'test' ? undefined : '127.0.0.1:9465')),
       // Tests stop workers constantly; there an activity is cancelled at once, as the SDK does by default.
       shutdownGraceMs: c.WORKER_SHUTDOWN_GRACE ?? (c.NODE_ENV === 'test' ? 0 : 30_000),
+      maxCachedWorkflows: c.WORKER_MAX_CACHED_WORKFLOWS,
     },
     http: {
       host: c.HOST,

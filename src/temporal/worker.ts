@@ -51,6 +51,8 @@ export async function createWorker(
     activities: createActivities(deps),
     // On shutdown, running activities get this long to finish before they are cancelled.
     shutdownGraceTime: config.shutdownGraceMs,
+    // A workflow evicted from the cache is replayed from its (short) history at its next task.
+    maxCachedWorkflows: config.maxCachedWorkflows,
     interceptors: { workflowModules: [workflowInterceptorsPath] },
     sinks: { metrics: { workflowFailed: { fn: (_info: unknown, workflowType: string) => metrics.workflowFailure(workflowType) } } },
     ...options,
