@@ -57,6 +57,7 @@ export function startOutboxRelay(dispatcher: OutboxDispatcher, orm: MikroORM, lo
 /** Holds one pooled connection LISTENing on the channel, and gets another after it fails (a restarted database). */
 function listen(orm: MikroORM, onNotify: () => void, log: Logger, stopped: () => boolean) {
   let client: PoolClient | null = null;
+  let releaseHeld: () => void = () => {};
   let retry: NodeJS.Timeout | undefined;
   const again = () => {
     if (!stopped()) retry = setTimeout(connect, RECONNECT_MS);
@@ -65,19 +66,28 @@ function listen(orm: MikroORM, onNotify: () => void, log: Logger, stopped: () =>
     try {
       const pool = (await orm.em.getConnection().getNativeClient()) as unknown as Pool;
       const held = await pool.connect();
-      held.on('notification', onNotify);
-      let failed = false;
-      held.on('error', (err) => {
-        if (failed) return;
-        failed = true;
-        log.warn({ err }, 'outbox relay lost its listening connection; reconnecting');
-        held.release(err);
+      let released = false;
+      const release = (err?: Error) => {
+        if (released) return;
+        released = true;
         if (client === held) client = null;
+        held.release(err);
+      };
+      held.on('notification', onNotify);
+      held.on('error', (err) => {
+        // Also raised after close() gave the connection back and the pool then ended it: nothing to do.
+        if (released) return;
+        log.warn({ err }, 'outbox relay lost its listening connection; reconnecting');
+        release(err);
         again();
       });
-      await held.query(`listen ${CHANNEL}`);
-      if (stopped()) return held.release();
+      await held.query(`listen ${CHANNEL}`).catch((err) => {
+        release(err);
+        throw err;
+      });
+      if (stopped()) return release();
       client = held;
+      releaseHeld = release;
       onNotify(); // rows committed while nobody listened
     } catch (err) {
       log.warn({ err }, 'outbox relay could not listen; polling until it can');
@@ -88,11 +98,9 @@ function listen(orm: MikroORM, onNotify: () => void, log: Logger, stopped: () =>
   return {
     async close() {
       clearTimeout(retry);
-      const held = client;
-      client = null;
-      if (held) {
-        await held.query(`unlisten ${CHANNEL}`).catch(() => {});
-        held.release();
+      if (client) {
+        await client.query(`unlisten ${CHANNEL}`).catch(() => {});
+        releaseHeld();
       }
     },
   };
