@@ -62,6 +62,36 @@ describe('outbox relay', () => {
     }
   });
 
+  it('retries a failing row at its next poll, not in a tight loop (Temporal down)', async () => {
+    const tries: string[] = [];
+    const failing = createOutboxDispatcher({
+      orm: stack.orm,
+      temporal: stack.temporal,
+      taskQueue: stack.config.temporal.taskQueue,
+      log,
+      handlers: {
+        'event.fanout': async (m) => {
+          tries.push(m.eventId);
+          throw new Error('Temporal is unavailable');
+        },
+      },
+    });
+    const stop = startOutboxRelay(failing, stack.orm, log, 500);
+    try {
+      const eventId = await commitEvent();
+      await new Promise((r) => setTimeout(r, 1_600));
+      const mine = tries.filter((id) => id === eventId).length;
+      // Once on the notification, then once per poll: three or four polls' worth, not hundreds.
+      expect(mine).toBeGreaterThanOrEqual(2);
+      expect(mine).toBeLessThanOrEqual(5);
+      const row = await outboxRowOf(eventId);
+      expect(row.dispatched_at).toBeNull();
+      expect(row.last_error).toBe('Temporal is unavailable');
+    } finally {
+      await stop();
+    }
+  });
+
   it('leaves a row claimed for a fast path to that fast path, which marks it dispatched', async () => {
     const stop = startOutboxRelay(dispatcher(), stack.orm, log, 100);
     try {

@@ -94,11 +94,12 @@ export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; 
       order by id limit ? for update skip locked)
     returning id, message`;
 
+  /** Returns how many rows were dispatched (not merely claimed: a failed row is not progress). */
   async function claimAndRun(sql: string, params: unknown[]): Promise<number> {
     const rows = await execute<ClaimedRow[]>(sql, params);
     const done = await run(rows);
     if (done.length) await markDispatched(done);
-    return rows.length;
+    return done.length;
   }
 
   return {
@@ -111,7 +112,11 @@ export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; 
     async dispatch(ids: RowId[]): Promise<void> {
       if (ids.length) await claimAndRun(claimSql('id in (?)'), [ids, ids.length]);
     },
-    /** The relay's sweep: anything unclaimed, or left behind by a crash or an outage. Returns how many it handled. */
+    /**
+     * The relay's sweep: anything unclaimed, or left behind by a crash or an outage. Returns how many it
+     * dispatched, so a relay drains while it makes progress and, with Temporal down, waits for its next
+     * poll instead of re-claiming the same failing rows in a tight loop.
+     */
     relayOnce: (batch = 100): Promise<number> => claimAndRun(claimSql('true'), [batch]),
   };
 }
