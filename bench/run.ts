@@ -3,16 +3,16 @@
  * ratios and written to bench/results/<date>.json and .md. A benchmark, not a test: it asserts nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { createBusiness, DEMO_BUSINESS } from '../src/modules/businesses/business.service.js';
 import { floorBalanceLock } from './floors/balance-lock.js';
 import { jsonClient } from './open-loop.js';
-import { outboxDrained, refundsScenario, startReceivers, webhookScenario, withdrawalsScenario } from './scenarios.js';
+import { outboxDrained, quiet, refundsScenario, startReceivers, webhookScenario, withdrawalsScenario } from './scenarios.js';
 import { floorWorkflowCompletions, floorWorkflowStarts } from './floors/temporal.js';
 import { load } from './load.js';
+import { writeResults } from './report.js';
 import { freePort } from '../src/dev/free-port.js';
 import { peakRssMb, spawnService, startInfrastructure } from './stack.js';
 
@@ -26,7 +26,12 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 // BENCH_ONLY=a,d runs just those scenarios (with their floors), for working on one target at a time.
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d').split(',').map((s) => s.trim()));
 const ONLY_ALL = ['a', 'b', 'c', 'd'].every((s) => ONLY.has(s));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  // Of an even count, the mean of the middle two (of two rounds: their mean, not the larger one).
+  return sorted.length % 2 ? sorted[mid] : Math.round(((sorted[mid - 1] + sorted[mid]) / 2) * 10) / 10;
+};
 
 const sessionBody = JSON.stringify({
   description: 'Benchmark order',
@@ -61,20 +66,29 @@ async function main() {
     // The fan-out scenario's receivers run on this machine, under the benchmark's own CA.
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
     WEBHOOK_CA_FILE: infra.tls.caFile,
+    // Long enough that (d)'s withdrawals are still asleep while it is measured, as with the default ten
+    // minutes, short enough that the wait for them to finish before the next measurement stays short.
+    WITHDRAWAL_PROCESSING_DELAY: '20s',
   };
   const f1 = await track(spawnService('bench/floors/bare-koa.ts', { ...tlsEnv, PORT: String(f1Port) }));
   const f2 = await track(spawnService('bench/floors/koa-insert.ts', { ...tlsEnv, PORT: String(f2Port), DATABASE_URL: infra.databaseUrl }));
   const worker = await track(spawnService('src/main/worker.ts', { ...appEnv, ADMIN_PORT: String(workerAdminPort) }, 0));
   const api = await track(spawnService('src/main/api.ts', { ...appEnv, PORT: String(apiPort), ADMIN_PORT: String(apiAdminPort) }, apiPort));
   // A business on the enterprise tier with a budget far above the load, so rate limits do not shape results.
-  const { business, keys } = await createBusiness(infra.orm.em.fork(), {
-    ...DEMO_BUSINESS,
-    name: 'Bench',
-    rateLimitTier: 'enterprise',
-    rateLimitPerMinute: 10_000_000,
-    rateLimitBurst: 10_000_000,
-  });
-  const key = keys.find((k) => k.mode === 'test')!.secret;
+  const benchBusiness = async (name: string) => {
+    const { business, keys } = await createBusiness(infra.orm.em.fork(), {
+      ...DEMO_BUSINESS,
+      name,
+      rateLimitTier: 'enterprise',
+      rateLimitPerMinute: 10_000_000,
+      rateLimitBurst: 10_000_000,
+    });
+    return { business, key: keys.find((k) => k.mode === 'test')!.secret };
+  };
+  const { business, key } = await benchBusiness('Bench');
+  // (c)'s endpoints subscribe to every event; on a business of their own, so the refunds and withdrawals
+  // of the other scenarios do not fan out to them and load each other's measurements.
+  const hooks = await benchBusiness('Bench webhooks');
   const post = { method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: sessionBody };
 
   // One request first: a misconfigured run should fail loudly, not measure errors.
@@ -118,13 +132,13 @@ async function main() {
       scenarioRuns.push({ round, b });
     },
     c: async (round) => {
-      const c = await webhookScenario(client, infra.orm, key, business.id, round === 1 ? receivers.urls : [], EVENT_RATE, EVENT_RATE * SECONDS, receivers.urls.length);
+      const c = await webhookScenario(client, infra.orm, hooks.key, hooks.business.id, round === 1 ? receivers.urls : [], EVENT_RATE, EVENT_RATE * SECONDS, receivers.urls.length);
       add('(c) webhook deliveries to 10 receivers (/s)', c.deliveriesPerSec);
       add('(c) commit → first attempt p50 (ms)', c.commitToFirstAttemptP50Ms);
       add('(c) commit → first attempt p99 (ms)', c.commitToFirstAttemptP99Ms);
       // The figures above are taken above capacity, so they include queueing; these, at a rate the
       // service keeps up with, are the path's own latency.
-      const calm = await webhookScenario(client, infra.orm, key, business.id, [], CALM_EVENT_RATE, CALM_EVENT_RATE * SECONDS, receivers.urls.length);
+      const calm = await webhookScenario(client, infra.orm, hooks.key, hooks.business.id, [], CALM_EVENT_RATE, CALM_EVENT_RATE * SECONDS, receivers.urls.length);
       add(`(c) commit → first attempt at ${CALM_EVENT_RATE * 10} deliveries/s, p50 (ms)`, calm.commitToFirstAttemptP50Ms);
       add(`(c) commit → first attempt at ${CALM_EVENT_RATE * 10} deliveries/s, p99 (ms)`, calm.commitToFirstAttemptP99Ms);
       scenarioRuns.push({ round, c, calm });
@@ -140,7 +154,12 @@ async function main() {
   };
   for (let round = 1; round <= ROUNDS; round++) {
     process.stderr.write(`round ${round}/${ROUNDS}\n`);
-    for (const [names, run] of Object.entries(groups)) if (names.split(',').some((n) => ONLY.has(n))) await run(round);
+    for (const [names, run] of Object.entries(groups)) {
+      if (!names.split(',').some((n) => ONLY.has(n))) continue;
+      // Each measurement starts on a quiet service: the work the previous one left has finished.
+      await quiet(infra.orm);
+      await run(round);
+    }
   }
   await receivers.close();
   const figures = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
@@ -154,6 +173,8 @@ async function main() {
       temporalDevServer: ['temporal', ...infra.temporalArgs].join(' '),
       postgres: infra.postgresSettings,
       loadTool: 'autocannon 9 (max: 32 connections; fixed rate: overallRate over 64 connections)',
+      withdrawalProcessingDelay: appEnv.WITHDRAWAL_PROCESSING_DELAY,
+      betweenMeasurements: 'waits until no outbox row, refund, withdrawal or delivery is in flight',
     },
     figures,
     targets: [
@@ -176,7 +197,7 @@ async function main() {
   };
   for (const child of [api, worker, f1, f2]) child.kill('SIGTERM');
   await infra.stop();
-  writeResults(results);
+  writeResults(results, ONLY_ALL ? '' : `-only-${[...ONLY].join('')}`);
 }
 
 function ratioTarget(scenario: string, value: number, floor: number, goal: number, floorName: string) {
@@ -198,30 +219,6 @@ async function fetchInsecure(url: string, opts: { method: string; headers: Recor
   });
 }
 
-function writeResults(results: { date: string; figures: Record<string, number>; targets: { scenario: string; ratio?: number; value?: number; target: string; met: boolean }[]; peakRssMb: Record<string, number | null>; conditions: Record<string, unknown> }) {
-  const dir = path.join('bench', 'results');
-  mkdirSync(dir, { recursive: true });
-  // A partial run (BENCH_ONLY) never overwrites the day's full results.
-  const stamp = results.date.slice(0, 10) + (ONLY_ALL ? '' : `-only-${[...ONLY].join('')}`);
-  const md = [
-    `## Benchmark ${results.date}`,
-    '',
-    '| measure | median |',
-    '|---|---|',
-    ...Object.entries(results.figures).map(([k, v]) => `| ${k} | ${v} |`),
-    '',
-    '| target | measured | goal | met |',
-    '|---|---|---|---|',
-    ...results.targets.map((t) => `| ${t.scenario} | ${t.ratio !== undefined ? `${t.ratio.toFixed(2)} × floor` : t.value} | ${t.target} | ${t.met ? 'yes' : 'no'} |`),
-    '',
-    `Peak RSS: API ${results.peakRssMb.api} MB, worker ${results.peakRssMb.worker} MB.`,
-    '',
-    `Conditions: \`${JSON.stringify(results.conditions)}\``,
-  ].join('\n');
-  writeFileSync(path.join(dir, `${stamp}.json`), `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(path.join(dir, `${stamp}.md`), `${md}\n`);
-  process.stdout.write(`${md}\n`);
-}
 
 main().catch((err) => {
   process.stderr.write(`bench failed: ${err?.stack ?? err}\n`);

@@ -159,6 +159,20 @@ export async function outboxDrained(orm: MikroORM, timeoutMs = 600_000): Promise
   return Date.now() - started;
 }
 
+/** Waits until no outbox row, refund, withdrawal or webhook delivery is still in flight. */
+export async function quiet(orm: MikroORM, timeoutMs = 900_000): Promise<void> {
+  await until(async () => {
+    const [row] = await sql<{ busy: string }>(
+      orm,
+      `select ((select count(*) from outbox where dispatched_at is null)
+        + (select count(*) from refunds where status in ('pending', 'processing'))
+        + (select count(*) from withdrawals where status in ('pending', 'processing'))
+        + (select count(*) from webhook_deliveries where status in ('pending', 'delivering')))::text as busy`,
+    );
+    return row.busy === '0' ? true : null;
+  }, timeoutMs);
+}
+
 /** (d) 16 clients withdrawing one cent each from one business, flat out; then the ledger is checked. */
 export async function withdrawalsScenario(origin: string, orm: MikroORM, key: string, businessId: string, seconds: number) {
   const owner = { businessId, livemode: false };
