@@ -14,7 +14,7 @@ interface ClaimedRow {
 }
 
 /** How long a claim keeps other dispatchers off a row; a crashed claimer's rows come back after it. */
-export const CLAIM_SECONDS = 30;
+const CLAIM_SECONDS = 30;
 /** Rows one dispatcher hands to Temporal at once: enough to overlap round trips, few enough not to flood it. */
 const CONCURRENCY = 16;
 /** Fast-path rows are marked dispatched together, one statement per this many milliseconds. */
