@@ -17,9 +17,12 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
   const processor = deps.processor ?? simulatorProcessor;
   const em = () => deps.orm.em.fork();
   return {
-    /** pending → processing with the customer's details; `started: false` when another call got there first. */
-    async beginPayment(sessionId: string, details: PaymentDetails) {
-      return beginPayment(em(), sessionId, details);
+    /**
+     * pending → processing with the customer's details; `started: false` when another attempt got there
+     * first. Safe to retry: the attempt that moved the session is told so again.
+     */
+    async beginPayment(sessionId: string, details: PaymentDetails, attemptId: string) {
+      return beginPayment(em(), sessionId, details, attemptId);
     },
 
     /**

@@ -1,4 +1,4 @@
-import { ActivityFailure, defineUpdate, proxyActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, defineUpdate, proxyActivities, setCurrentDetails, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
 import type { ChargeOutcome, PaymentActivities, PaymentDetails } from '../activities/payment.js';
 import { PaymentStatus } from './search-attributes.js';
 
@@ -44,7 +44,9 @@ function step(status: string, details: string) {
  */
 export async function runPayment(sessionId: string, request: PayRequest): Promise<PayResult> {
   const { token, ...details } = request;
-  const begun = await beginPayment(sessionId, details);
+  // Names this attempt in the database, so a retried beginPayment knows the move it made (deterministic:
+  // the workflow's seeded random).
+  const begun = await beginPayment(sessionId, details, uuid4());
   if (!begun.started) return { outcome: 'not_payable', status: begun.status };
   step('processing', `Charging the ${details.cardBrand} card ending ${details.cardLast4}`);
 

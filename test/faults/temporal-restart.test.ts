@@ -106,7 +106,17 @@ describe('Temporal restarted under load', () => {
       'every paid session to be completed',
       async () => (await stack.sql(`select count(*)::int as n from checkout_sessions where id in (?) and status = 'completed'`, [paid]))[0].n === paid.length,
       120_000,
-    );
+    ).catch(async () => {
+      // Say which sessions, and what their workflows are doing, rather than only that some are late.
+      const late = await stack.sql(`select id, status from checkout_sessions where id in (?) and status <> 'completed'`, [paid]);
+      const workflows = await Promise.all(
+        late.map(async (s: { id: string }) => {
+          const d = await stack.temporal.workflow.getHandle(`checkout-${s.id}`).describe();
+          return { ...s, workflow: d.status.name, pendingActivities: d.raw.pendingActivities?.map((a) => a.activityType?.name) };
+        }),
+      );
+      throw new Error(`paid sessions never completed: ${JSON.stringify(workflows)}`);
+    });
     // Sessions created while Temporal was down got their workflows from the outbox once it was back.
     const sessions = calls.filter((c) => c.op === 'session').map((c) => c.res!.body.data.id as string);
     const described = await Promise.all(sessions.map((id) => stack.temporal.workflow.getHandle(`checkout-${id}`).describe()));

@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { ApiError } from '../../src/http/errors.js';
 import { payCheckout } from '../../src/modules/checkout/pay.service.js';
+import { beginPayment } from '../../src/modules/checkout/payment.service.js';
 import { simulatorProcessor } from '../../src/modules/processor/simulator.js';
 import { createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
@@ -68,5 +69,21 @@ describe('a payment that outlasts the request', () => {
     });
     expect(done).toBe(true);
     expect(await moneyMovedFor(session.id)).toEqual({ payments: 1, events: 1, reserves: 1 });
+  });
+});
+
+describe('beginPayment run again (its answer lost in a Temporal outage, its activity retried)', () => {
+  const details = { customerName: 'Ada', cardBrand: 'visa', cardLast4: '4242' };
+
+  it('tells the attempt that moved the session that it started, and any other attempt that it did not', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const em = () => stack.orm.em.fork();
+    expect(await beginPayment(em(), session.id, details, 'attempt-1')).toEqual({ started: true, status: 'processing' });
+    // The same attempt again: it goes on to charge instead of leaving the session processing for good.
+    expect(await beginPayment(em(), session.id, details, 'attempt-1')).toEqual({ started: true, status: 'processing' });
+    // Another attempt (a second pay) is refused as before.
+    expect(await beginPayment(em(), session.id, details, 'attempt-2')).toEqual({ started: false, status: 'processing' });
+    const [row] = await sql(stack, 'select status, payment_attempt_id from checkout_sessions where id = ?', [session.id]);
+    expect(row).toEqual({ status: 'processing', payment_attempt_id: 'attempt-1' });
   });
 });

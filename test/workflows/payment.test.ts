@@ -54,7 +54,7 @@ describe('payment inside the checkout workflow', () => {
       expect(await handle.executeUpdate(payUpdate, { args: [request] })).toEqual({ outcome: 'completed', status: 'completed' });
       expect(charge).toHaveBeenCalledTimes(3);
       expect(charge).toHaveBeenCalledWith('sess-1', 'tok_sim_success_x');
-      expect(activities.beginPayment).toHaveBeenCalledWith('sess-1', { customerName: 'Ada', cardBrand: 'visa', cardLast4: '4242' });
+      expect(activities.beginPayment).toHaveBeenCalledWith('sess-1', { customerName: 'Ada', cardBrand: 'visa', cardLast4: '4242' }, expect.stringMatching(/^[0-9a-f-]{36}$/));
       expect(activities.completePayment).toHaveBeenCalledWith('sess-1', 'ch_sim_ok_1');
       expect(activities.failPayment).not.toHaveBeenCalled();
       expect(await handle.result()).toBe('closed');
@@ -85,6 +85,19 @@ describe('payment inside the checkout workflow', () => {
       expect(await handle.executeUpdate(payUpdate, { args: [request] })).toEqual({ outcome: 'failed', status: 'failed' });
       expect(charge).toHaveBeenCalledTimes(1);
       expect(activities.failPayment).toHaveBeenCalledWith('sess-1', { code: 'card_declined', message: 'Your card was declined.' });
+    });
+  });
+
+  it('asks again under the same attempt id when beginPayment is retried, and goes on to charge', async () => {
+    const charge = jest.fn<PaymentActivities['chargeCard']>().mockResolvedValue({ status: 'succeeded', chargeId: 'ch_sim_ok_3' });
+    const activities = mocks(charge);
+    // The first run's answer is lost (it moved the session, then Temporal never heard back).
+    activities.beginPayment.mockReset().mockRejectedValueOnce(new Error('answer lost')).mockResolvedValue({ started: true, status: 'processing' });
+    await withCheckout(activities, async (handle) => {
+      expect(await handle.executeUpdate(payUpdate, { args: [request] })).toEqual({ outcome: 'completed', status: 'completed' });
+      const [first, retry] = activities.beginPayment.mock.calls;
+      expect(retry[2]).toBe(first[2]);
+      expect(charge).toHaveBeenCalledTimes(1);
     });
   });
 

@@ -7,6 +7,7 @@ import { Migration20261121040000_webhooks } from './Migration20261121040000_webh
 import { Migration20261121050000_platform } from './Migration20261121050000_platform.js';
 import { Migration20261121060000_unlogged_counters } from './Migration20261121060000_unlogged_counters.js';
 import { Migration20261121070000_outbox_notify } from './Migration20261121070000_outbox_notify.js';
+import { Migration20261121080000_payment_attempt } from './Migration20261121080000_payment_attempt.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -22,4 +23,5 @@ export const migrationsList = [
   { name: 'Migration20261121050000_platform', class: Migration20261121050000_platform },
   { name: 'Migration20261121060000_unlogged_counters', class: Migration20261121060000_unlogged_counters },
   { name: 'Migration20261121070000_outbox_notify', class: Migration20261121070000_outbox_notify },
+  { name: 'Migration20261121080000_payment_attempt', class: Migration20261121080000_payment_attempt },
 ];

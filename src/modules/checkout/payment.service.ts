@@ -20,19 +20,23 @@ export interface PaymentDetails {
 }
 
 /**
- * pending → processing, storing the customer's details. The conditional update is the guard that
- * makes a second or concurrent pay on the same session charge nothing: only one caller moves it.
+ * pending → processing, storing the customer's details and the attempt. The conditional update is the
+ * guard that makes a second or concurrent pay on the same session charge nothing: only one attempt
+ * moves it. The same attempt asking again (its activity retried after the answer was lost) is told it
+ * started, so it goes on to charge instead of leaving the session `processing` with nobody to finish it.
  */
 export async function beginPayment(
   em: EntityManager,
   sessionId: string,
   details: PaymentDetails,
+  attemptId: string,
 ): Promise<{ started: boolean; status: SessionStatus | null }> {
   const moved = await em.nativeUpdate(
     CheckoutSession,
     { id: sessionId, status: 'pending' },
     {
       status: 'processing',
+      paymentAttemptId: attemptId,
       customerName: details.customerName,
       ...(details.customerEmail ? { customerEmail: details.customerEmail } : {}),
       shipping: details.shipping ?? null,
@@ -42,7 +46,8 @@ export async function beginPayment(
     },
   );
   if (moved === 1) return { started: true, status: 'processing' };
-  const current = await em.fork().findOne(CheckoutSession, { id: sessionId }, { fields: ['status'] });
+  const current = await em.fork().findOne(CheckoutSession, { id: sessionId }, { fields: ['status', 'paymentAttemptId'] });
+  if (current?.status === 'processing' && current.paymentAttemptId === attemptId) return { started: true, status: 'processing' };
   return { started: false, status: current?.status ?? null };
 }
 

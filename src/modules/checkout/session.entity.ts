@@ -42,6 +42,8 @@ export const CheckoutSession = defineEntity({
     shipping: p.json<ShippingAddress>().nullable(),
     cardBrand: p.string().nullable(),
     cardLast4: p.string().nullable(),
+    /** The payment attempt (its workflow's id for it) that moved the session to `processing`. */
+    paymentAttemptId: p.string().nullable(),
     failureCode: p.string().nullable(),
     failureMessage: p.string().nullable(),
     /** The processor's charge, for refunds; never card data. */
