@@ -77,9 +77,11 @@ function listen(orm: MikroORM, onNotify: () => void, log: Logger, stopped: () =>
       held.on('error', (err) => {
         // Also raised after close() gave the connection back and the pool then ended it: nothing to do.
         if (released) return;
+        // Before LISTEN finished, its failing query takes the retry path below; schedule only one.
+        const wasListening = client === held;
         log.warn({ err }, 'outbox relay lost its listening connection; reconnecting');
         release(err);
-        again();
+        if (wasListening) again();
       });
       await held.query(`listen ${CHANNEL}`).catch((err) => {
         release(err);
