@@ -149,18 +149,9 @@ export async function webhookScenario(
   };
 }
 
-/** Waits until the worker's relay has dispatched every outbox row; returns how long that took (ms). */
-export async function outboxDrained(orm: MikroORM, timeoutMs = 600_000): Promise<number> {
+/** Waits until no outbox row, refund, withdrawal or webhook delivery is still in flight; returns how long that took (ms). */
+export async function quiet(orm: MikroORM, timeoutMs = 900_000): Promise<number> {
   const started = Date.now();
-  await until(async () => {
-    const [row] = await sql<{ count: string }>(orm, 'select count(*)::text as count from outbox where dispatched_at is null');
-    return row.count === '0' ? true : null;
-  }, timeoutMs);
-  return Date.now() - started;
-}
-
-/** Waits until no outbox row, refund, withdrawal or webhook delivery is still in flight. */
-export async function quiet(orm: MikroORM, timeoutMs = 900_000): Promise<void> {
   await until(async () => {
     const [row] = await sql<{ busy: string }>(
       orm,
@@ -171,6 +162,7 @@ export async function quiet(orm: MikroORM, timeoutMs = 900_000): Promise<void> {
     );
     return row.busy === '0' ? true : null;
   }, timeoutMs);
+  return Date.now() - started;
 }
 
 /** (d) 16 clients withdrawing one cent each from one business, flat out; then the ledger is checked. */
