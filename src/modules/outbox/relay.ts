@@ -56,8 +56,8 @@ export function startOutboxRelay(dispatcher: OutboxDispatcher, orm: MikroORM, lo
 
 /** Holds one pooled connection LISTENing on the channel, and gets another after it fails (a restarted database). */
 function listen(orm: MikroORM, onNotify: () => void, log: Logger, stopped: () => boolean) {
-  let client: PoolClient | null = null;
-  let releaseHeld: () => void = () => {};
+  /** The connection LISTENing now, and how to give it back exactly once. */
+  let listening: { client: PoolClient; release: () => void } | null = null;
   let retry: NodeJS.Timeout | undefined;
   const again = () => {
     if (!stopped()) retry = setTimeout(connect, RECONNECT_MS);
@@ -70,7 +70,7 @@ function listen(orm: MikroORM, onNotify: () => void, log: Logger, stopped: () =>
       const release = (err?: Error) => {
         if (released) return;
         released = true;
-        if (client === held) client = null;
+        if (listening?.client === held) listening = null;
         held.release(err);
       };
       held.on('notification', onNotify);
@@ -78,7 +78,7 @@ function listen(orm: MikroORM, onNotify: () => void, log: Logger, stopped: () =>
         // Also raised after close() gave the connection back and the pool then ended it: nothing to do.
         if (released) return;
         // Before LISTEN finished, its failing query takes the retry path below; schedule only one.
-        const wasListening = client === held;
+        const wasListening = listening?.client === held;
         log.warn({ err }, 'outbox relay lost its listening connection; reconnecting');
         release(err);
         if (wasListening) again();
@@ -88,8 +88,7 @@ function listen(orm: MikroORM, onNotify: () => void, log: Logger, stopped: () =>
         throw err;
       });
       if (stopped()) return release();
-      client = held;
-      releaseHeld = release;
+      listening = { client: held, release };
       onNotify(); // rows committed while nobody listened
     } catch (err) {
       log.warn({ err }, 'outbox relay could not listen; polling until it can');
@@ -100,9 +99,10 @@ function listen(orm: MikroORM, onNotify: () => void, log: Logger, stopped: () =>
   return {
     async close() {
       clearTimeout(retry);
-      if (client) {
+      if (listening) {
+        const { client, release } = listening;
         await client.query(`unlisten ${CHANNEL}`).catch(() => {});
-        releaseHeld();
+        release();
       }
     },
   };
