@@ -1,27 +1,27 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { expireSession, sweepExpiredSessions } from '../src/modules/checkout/expiry.js';
 
 export interface CheckoutActivityDeps {
   orm: MikroORM;
+  /** SESSION_TTL: bounds how long the expiry sweep sleeps when no session is pending. */
+  sessionTtlMs: number;
 }
 
 export function createCheckoutActivities(deps: CheckoutActivityDeps) {
   return {
     /**
-     * Cancels a session that is still `pending` at its expiry. Conditional on the status, so it is safe
-     * to run twice and never touches a session that a payment already moved on.
+     * Cancels a session still `pending` at its expiry (its checkout workflow's timer). Conditional on the
+     * status and the time, so it is safe to run twice and never touches a session a payment moved on.
      * Returns the session's status afterwards, or null when the session was never committed.
      */
     async expireSession(sessionId: string): Promise<string | null> {
-      const rows = await deps.orm.em.getConnection().execute<{ status: string }[]>(
-        `update checkout_sessions set status = 'cancelled', updated_at = now()
-         where id = ? and status = 'pending' returning status`,
-        [sessionId],
-      );
-      if (rows.length) return rows[0].status;
-      const current = await deps.orm.em
-        .getConnection()
-        .execute<{ status: string }[]>('select status from checkout_sessions where id = ?', [sessionId]);
-      return current[0]?.status ?? null;
+      return expireSession(deps.orm.em.fork(), sessionId);
+    },
+
+    /** One run of the expiry sweep; the ISO time of the next one goes back to its workflow. */
+    async expireDueSessions(): Promise<{ expired: number; nextSweepAt: string }> {
+      const { expired, nextSweepAt } = await sweepExpiredSessions(deps.orm.em.fork(), deps.sessionTtlMs);
+      return { expired, nextSweepAt: nextSweepAt.toISOString() };
     },
   };
 }

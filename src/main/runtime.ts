@@ -16,7 +16,7 @@ import { createEventFanout } from '../modules/webhooks/fanout.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.js';
 import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
 import { connectTemporal } from '../temporal/client.js';
-import { ensurePurgeSchedule } from '../temporal/schedules.js';
+import { ensurePurgeSchedule, ensureSessionExpirySweep } from '../temporal/schedules.js';
 import { connectWorker, createWorker } from '../temporal/worker.js';
 
 /**
@@ -107,8 +107,14 @@ export async function startWorker(opts: {
     caFile: config.webhooks.caFile,
     allowPrivateUrls: config.webhooks.allowPrivateUrls,
   };
-  const worker = await createWorker(connection, config.temporal, { orm, webhooks, processor: opts.processor });
+  const worker = await createWorker(connection, config.temporal, {
+    orm,
+    webhooks,
+    processor: opts.processor,
+    sessionTtlMs: config.sessionTtlMs,
+  });
   await ensurePurgeSchedule(temporal, config.temporal.taskQueue);
+  await ensureSessionExpirySweep(temporal, config.temporal.taskQueue);
   const running = worker.run();
   const stopRelay = startOutboxRelay(outboxFor(orm, temporal, config, log), orm, log);
   return {

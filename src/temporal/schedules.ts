@@ -1,4 +1,5 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { sessionExpiryWorkflow } from '../../workflows/session-expiry.js';
 
 /** One schedule per task queue, so every deployment (and every test worker) purges its own database. */
 export const purgeScheduleId = (taskQueue: string) => `purge-idempotency-keys-${taskQueue}`;
@@ -34,4 +35,19 @@ export async function ensurePurgeSchedule(client: Client, taskQueue: string): Pr
       .getHandle(options.scheduleId)
       .update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: options.policies }));
   }
+}
+
+/** One expiry sweep per task queue, like the purge schedule: each deployment sweeps its own database. */
+export const sessionExpiryWorkflowId = (taskQueue: string) => `session-expiry-${taskQueue}`;
+
+/**
+ * Starts the session expiry sweep unless it is running. Every worker calls it at start, so a sweep an
+ * operator terminated comes back with the next worker, and two workers still make one sweep.
+ */
+export async function ensureSessionExpirySweep(client: Client, taskQueue: string): Promise<void> {
+  await client.workflow.start(sessionExpiryWorkflow, {
+    workflowId: sessionExpiryWorkflowId(taskQueue),
+    taskQueue,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
 }

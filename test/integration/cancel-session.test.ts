@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
+import { checkoutWorkflow } from '../../workflows/checkout.js';
 import { cancelSession } from '../../src/modules/checkout/cancel-session.js';
+import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
 import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
 import { createLogger } from '../../src/log.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
@@ -29,27 +31,35 @@ async function newSession(): Promise<string> {
 const deps = () => ({ em: stack.orm.em.fork(), temporal: stack.temporal, log });
 const statusOf = async (id: string) => (await stack.orm.em.fork().findOneOrFail(CheckoutSession, { id })).status;
 
-/** The session's workflow is started after commit (outbox); wait for it so that the signal has a target. */
-async function runningWorkflow(id: string) {
-  const handle = stack.temporal.workflow.getHandle(`checkout-${id}`);
-  for (let i = 0; i < 100; i++) {
-    const described = await handle.describe().catch(() => undefined);
-    if (described?.status.name === 'RUNNING') return handle;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`workflow checkout-${id} never started`);
+/** The session's checkout workflow, started as its first pay starts it (a session nobody paid has none). */
+async function startCheckoutWorkflow(id: string) {
+  const session = await stack.orm.em.fork().findOneOrFail(CheckoutSession, { id });
+  return stack.temporal.workflow.start(checkoutWorkflow, {
+    workflowId: checkoutWorkflowId(id),
+    taskQueue: stack.config.temporal.taskQueue,
+    args: [{ sessionId: id, expiresAt: session.expiresAt.toISOString() }],
+  });
 }
 
 describe('cancelSession (the hosted page Cancel)', () => {
-  it('moves a pending session to cancelled and ends its expiry timer', async () => {
+  it("moves a pending session to cancelled and ends its checkout workflow's timer", async () => {
     const id = await newSession();
-    const handle = await runningWorkflow(id);
+    const handle = await startCheckoutWorkflow(id);
     const result = await cancelSession(deps(), id);
     expect(result?.cancelled).toBe(true);
     expect(result?.session.status).toBe('cancelled');
     expect(await statusOf(id)).toBe('cancelled');
     // The 24 h timer is over at once: the workflow saw the signal and closed.
     expect(await handle.result()).toBe('closed');
+  });
+
+  it('cancels a session that has no workflow (nobody tried to pay it) without a warning', async () => {
+    const id = await newSession();
+    const warnings: unknown[] = [];
+    const result = await cancelSession({ ...deps(), log: { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger }, id);
+    expect(result?.cancelled).toBe(true);
+    expect(await statusOf(id)).toBe('cancelled');
+    expect(warnings).toEqual([]);
   });
 
   it('is harmless when repeated', async () => {

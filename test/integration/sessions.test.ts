@@ -1,4 +1,6 @@
-import { PaymentStatus } from '../../workflows/search-attributes.js';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
+import { sessionExpiryWorkflowId } from '../../src/temporal/schedules.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
@@ -58,15 +60,14 @@ describe('POST /api/checkout/sessions', () => {
     expect(res.body.data.metadata).toEqual({ a: 'x', 'b-2': 7 });
   });
 
-  it('starts the session expiry workflow', async () => {
+  it('starts no workflow of its own: the expiry sweep, already running, owns its clock', async () => {
     const res = await create(validBody());
-    const handle = stack.temporal.workflow.getHandle(`checkout-${res.body.data.id}`);
-    let described;
-    for (let i = 0; i < 50 && !described; i++) {
-      described = await handle.describe().catch(() => undefined);
-      if (!described) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(described?.status.name).toBe('RUNNING');
-    expect(described?.typedSearchAttributes.get(PaymentStatus)).toBe('pending');
+    expect(res.status).toBe(201);
+    const sweep = await stack.temporal.workflow.getHandle(sessionExpiryWorkflowId(stack.config.temporal.taskQueue)).describe();
+    expect(sweep.status.name).toBe('RUNNING');
+    // The session's checkout workflow comes with its first pay, not with its creation.
+    await expect(stack.temporal.workflow.getHandle(checkoutWorkflowId(res.body.data.id)).describe()).rejects.toBeInstanceOf(
+      WorkflowNotFoundError,
+    );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { applyPosting } from '../../src/modules/ledger/accounts.js';
 import { checkoutFailedPayload, checkoutSucceededPayload, paymentLines, paymentSplit } from '../../src/modules/checkout/payment.rules.js';
 import { sessionTotals } from '../../src/modules/checkout/totals.js';
+import { isPastExpiry, MAX_SWEEP_SLEEP_MS, nextSweepAt } from '../../src/modules/checkout/expiry.js';
 
 const zero = { available: 0, reserved: 0, pending_withdrawal: 0, refunds_in_flight: 0 };
 
@@ -84,5 +85,29 @@ describe('checkout event payloads', () => {
       failureMessage: 'Your card was declined.',
       timestamp: '2026-11-21T10:00:00.000Z',
     });
+  });
+});
+
+describe('the expiry sweep: when it runs next', () => {
+  const now = new Date('2026-11-21T12:00:00Z');
+  const at = (ms: number) => new Date(now.getTime() + ms);
+
+  it('at the next pending expiry', () => {
+    expect(nextSweepAt(now, at(5_000), 24 * 3600_000)).toEqual(at(5_000));
+  });
+
+  it('with nothing pending, no later than a session created now could expire', () => {
+    expect(nextSweepAt(now, null, 10 * 60_000)).toEqual(at(10 * 60_000));
+  });
+
+  it('never more than an hour away, so a shortened SESSION_TTL takes effect within the hour', () => {
+    expect(nextSweepAt(now, null, 24 * 3600_000)).toEqual(at(MAX_SWEEP_SLEEP_MS));
+    expect(nextSweepAt(now, at(20 * 3600_000), 24 * 3600_000)).toEqual(at(MAX_SWEEP_SLEEP_MS));
+  });
+
+  it('a pending session is past its expiry from its expiresAt on; another status never is', () => {
+    expect(isPastExpiry({ status: 'pending', expiresAt: now }, now)).toBe(true);
+    expect(isPastExpiry({ status: 'pending', expiresAt: at(1) }, now)).toBe(false);
+    expect(isPastExpiry({ status: 'completed', expiresAt: at(-1) }, now)).toBe(false);
   });
 });

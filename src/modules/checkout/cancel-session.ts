@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { sessionClosedSignal } from '../../../workflows/checkout.js';
@@ -22,10 +22,10 @@ const UUID = z.uuid();
 
 /**
  * The customer's Cancel on the hosted page. Only a `pending` session is cancelled, by one conditional
- * UPDATE, so a cancel racing a payment (already `processing`) or a second click changes nothing. Then the
- * session's workflow is told the session is closed, so its expiry timer ends. That signal is a courtesy:
- * if it is lost (the workflow not started yet, Temporal unreachable), the expiry activity is conditional
- * on `pending` and leaves the cancelled session as it is. Returns null for an unknown or malformed id.
+ * UPDATE, so a cancel racing a payment (already `processing`) or a second click changes nothing. A session
+ * somebody tried to pay has a checkout workflow; it is told the session is closed, so its timer ends.
+ * That signal is a courtesy: if it is lost (Temporal unreachable), the workflow's expiry is conditional on
+ * `pending` and leaves the cancelled session as it is. Returns null for an unknown or malformed id.
  */
 export async function cancelSession(deps: CancelSessionDeps, sessionId: string): Promise<CancelSessionResult | null> {
   if (!UUID.safeParse(sessionId).success) return null;
@@ -40,6 +40,8 @@ export async function cancelSession(deps: CancelSessionDeps, sessionId: string):
     try {
       await deps.temporal.workflow.getHandle(checkoutWorkflowId(sessionId)).signal(sessionClosedSignal, 'cancelled');
     } catch (err) {
+      // Most sessions never had a workflow: nobody tried to pay them.
+      if (err instanceof WorkflowNotFoundError) return { cancelled: true, session };
       deps.log.warn({ err, sessionId }, 'could not signal the checkout workflow; its expiry will find the session cancelled');
     }
   }

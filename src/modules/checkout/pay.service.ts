@@ -3,11 +3,13 @@ import { WithStartWorkflowOperation, WorkflowUpdateStage, type Client } from '@t
 import { z } from 'zod';
 import { payUpdate, type PayRequest, type PayResult } from '../../../workflows/checkout.js';
 import { toSearchAttributePairs } from '../../../workflows/search-attributes.js';
+import { centsToDecimalString } from '../../domain/money.js';
 import { ApiError } from '../../http/errors.js';
 import { InvalidCardError, type PaymentProcessor } from '../processor/processor.js';
 import { parse } from '../../http/validate.js';
 import { payAnswerResource, payInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.js';
+import { expireSession, isPastExpiry } from './expiry.js';
 import { CheckoutSession } from './session.entity.js';
 import { checkoutWorkflowId } from './session.service.js';
 
@@ -38,7 +40,9 @@ async function loadSession(deps: PayDeps, sessionId: string): Promise<CheckoutSe
 export async function payCheckout(deps: PayDeps, sessionId: string, body: unknown): Promise<PayAnswer> {
   // An unknown session, then one that cannot be paid, before anything about the body.
   const session = await loadSession(deps, sessionId);
-  if (session.status !== 'pending') throw new ApiError('session_not_payable', { params: { status: session.status } });
+  // Past its `expiresAt` it is cancelled now, whether or not the expiry sweep has come by yet.
+  const statusNow = isPastExpiry(session) ? await expireSession(deps.orm.em.fork(), session.id) : session.status;
+  if (statusNow !== 'pending') throw new ApiError('session_not_payable', { params: { status: statusNow ?? 'cancelled' } });
   const input = parse(payInput, body);
   if (session.askShipping && !input.shipping) {
     throw new ApiError('validation_failed', { errors: [{ path: ['shipping'], message: 'Shipping address is required' }] });
@@ -56,8 +60,9 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
     workflowId: checkoutWorkflowId(session.id),
     taskQueue: deps.taskQueue,
     args: [{ sessionId: session.id, expiresAt: session.expiresAt.toISOString() }],
-    // Normally the workflow has run since the session was created; this start covers a lost outbox row.
+    // The first pay starts the session's workflow; a second one (a retry, another tab) finds it running.
     workflowIdConflictPolicy: 'USE_EXISTING',
+    staticSummary: `Checkout ${session.id} of $${centsToDecimalString(session.total)}`,
     typedSearchAttributes: toSearchAttributePairs({
       BusinessId: session.businessId,
       Livemode: session.livemode,

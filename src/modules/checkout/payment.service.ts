@@ -5,6 +5,7 @@ import { recordEvent } from '../events/record-event.js';
 import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { createReserve, reserveReleaseWorkflowId } from '../reserves/reserve.service.js';
+import { expireSession, isPastExpiry } from './expiry.js';
 import { checkoutFailedPayload, checkoutSucceededPayload, paymentLines, paymentSplit } from './payment.rules.js';
 import { CheckoutSession, type SessionStatus, type ShippingAddress } from './session.entity.js';
 
@@ -24,6 +25,7 @@ export interface PaymentDetails {
  * guard that makes a second or concurrent pay on the same session charge nothing: only one attempt
  * moves it. The same attempt asking again (its activity retried after the answer was lost) is told it
  * started, so it goes on to charge instead of leaving the session `processing` with nobody to finish it.
+ * A session past its `expiresAt` is not moved: it is cancelled instead.
  */
 export async function beginPayment(
   em: EntityManager,
@@ -31,9 +33,10 @@ export async function beginPayment(
   details: PaymentDetails,
   attemptId: string,
 ): Promise<{ started: boolean; status: SessionStatus | null }> {
+  const now = new Date();
   const moved = await em.nativeUpdate(
     CheckoutSession,
-    { id: sessionId, status: 'pending' },
+    { id: sessionId, status: 'pending', expiresAt: { $gt: now } },
     {
       status: 'processing',
       paymentAttemptId: attemptId,
@@ -42,12 +45,14 @@ export async function beginPayment(
       shipping: details.shipping ?? null,
       cardBrand: details.cardBrand,
       cardLast4: details.cardLast4,
-      updatedAt: new Date(),
+      updatedAt: now,
     },
   );
   if (moved === 1) return { started: true, status: 'processing' };
-  const current = await em.fork().findOne(CheckoutSession, { id: sessionId }, { fields: ['status', 'paymentAttemptId'] });
+  const current = await em.fork().findOne(CheckoutSession, { id: sessionId }, { fields: ['status', 'paymentAttemptId', 'expiresAt'] });
   if (current?.status === 'processing' && current.paymentAttemptId === attemptId) return { started: true, status: 'processing' };
+  // Expired while the customer was paying: it is cancelled, whether or not the expiry sweep got there first.
+  if (current && isPastExpiry(current, now)) return { started: false, status: (await expireSession(em, sessionId, now)) as SessionStatus };
   return { started: false, status: current?.status ?? null };
 }
 

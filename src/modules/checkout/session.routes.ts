@@ -11,12 +11,10 @@ export function sessionRoutes(router: Router, deps: AppDeps): void {
 
   router.post('/checkout/sessions', async (ctx) => {
     const input = parseBody(ctx, createSessionInput);
-    const outbox = await deps.orm.em.fork().transactional(async (tx) => {
-      const { session, items, outbox } = await createSession(tx, callerOf(ctx), input, { sessionTtlMs: deps.config.sessionTtlMs });
+    await deps.orm.em.fork().transactional(async (tx) => {
+      const { session, items } = await createSession(tx, callerOf(ctx), input, { sessionTtlMs: deps.config.sessionTtlMs });
       await idempotency(ctx).complete(tx, 201, { success: true, data: sessionView(session, items, deps.checkoutBaseUrl) });
-      return outbox;
     });
-    deps.afterCommit([outbox]);
   });
 
   router.get('/checkout/sessions', async (ctx) => {

@@ -1,12 +1,9 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { decodeCursor, encodeCursor, pageMeta } from '../../domain/cursor.js';
 import { newId, newSessionId } from '../../domain/ids.js';
-import { centsToDecimalString } from '../../domain/money.js';
 import type { Caller } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
 import { parse } from '../../http/validate.js';
-import { claimForFastPath } from '../outbox/dispatcher.js';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { CheckoutSession, SessionItem } from './session.entity.js';
 import { listSessionsQuery, type CreateSessionInput, type ListSessionsQuery } from './session.schemas.js';
 import { sessionTotals } from './totals.js';
@@ -19,15 +16,16 @@ export interface SessionServiceDeps {
 export const checkoutWorkflowId = (sessionId: string) => `checkout-${sessionId}`;
 
 /**
- * Creates the session, its items and the start of its checkout workflow in one transaction. The start is
- * claimed for the caller's fast path: the caller hands it to `afterCommit`.
+ * Creates the session and its items in one transaction. Nothing else: no workflow is started here. The
+ * expiry sweep (workflows/session-expiry.ts) finds the session by its `expiresAt`, and the first pay
+ * starts the session's checkout workflow.
  */
 export async function createSession(
   em: EntityManager,
   caller: Caller,
   input: CreateSessionInput,
   deps: SessionServiceDeps,
-): Promise<{ session: CheckoutSession; items: SessionItem[]; outbox: OutboxEntry }> {
+): Promise<{ session: CheckoutSession; items: SessionItem[] }> {
   const { business } = caller;
   const totals = sessionTotals(input.items, business);
   const now = new Date();
@@ -67,24 +65,8 @@ export async function createSession(
       subtotal: totals.itemSubtotals[position],
     }),
   );
-  const outbox = claimForFastPath(em.create(OutboxEntry, {
-    createdAt: now,
-    message: {
-      kind: 'workflow.start',
-      workflowType: 'checkoutWorkflow',
-      workflowId: checkoutWorkflowId(id),
-      args: [{ sessionId: id, expiresAt: expiresAt.toISOString() }],
-      searchAttributes: {
-        BusinessId: caller.businessId,
-        Livemode: caller.livemode,
-        PaymentStatus: 'pending',
-        AmountInCents: totals.total,
-      },
-      summary: `Checkout ${id} of $${centsToDecimalString(totals.total)}`,
-    },
-  }));
   await em.flush();
-  return { session, items, outbox };
+  return { session, items };
 }
 
 const UUID = z.uuid();

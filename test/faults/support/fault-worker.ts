@@ -52,6 +52,7 @@ const temporal = await connectTemporalFor(config);
 const connection = await connectWorker({ ...config.temporal, address: defaultTemporalAddress(config) });
 const deps = {
   orm,
+  sessionTtlMs: config.sessionTtlMs,
   webhooks: { encryptionKey: webhookEncryptionKey(config), caFile: config.webhooks.caFile, allowPrivateUrls: config.webhooks.allowPrivateUrls },
 };
 const activities = holding(createActivities(deps) as unknown as Record<string, Activity>);
