@@ -11,16 +11,59 @@ export function percentile(values: number[], p: number): number {
  * Fires `count` calls at a fixed arrival rate, never waiting for earlier ones: a slow server cannot slow
  * the arrivals down and hide its latency. Resolves with every call's result once all have answered.
  */
-export async function openLoop<T>(ratePerSec: number, count: number, call: (i: number) => Promise<T>): Promise<T[]> {
+export async function openLoop<T>(ratePerSec: number, count: number, call: (i: number, dueMs: number) => Promise<T>): Promise<T[]> {
   const started = performance.now();
   const pending: Promise<T>[] = [];
   for (let i = 0; i < count; i++) {
     const due = started + (i * 1000) / ratePerSec;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    pending.push(call(i));
+    pending.push(call(i, due));
   }
   return Promise.all(pending);
+}
+
+/**
+ * One request every 1/rate seconds, evenly spaced, for `durationSec`. Each latency runs from the moment
+ * the request was due, not from when it was sent, so a client that fell behind cannot hide the wait
+ * (coordinated omission). Used for latency at a fixed rate because autocannon's `overallRate` sends each
+ * connection's quota for the second back to back at the second's start: bursts, not a fixed arrival rate.
+ */
+export async function fixedRateLatency(opts: {
+  url: string;
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+  ca: Buffer;
+  rate: number;
+  durationSec: number;
+}): Promise<{ rps: number; p50: number; p99: number; statuses: Record<string, number>; errors: number }> {
+  const agent = new https.Agent({ ca: opts.ca, keepAlive: true, maxSockets: 256 });
+  const statuses: Record<string, number> = {};
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  await openLoop(opts.rate, Math.round(opts.rate * opts.durationSec), (_i, dueMs) =>
+    new Promise<void>((resolve) => {
+      const req = https.request(opts.url, { method: opts.method, headers: opts.headers, agent, servername: 'localhost' }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          statuses[res.statusCode ?? 0] = (statuses[res.statusCode ?? 0] ?? 0) + 1;
+          if (res.statusCode && res.statusCode < 300) latencies.push(performance.now() - dueMs);
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end(opts.body);
+    }),
+  );
+  const elapsedSec = (performance.now() - started) / 1000;
+  agent.destroy();
+  const ms = (p: number) => Math.round(percentile(latencies, p) * 10) / 10;
+  return { rps: Math.round(latencies.length / elapsedSec), p50: ms(50), p99: ms(99), statuses, errors };
 }
 
 export interface JsonClient {

@@ -55,7 +55,14 @@ export async function startInfrastructure() {
  * accepts connections, or (`readyPort` 0) straight away for a process with no port of its own.
  */
 export async function spawnService(script: string, env: Record<string, string>, readyPort?: number): Promise<ChildProcess> {
-  const child = fork(script, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  // BENCH_CPU_PROF=<dir>: every service writes a V8 CPU profile there when it exits (open it in Chrome's
+  // DevTools or speedscope). NODE_OPTIONS refuses --cpu-prof, hence the flag here.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = fork(script, [], {
+    execArgv: ['--import', 'tsx', ...profile],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
     child.once('message', (m) => m === 'ready' && resolve());
@@ -72,6 +79,16 @@ export async function spawnService(script: string, env: Record<string, string>, 
     }
   });
   return child;
+}
+
+/** SIGTERM, then the process's own graceful shutdown, bounded (it is killed outright after 15 s). */
+export async function stopService(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** Peak resident set size of a process, from the kernel's high-water mark. */
