@@ -1,5 +1,6 @@
-import { LedgerInvariantError } from '../../src/modules/ledger/accounts.js';
-import { lockBalance, postTransaction, readBalance } from '../../src/modules/ledger/ledger.service.js';
+import { LedgerInvariantError, transfer, type PostingLine } from '../../src/modules/ledger/accounts.js';
+import { lockBalance, postCovered, postTransaction, readBalance } from '../../src/modules/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/modules/ledger/verify.js';
 import { startStack, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
@@ -51,6 +52,38 @@ describe('ledger postings', () => {
     ).rejects.toThrow(LedgerInvariantError);
     const rows = await stack.orm.em.getConnection().execute('select 1 from ledger_transactions where business_id = ?', [id]);
     expect(rows).toHaveLength(0);
+  });
+
+  it('postCovered: moves racing locked moves on one balance never overdraw, and each refusal writes nothing', async () => {
+    const { id } = await stack.business();
+    const owner = { businessId: id, livemode: false };
+    const move = (n: number, lines: PostingLine[]) => ({ kind: 'test.move', referenceId: `${id}-${n}`, lines });
+    const IN = (cents: number) => [{ account: 'processor_clearing', amount: -cents }, { account: 'available', amount: cents }] as PostingLine[];
+    const OUT = (cents: number) => transfer('available', 'pending_withdrawal', cents);
+    const refusal = () => new Error('not covered');
+    // No balance row yet: nothing covers a withdrawal, and the refusal rolls its ledger rows back.
+    await expect(stack.orm.em.fork().transactional((tx) => postCovered(tx, owner, move(0, OUT(1)), refusal))).rejects.toThrow('not covered');
+    // 10 credits of 100 under the lock, racing 30 conditional debits of 50: at most 20 debits can fit.
+    const credits = Array.from({ length: 10 }, (_, n) =>
+      stack.orm.em.fork().transactional(async (tx) => postTransaction(tx, await lockBalance(tx, owner), move(100 + n, IN(100)))),
+    );
+    const debits = Array.from({ length: 30 }, (_, n) =>
+      stack.orm.em
+        .fork()
+        .transactional((tx) => postCovered(tx, owner, move(200 + n, OUT(50)), refusal))
+        .then(() => true, () => false),
+    );
+    await Promise.all(credits);
+    const accepted = (await Promise.all(debits)).filter(Boolean).length;
+    const balance = (await readBalance(stack.orm.em.fork(), owner))!;
+    expect(balance.available).toBe(1000 - 50 * accepted);
+    expect(balance.pendingWithdrawal).toBe(50 * accepted);
+    expect(balance.available).toBeGreaterThanOrEqual(0);
+    const [{ n }] = await stack.orm.em
+      .getConnection()
+      .execute(`select count(*)::int as n from ledger_transactions where business_id = ? and reference_id like ?`, [id, `${id}-2%`]);
+    expect(n).toBe(accepted);
+    expect((await verifyLedger(stack.orm.em.fork())).problems).toEqual([]);
   });
 
   it('keeps ledger rows append-only', async () => {

@@ -27,23 +27,34 @@ export const isBusinessAccount = (account: Account): account is BusinessAccount 
 export class LedgerInvariantError extends Error {}
 
 /**
- * Applies a posting to the cached figures: the pure rule behind every money move. Throws when the
- * entries do not sum to zero, an amount is not whole cents, or a business account would go negative
- * (callers check their business rule first and raise the spec's error; this is the last guard).
+ * What a posting changes on the cached figures. Throws when the entries do not sum to zero or an amount
+ * is not whole, non-zero cents: a posting that could never be applied is refused before any balance is.
  */
-export function applyPosting(balance: BalanceFigures, lines: PostingLine[]): BalanceFigures {
+export function postingDeltas(lines: PostingLine[]): BalanceFigures {
   if (lines.length < 2) throw new LedgerInvariantError('a transaction needs at least two entries');
   let sum = 0;
-  const next = { ...balance };
+  const delta: BalanceFigures = { available: 0, reserved: 0, pending_withdrawal: 0, refunds_in_flight: 0 };
   for (const line of lines) {
     if (!Number.isSafeInteger(line.amount) || line.amount === 0) {
       throw new LedgerInvariantError(`entry amount must be non-zero whole cents, got ${line.amount}`);
     }
     sum += line.amount;
-    if (isBusinessAccount(line.account)) next[line.account] += line.amount;
+    if (isBusinessAccount(line.account)) delta[line.account] += line.amount;
   }
   if (sum !== 0) throw new LedgerInvariantError(`entries sum to ${sum}, not zero`);
+  return delta;
+}
+
+/**
+ * Applies a posting to the cached figures: the pure rule behind every money move. Throws when the
+ * posting is malformed (`postingDeltas`) or a business account would go negative (callers check their
+ * business rule first and raise the spec's error; this is the last guard).
+ */
+export function applyPosting(balance: BalanceFigures, lines: PostingLine[]): BalanceFigures {
+  const delta = postingDeltas(lines);
+  const next = { ...balance };
   for (const account of BUSINESS_ACCOUNTS) {
+    next[account] += delta[account];
     if (next[account] < 0) throw new LedgerInvariantError(`${account} would go negative (${next[account]})`);
   }
   return next;

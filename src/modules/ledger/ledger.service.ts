@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../domain/ids.js';
-import { applyPosting, type BalanceFigures, type PostingLine } from './accounts.js';
+import { applyPosting, postingDeltas, type BalanceFigures, type PostingLine } from './accounts.js';
 import { Balance, LedgerEntry, LedgerTransaction } from './ledger.entity.js';
 
 export interface Owner {
@@ -39,19 +39,10 @@ export const figuresOf = (balance: Balance): BalanceFigures => ({
   refunds_in_flight: balance.refundsInFlight,
 });
 
-/**
- * Records one balanced ledger transaction against a balance locked by `lockBalance`, and updates the
- * cached figures. Written by the caller's flush, in the caller's transaction, beside the state change
- * and the outbox event it belongs to. `(kind, referenceId)` is unique: the same move cannot post twice.
- */
-export function postTransaction(
-  em: EntityManager,
-  balance: Balance,
-  posting: { kind: string; referenceId: string; lines: PostingLine[]; at?: Date },
-): LedgerTransaction {
-  const next = applyPosting(figuresOf(balance), posting.lines);
-  const at = posting.at ?? new Date();
-  const owner = { businessId: balance.businessId, livemode: balance.livemode };
+type Posting = { kind: string; referenceId: string; lines: PostingLine[]; at?: Date };
+
+/** The ledger transaction and its entries, to be written by the caller's flush. */
+function ledgerRows(em: EntityManager, owner: Owner, posting: Posting, at: Date): LedgerTransaction {
   const transaction = em.create(LedgerTransaction, {
     id: newId('ltx'),
     ...owner,
@@ -62,12 +53,52 @@ export function postTransaction(
   for (const line of posting.lines) {
     em.create(LedgerEntry, { transactionId: transaction.id, ...owner, account: line.account, amount: line.amount });
   }
+  return transaction;
+}
+
+/**
+ * Records one balanced ledger transaction against a balance locked by `lockBalance`, and updates the
+ * cached figures. Written by the caller's flush, in the caller's transaction, beside the state change
+ * and the outbox event it belongs to. `(kind, referenceId)` is unique: the same move cannot post twice.
+ */
+export function postTransaction(em: EntityManager, balance: Balance, posting: Posting): LedgerTransaction {
+  const next = applyPosting(figuresOf(balance), posting.lines);
+  const at = posting.at ?? new Date();
+  const transaction = ledgerRows(em, { businessId: balance.businessId, livemode: balance.livemode }, posting, at);
   balance.available = next.available;
   balance.reserved = next.reserved;
   balance.pendingWithdrawal = next.pending_withdrawal;
   balance.refundsInFlight = next.refunds_in_flight;
   balance.updatedAt = at;
   return transaction;
+}
+
+/**
+ * The same move for a hot balance, with the lock taken last: the ledger rows (and whatever the caller
+ * created) are written first, then one conditional UPDATE locks the balance row, checks that no business
+ * account goes negative and applies the posting, and the commit follows. Moves on one business queue on
+ * that row, so it is held for two round trips (the UPDATE and the commit), not one per statement.
+ * When the balance cannot cover the posting (or has no row yet: nothing to cover it with) it throws
+ * `refusal()`, the caller's spec error, so the transaction rolls the ledger rows back with the rest:
+ * rows written without their balance move could never be committed by mistake.
+ */
+export async function postCovered(em: EntityManager, owner: Owner, posting: Posting, refusal: () => Error): Promise<void> {
+  const delta = postingDeltas(posting.lines);
+  const at = posting.at ?? new Date();
+  ledgerRows(em, owner, posting, at);
+  await em.flush();
+  const d = [delta.available, delta.reserved, delta.pending_withdrawal, delta.refunds_in_flight];
+  const moved = await em.getConnection().execute(
+    `update balances set available = available + ?, reserved = reserved + ?, pending_withdrawal = pending_withdrawal + ?,
+       refunds_in_flight = refunds_in_flight + ?, updated_at = ?
+     where business_id = ? and livemode = ?
+       and available + ? >= 0 and reserved + ? >= 0 and pending_withdrawal + ? >= 0 and refunds_in_flight + ? >= 0
+     returning business_id`,
+    [...d, at, owner.businessId, owner.livemode, ...d],
+    'all',
+    em.getTransactionContext(),
+  );
+  if (moved.length !== 1) throw refusal();
 }
 
 /** The figures without a lock, for reads (`GET /api/balance`). */

@@ -7,7 +7,7 @@ import { centsToDecimalString } from '../../domain/money.js';
 import type { Caller } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
 import { WithdrawalMethod } from '../businesses/withdrawal-method.entity.js';
-import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
+import { lockBalance, postCovered, postTransaction, type Owner } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { destinationText } from './destination.js';
@@ -22,10 +22,10 @@ export const ownerOf = (caller: Caller): Owner => ({ businessId: caller.business
 
 /**
  * Creates a pending withdrawal: the balance check, the move from `available` to `pending_withdrawal`,
- * the record and the start of its workflow in one transaction, the check and the move under the balance
- * lock, so concurrent requests queue up and none can overdraw. The rows that need no lock are written
- * before it is taken: withdrawals from one business queue on that lock, so it is held for as few round
- * trips as possible (the check, the posting, the commit).
+ * the record and the start of its workflow in one transaction. The check and the move are one
+ * conditional UPDATE of the balance row (`postCovered`), so concurrent requests queue on that row and
+ * none can overdraw; everything else is written before it, so the row is held only for that UPDATE and
+ * the commit: withdrawals from one business all queue there.
  */
 export async function createWithdrawal(
   em: EntityManager,
@@ -70,16 +70,13 @@ export async function createWithdrawal(
         summary: `Withdrawal ${withdrawal.id} of $${centsToDecimalString(input.amount)} to ${input.destinationType}`,
       },
     }));
-    await tx.flush();
-
-    const balance = await lockBalance(tx, owner);
-    if (input.amount > balance.available) throw new ApiError('insufficient_available_balance');
-    postTransaction(tx, balance, {
-      kind: 'withdrawal.created',
-      referenceId: withdrawal.id,
-      lines: transfer('available', 'pending_withdrawal', input.amount),
-      at: now,
-    });
+    // The balance check and the move are one conditional UPDATE, the last statement before the commit.
+    await postCovered(
+      tx,
+      owner,
+      { kind: 'withdrawal.created', referenceId: withdrawal.id, lines: transfer('available', 'pending_withdrawal', input.amount), at: now },
+      () => new ApiError('insufficient_available_balance'),
+    );
     return { withdrawal, outbox };
   }, JOIN_TRANSACTION);
 }
