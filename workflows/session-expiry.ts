@@ -1,10 +1,16 @@
-import { continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 
 const { expireDueSessions } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
+
+/**
+ * Sweep now, then plan afresh. Every worker sends it when it starts, so a deploy that changes
+ * SESSION_TTL takes effect at once rather than after the sleep planned with the old one.
+ */
+export const sweepNowSignal = defineSignal('sweepNow');
 
 /** The least time between two sweeps: sessions expiring within it are cancelled together. */
 const MIN_GAP_MS = 1_000;
@@ -18,9 +24,14 @@ const SWEEPS_PER_RUN = 500;
  * on every `POST /checkout/sessions`. The database says which sessions are due; this only says when.
  */
 export async function sessionExpiryWorkflow(): Promise<never> {
+  let woken = false;
+  setHandler(sweepNowSignal, () => {
+    woken = true;
+  });
   for (let sweep = 0; sweep < SWEEPS_PER_RUN && !workflowInfo().continueAsNewSuggested; sweep++) {
+    woken = false;
     const { nextSweepAt } = await expireDueSessions();
-    await sleep(Math.max(MIN_GAP_MS, Date.parse(nextSweepAt) - Date.now()));
+    await condition(() => woken, Math.max(MIN_GAP_MS, Date.parse(nextSweepAt) - Date.now()));
   }
   return continueAsNew<typeof sessionExpiryWorkflow>();
 }

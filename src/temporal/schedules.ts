@@ -1,5 +1,5 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
-import { sessionExpiryWorkflow } from '../../workflows/session-expiry.js';
+import { sessionExpiryWorkflow, sweepNowSignal } from '../../workflows/session-expiry.js';
 
 /** One schedule per task queue, so every deployment (and every test worker) purges its own database. */
 export const purgeScheduleId = (taskQueue: string) => `purge-idempotency-keys-${taskQueue}`;
@@ -41,13 +41,15 @@ export async function ensurePurgeSchedule(client: Client, taskQueue: string): Pr
 export const sessionExpiryWorkflowId = (taskQueue: string) => `session-expiry-${taskQueue}`;
 
 /**
- * Starts the session expiry sweep unless it is running. Every worker calls it at start, so a sweep an
- * operator terminated comes back with the next worker, and two workers still make one sweep.
+ * Starts the session expiry sweep, or wakes the running one so that it plans with this worker's
+ * SESSION_TTL. Every worker calls it at start: a sweep an operator terminated comes back with the next
+ * worker, and two workers still make one sweep.
  */
 export async function ensureSessionExpirySweep(client: Client, taskQueue: string): Promise<void> {
-  await client.workflow.start(sessionExpiryWorkflow, {
+  await client.workflow.signalWithStart(sessionExpiryWorkflow, {
     workflowId: sessionExpiryWorkflowId(taskQueue),
     taskQueue,
-    workflowIdConflictPolicy: 'USE_EXISTING',
+    signal: sweepNowSignal,
+    signalArgs: [],
   });
 }

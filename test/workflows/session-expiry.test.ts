@@ -1,8 +1,9 @@
+import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { nextSweepAt } from '../../src/modules/checkout/expiry.js';
-import { sessionExpiryWorkflow } from '../../workflows/session-expiry.js';
+import { sessionExpiryWorkflow, sweepNowSignal } from '../../workflows/session-expiry.js';
 import { createTimeSkippingEnv, workflowBundle } from '../support/time-skipping.js';
 
 let env: TestWorkflowEnvironment;
@@ -38,11 +39,16 @@ function sessionsTable(ttlMs: number) {
   return { sessions, expireDueSessions, sweeps: () => sweeps };
 }
 
-async function runSweep(activities: Partial<Activities>, fn: () => Promise<void>) {
+async function runSweep(
+  activities: Partial<Activities>,
+  fn: () => Promise<void>,
+  started: (handle: WorkflowHandle<typeof sessionExpiryWorkflow>) => void = () => {},
+) {
   const taskQueue = `session-expiry-${Math.random()}`;
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start(sessionExpiryWorkflow, { workflowId: `session-expiry-${Math.random()}`, taskQueue });
+    started(handle);
     try {
       await fn();
     } finally {
@@ -79,8 +85,9 @@ describe('the session expiry sweep', () => {
       expect(table.sessions.get('late')?.status).toBe('pending');
       await env.sleep(20 * 60_000);
       expect(table.sessions.get('late')?.status).toBe('cancelled');
-      // A sweep at start and one per expiry, none in between: no polling over those 51 minutes.
-      expect(table.sweeps()).toBeLessThanOrEqual(4);
+      // One at start, one per expiry and one every five minutes at most: 51 minutes of per-second
+      // polling would have been thousands.
+      expect(table.sweeps()).toBeLessThanOrEqual(1 + 2 + Math.ceil(51 / 5));
     });
   });
 
@@ -93,6 +100,19 @@ describe('the session expiry sweep', () => {
       await env.sleep(ttl + 60_000);
       expect(table.sessions.get('s-2')?.status).toBe('cancelled');
     });
+  });
+
+  it('sweeps at once when told to (a worker starting), and plans afresh from there', async () => {
+    const table = sessionsTable(DAY);
+    let handle!: WorkflowHandle<typeof sessionExpiryWorkflow>;
+    await runSweep({ expireDueSessions: table.expireDueSessions }, async () => {
+      // Asleep with nothing pending; then a session that expires sooner than the sweep's next wake-up.
+      await env.sleep(10_000);
+      table.sessions.set('short', { expiresAt: (await env.currentTimeMs()) + 20_000, status: 'pending' });
+      await handle.signal(sweepNowSignal);
+      await env.sleep(30_000);
+      expect(table.sessions.get('short')?.status).toBe('cancelled');
+    }, (h) => (handle = h));
   });
 
   it('keeps sweeping after a failed sweep (the activity is retried)', async () => {

@@ -4,8 +4,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 export const EXPIRY_BATCH = 500;
 /** Batches one sweep runs before it hands back to its workflow (which comes back a second later). */
 const MAX_BATCHES = 20;
-/** The longest the sweep sleeps: a shorter SESSION_TTL rolled out later is honoured within this. */
-export const MAX_SWEEP_SLEEP_MS = 3600_000;
+/**
+ * The longest the sweep sleeps. Sessions get their `expiresAt` from the API's SESSION_TTL and the sweep
+ * plans with the worker's; should the two ever differ, a session still expires at most this late.
+ */
+export const MAX_SWEEP_SLEEP_MS = 5 * 60_000;
 
 /**
  * When the sweep should next run: when the next pending session expires, and no later than a session
