@@ -11,9 +11,11 @@ afterAll(async () => stack?.stop());
 describe('rate limiter on PostgreSQL', () => {
   it('allows `points` calls per window, then refuses with the seconds until the window resets', async () => {
     const limiter = createRateLimiter(stack.orm, { name: `test-${randomUUID()}`, points: 3, durationSeconds: 60 });
-    const started = Math.floor(Date.now() / 1000);
-    const states = [];
-    for (let i = 0; i < 4; i++) states.push(await limiter.consume('k1'));
+    // The window opens at the first call, somewhere between these two instants.
+    const before = Date.now();
+    const states = [await limiter.consume('k1')];
+    const after = Date.now();
+    for (let i = 1; i < 4; i++) states.push(await limiter.consume('k1'));
     expect(states.map((s) => [s.allowed, s.remaining])).toEqual([
       [true, 2],
       [true, 1],
@@ -23,8 +25,9 @@ describe('rate limiter on PostgreSQL', () => {
     expect(states.every((s) => s.limit === 3)).toBe(true);
     expect(states[3].retryAfter).toBeGreaterThanOrEqual(59);
     expect(states[3].retryAfter).toBeLessThanOrEqual(60);
-    expect(states[0].resetAt).toBeGreaterThanOrEqual(started + 59);
-    expect(states[0].resetAt).toBeLessThanOrEqual(started + 61);
+    // 60 s after the window opened, in whole seconds (one second either way for rounding).
+    expect(states[0].resetAt).toBeGreaterThanOrEqual(Math.floor(before / 1000) + 59);
+    expect(states[0].resetAt).toBeLessThanOrEqual(Math.ceil(after / 1000) + 61);
   });
 
   it('counts each key and each limit apart', async () => {
