@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
+import net from 'node:net';
+import tls from 'node:tls';
 import { createWebhookTransport, DELIVERY_TIMEOUT_MS } from '../../src/modules/webhooks/post-webhook.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 
@@ -56,6 +58,62 @@ describe('the HTTP attempt', () => {
     } finally {
       silent.closeAllConnections();
       silent.close();
+    }
+  });
+  it('keeps the connection to a receiver alive between deliveries: one TLS handshake for several POSTs', async () => {
+    const cert = readFileSync(process.env.TEST_TLS_CERT!);
+    const key = readFileSync(process.env.TEST_TLS_KEY!);
+    let handshakes = 0;
+    const server = https.createServer({ cert, key }, (req, res) => req.resume().on('end', () => res.writeHead(204).end()));
+    server.on('secureConnection', () => handshakes++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const post = createWebhookTransport({ caFile: process.env.TEST_TLS_CA, allowPrivateUrls: true });
+      const url = `https://localhost:${(server.address() as { port: number }).port}/hook`;
+      for (let i = 0; i < 3; i++) expect((await post(url, headers, '{}')).ok).toBe(true);
+      expect(handshakes).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('sends again, once, on a fresh connection when the kept one turns out to be closed by the receiver', async () => {
+    const cert = readFileSync(process.env.TEST_TLS_CERT!);
+    const key = readFileSync(process.env.TEST_TLS_KEY!);
+    // Answers the first request on each connection and keeps it open; a second request on the same
+    // connection gets a TCP reset, as from a receiver that dropped an idle connection without a word.
+    const answered: string[] = [];
+    let connections = 0;
+    const server = net.createServer((raw) => {
+      connections++;
+      let requests = 0;
+      raw.on('error', () => {});
+      // TLS over a TCP socket held here: only a plain socket can be reset.
+      const socket = new tls.TLSSocket(raw, { isServer: true, cert, key });
+      let text = '';
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString('latin1');
+        const [head, body] = text.split('\r\n\r\n');
+        const length = Number(/content-length: (\d+)/i.exec(head ?? '')?.[1] ?? NaN);
+        if (body === undefined || body.length < length) return;
+        text = '';
+        if (++requests > 1) return raw.resetAndDestroy();
+        answered.push(body);
+        socket.write('HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\n\r\n');
+      });
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const post = createWebhookTransport({ caFile: process.env.TEST_TLS_CA, allowPrivateUrls: true });
+      const url = `https://localhost:${(server.address() as { port: number }).port}/hook`;
+      expect(await post(url, headers, '{"n":1}')).toMatchObject({ ok: true, statusCode: 204 });
+      expect(await post(url, headers, '{"n":2}')).toMatchObject({ ok: true, statusCode: 204 });
+      expect(answered).toEqual(['{"n":1}', '{"n":2}']);
+      expect(connections).toBe(2);
+    } finally {
+      server.close();
     }
   });
 });
