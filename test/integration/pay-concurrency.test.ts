@@ -87,3 +87,15 @@ describe('beginPayment run again (its answer lost in a Temporal outage, its acti
     expect(row).toEqual({ status: 'processing', payment_attempt_id: 'attempt-1' });
   });
 });
+
+describe('beginPayment at the session expiry (the pay accepted just before, its first step just after)', () => {
+  it('does not move a pending session past its expiresAt: it cancels it, and nothing is charged', async () => {
+    const session = await createSession(stack, biz.testKey);
+    await sql(stack, `update checkout_sessions set expires_at = now() - interval '1 millisecond' where id = ?`, [session.id]);
+    const details = { customerName: 'Ada', cardBrand: 'visa', cardLast4: '4242' };
+    expect(await beginPayment(stack.orm.em.fork(), session.id, details, 'attempt-late')).toEqual({ started: false, status: 'cancelled' });
+    const [row] = await sql(stack, 'select status, payment_attempt_id from checkout_sessions where id = ?', [session.id]);
+    expect(row).toEqual({ status: 'cancelled', payment_attempt_id: null });
+    expect(await moneyMovedFor(session.id)).toEqual({ payments: 0, events: 0, reserves: 0 });
+  });
+});

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SessionStatus } from './session.entity.js';
 
 /** Sessions cancelled per statement: a backlog is swept in short statements, never one long lock. */
 export const EXPIRY_BATCH = 500;
@@ -27,14 +28,14 @@ export const isPastExpiry = (session: { status: string; expiresAt: Date }, now =
  * Cancels one session if it is still pending and past its `expiresAt`. Conditional, so it never touches a
  * session a payment or a cancel moved first. Returns the session's status afterwards (null: no session).
  */
-export async function expireSession(em: EntityManager, sessionId: string, now = new Date()): Promise<string | null> {
-  const rows = await em.getConnection().execute<{ status: string }[]>(
+export async function expireSession(em: EntityManager, sessionId: string, now = new Date()): Promise<SessionStatus | null> {
+  const rows = await em.getConnection().execute<{ status: SessionStatus }[]>(
     `update checkout_sessions set status = 'cancelled', updated_at = ?
      where id = ? and status = 'pending' and expires_at <= ? returning status`,
     [now, sessionId, now],
   );
   if (rows.length) return rows[0].status;
-  const current = await em.getConnection().execute<{ status: string }[]>('select status from checkout_sessions where id = ?', [sessionId]);
+  const current = await em.getConnection().execute<{ status: SessionStatus }[]>('select status from checkout_sessions where id = ?', [sessionId]);
   return current[0]?.status ?? null;
 }
 

@@ -52,7 +52,7 @@ export async function beginPayment(
   const current = await em.fork().findOne(CheckoutSession, { id: sessionId }, { fields: ['status', 'paymentAttemptId', 'expiresAt'] });
   if (current?.status === 'processing' && current.paymentAttemptId === attemptId) return { started: true, status: 'processing' };
   // Expired while the customer was paying: it is cancelled, whether or not the expiry sweep got there first.
-  if (current && isPastExpiry(current, now)) return { started: false, status: (await expireSession(em, sessionId, now)) as SessionStatus };
+  if (current && isPastExpiry(current, now)) return { started: false, status: await expireSession(em, sessionId, now) };
   return { started: false, status: current?.status ?? null };
 }
 
