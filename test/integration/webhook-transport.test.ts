@@ -13,6 +13,15 @@ afterAll(async () => receiver?.close());
 
 const headers = { 'Content-Type': 'application/json' };
 
+/** The test CA's server certificate, for receivers a test builds itself. */
+const serverTls = () => ({ cert: readFileSync(process.env.TEST_TLS_CERT!), key: readFileSync(process.env.TEST_TLS_KEY!) });
+
+/** Listens on a free loopback port; resolves with a URL of it under the certificate's name. */
+async function listening(server: net.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `https://localhost:${(server.address() as net.AddressInfo).port}/hook`;
+}
+
 describe('the HTTP attempt', () => {
   it('trusts a receiver whose CA comes from WEBHOOK_CA_FILE', async () => {
     const post = createWebhookTransport({ caFile: receiver.caFile, allowPrivateUrls: true });
@@ -44,15 +53,13 @@ describe('the HTTP attempt', () => {
 
   it('gives up after its deadline (10 s by default)', async () => {
     expect(DELIVERY_TIMEOUT_MS).toBe(10_000);
-    const cert = readFileSync(process.env.TEST_TLS_CERT!);
-    const key = readFileSync(process.env.TEST_TLS_KEY!);
-    const silent = https.createServer({ cert, key }, () => {
+    const silent = https.createServer(serverTls(), () => {
       /* never answers */
     });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = await listening(silent);
     try {
       const post = createWebhookTransport({ caFile: process.env.TEST_TLS_CA, allowPrivateUrls: true, timeoutMs: 300 });
-      const outcome = await post(`https://localhost:${(silent.address() as { port: number }).port}/`, headers, '{}');
+      const outcome = await post(url, headers, '{}');
       expect(outcome).toMatchObject({ ok: false, statusCode: null, error: 'Timed out after 0.3 s' });
       expect(outcome.durationMs).toBeGreaterThanOrEqual(290);
     } finally {
@@ -61,15 +68,12 @@ describe('the HTTP attempt', () => {
     }
   });
   it('keeps the connection to a receiver alive between deliveries: one TLS handshake for several POSTs', async () => {
-    const cert = readFileSync(process.env.TEST_TLS_CERT!);
-    const key = readFileSync(process.env.TEST_TLS_KEY!);
     let handshakes = 0;
-    const server = https.createServer({ cert, key }, (req, res) => req.resume().on('end', () => res.writeHead(204).end()));
+    const server = https.createServer(serverTls(), (req, res) => req.resume().on('end', () => res.writeHead(204).end()));
     server.on('secureConnection', () => handshakes++);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = await listening(server);
     try {
       const post = createWebhookTransport({ caFile: process.env.TEST_TLS_CA, allowPrivateUrls: true });
-      const url = `https://localhost:${(server.address() as { port: number }).port}/hook`;
       for (let i = 0; i < 3; i++) expect((await post(url, headers, '{}')).ok).toBe(true);
       expect(handshakes).toBe(1);
     } finally {
@@ -79,8 +83,6 @@ describe('the HTTP attempt', () => {
   });
 
   it('sends again, once, on a fresh connection when the kept one turns out to be closed by the receiver', async () => {
-    const cert = readFileSync(process.env.TEST_TLS_CERT!);
-    const key = readFileSync(process.env.TEST_TLS_KEY!);
     // Answers the first request on each connection and keeps it open; a second request on the same
     // connection gets a TCP reset, as from a receiver that dropped an idle connection without a word.
     const answered: string[] = [];
@@ -90,7 +92,7 @@ describe('the HTTP attempt', () => {
       let requests = 0;
       raw.on('error', () => {});
       // TLS over a TCP socket held here: only a plain socket can be reset.
-      const socket = new tls.TLSSocket(raw, { isServer: true, cert, key });
+      const socket = new tls.TLSSocket(raw, { isServer: true, ...serverTls() });
       let text = '';
       socket.on('data', (chunk: Buffer) => {
         text += chunk.toString('latin1');
@@ -104,10 +106,9 @@ describe('the HTTP attempt', () => {
       });
       socket.on('error', () => {});
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = await listening(server);
     try {
       const post = createWebhookTransport({ caFile: process.env.TEST_TLS_CA, allowPrivateUrls: true });
-      const url = `https://localhost:${(server.address() as { port: number }).port}/hook`;
       expect(await post(url, headers, '{"n":1}')).toMatchObject({ ok: true, statusCode: 204 });
       expect(await post(url, headers, '{"n":2}')).toMatchObject({ ok: true, statusCode: 204 });
       expect(answered).toEqual(['{"n":1}', '{"n":2}']);
