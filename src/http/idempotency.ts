@@ -14,6 +14,11 @@ export interface IdempotentRequest {
    * Throws, failing the transaction, if the key was taken over by a retry after the lease ran out.
    */
   complete(tx: EntityManager, status: number, body: unknown): Promise<void>;
+  /**
+   * Whether `complete` writes (the request carries a key): a handler whose effect is one statement
+   * needs a transaction only then, to store the answer with the effect.
+   */
+  readonly storesAnswer: boolean;
 }
 
 interface Claim extends IdempotentRequest {
@@ -23,6 +28,7 @@ interface Claim extends IdempotentRequest {
 }
 
 const plain: (ctx: Context) => IdempotentRequest = (ctx) => ({
+  storesAnswer: false,
   async complete(_tx, status, body) {
     ctx.status = status;
     ctx.body = body;
@@ -66,6 +72,7 @@ export function idempotencyKeys(deps: { orm: MikroORM; log: Logger }) {
       scope,
       token: result.token,
       stored: false,
+      storesAnswer: true,
       async complete(tx, status, body) {
         if (!(await storeAnswer(tx, scope, result.token, status, JSON.stringify(body)))) {
           throw new ApiError('idempotency_key_in_progress');

@@ -54,6 +54,22 @@ describe('POST /api/checkout/sessions', () => {
     expect(res.headers['x-request-id']).toMatch(/^req_/);
   });
 
+  it('stores exactly what it answers: a read gives the same session and items, in order', async () => {
+    // The create answers from what it wrote in one statement, not from a read; the two must agree.
+    const body = validBody();
+    body.items.push({ name: 'Sticker', price: 0.5, quantity: 1000, imageUrl: 'https://shop.example/s.png' });
+    const created = await create(body);
+    expect(created.status).toBe(201);
+    const read = await stack.http.get(`/api/checkout/sessions/${created.body.data.id}`, { key: biz.testKey });
+    expect(read.status).toBe(200);
+    expect(read.body.data).toEqual(created.body.data);
+    expect(read.body.data.items.map((i: any) => [i.name, i.imageUrl, i.subtotal])).toEqual([
+      ['T-shirt', 'https://shop.example/tee.png', 3998],
+      ['Cap', null, 500],
+      ['Sticker', 'https://shop.example/s.png', 50_000],
+    ]);
+  });
+
   it('returns metadata given as an array of {key, value} as an object', async () => {
     const res = await create({ ...validBody(), metadata: [{ key: 'a', value: 'x' }, { key: 'b-2', value: 7 }] });
     expect(res.status).toBe(201);

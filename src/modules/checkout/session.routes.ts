@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { callerOf } from '../../http/auth.js';
 import { idempotency } from '../../http/idempotency.js';
 import { parseBody } from '../../http/validate.js';
@@ -11,10 +12,14 @@ export function sessionRoutes(router: Router, deps: AppDeps): void {
 
   router.post('/checkout/sessions', async (ctx) => {
     const input = parseBody(ctx, createSessionInput);
-    await deps.orm.em.fork().transactional(async (tx) => {
-      const { session, items } = await createSession(tx, callerOf(ctx), input, { sessionTtlMs: deps.config.sessionTtlMs });
-      await idempotency(ctx).complete(tx, 201, { success: true, data: sessionView(session, items, deps.checkoutBaseUrl) });
-    });
+    const answer = idempotency(ctx);
+    const create = async (em: EntityManager) => {
+      const { session, items } = await createSession(em, callerOf(ctx), input, { sessionTtlMs: deps.config.sessionTtlMs });
+      await answer.complete(em, 201, { success: true, data: sessionView(session, items, deps.checkoutBaseUrl) });
+    };
+    // The create is one statement, atomic alone; a stored answer must commit with it.
+    const em = deps.orm.em.fork();
+    await (answer.storesAnswer ? em.transactional(create) : create(em));
   });
 
   router.get('/checkout/sessions', async (ctx) => {

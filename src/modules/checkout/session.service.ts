@@ -15,24 +15,38 @@ export interface SessionServiceDeps {
 
 export const checkoutWorkflowId = (sessionId: string) => `checkout-${sessionId}`;
 
+/** A session as created: the record the create call writes and answers with. */
+export type NewSession = Omit<CheckoutSession, 'customerName' | 'shipping' | 'cardBrand' | 'cardLast4' | 'paymentAttemptId' | 'failureCode' | 'failureMessage' | 'processorChargeId'>;
+
+// The session and its items in one statement, so one round trip and atomic without a transaction of its
+// own: this is the busiest write of the API, and its cost is its round trips (docs/decisions.md).
+const INSERT_SESSION = `
+  with session as (
+    insert into checkout_sessions (id, business_id, livemode, user_id, status, currency, subtotal, fee, total, description,
+      customer_email, ask_shipping, success_url, cancel_url, failure_url, metadata, expires_at, created_at, updated_at, completed_at)
+    values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
+    returning id)
+  insert into session_items (id, session_id, position, name, description, price, quantity, image_url, subtotal)
+  select item.id, session.id, item.position, item.name, item.description, item.price, item.quantity, item.image_url, item.subtotal
+  from session, jsonb_to_recordset(?::jsonb) as item(id text, position integer, name text, description text, price bigint,
+    quantity integer, image_url text, subtotal bigint)`;
+
 /**
- * Creates the session and its items in one transaction. Nothing else: no workflow is started here. The
- * expiry sweep (workflows/session-expiry.ts) finds the session by its `expiresAt`, and the first pay
- * starts the session's checkout workflow.
+ * Creates the session and its items. Nothing else: no workflow is started here. The expiry sweep
+ * (workflows/session-expiry.ts) finds the session by its `expiresAt`, and the first pay starts the
+ * session's checkout workflow. Within a transaction (an Idempotency-Key's answer is stored beside it),
+ * the statement joins it.
  */
 export async function createSession(
   em: EntityManager,
   caller: Caller,
   input: CreateSessionInput,
   deps: SessionServiceDeps,
-): Promise<{ session: CheckoutSession; items: SessionItem[] }> {
-  const { business } = caller;
-  const totals = sessionTotals(input.items, business);
+): Promise<{ session: NewSession; items: SessionItem[] }> {
+  const totals = sessionTotals(input.items, caller.business);
   const now = new Date();
-  const id = newSessionId();
-  const expiresAt = new Date(now.getTime() + deps.sessionTtlMs);
-  const session = em.create(CheckoutSession, {
-    id,
+  const session: NewSession = {
+    id: newSessionId(),
     businessId: caller.businessId,
     livemode: caller.livemode,
     userId: caller.keyId,
@@ -48,24 +62,28 @@ export async function createSession(
     cancelUrl: input.urls?.cancel ?? null,
     failureUrl: input.urls?.failure ?? null,
     metadata: input.metadata ?? {},
-    expiresAt,
+    expiresAt: new Date(now.getTime() + deps.sessionTtlMs),
     createdAt: now,
     updatedAt: now,
-  });
-  const items = input.items.map((item, position) =>
-    em.create(SessionItem, {
-      id: newId('item'),
-      sessionId: id,
-      position,
-      name: item.name,
-      description: item.description ?? null,
-      price: item.price,
-      quantity: item.quantity,
-      imageUrl: item.imageUrl ?? null,
-      subtotal: totals.itemSubtotals[position],
-    }),
-  );
-  await em.flush();
+    completedAt: null,
+  };
+  const items: SessionItem[] = input.items.map((item, position) => ({
+    id: newId('item'),
+    sessionId: session.id,
+    position,
+    name: item.name,
+    description: item.description ?? null,
+    price: item.price,
+    quantity: item.quantity,
+    imageUrl: item.imageUrl ?? null,
+    subtotal: totals.itemSubtotals[position],
+  }));
+  const s = session;
+  await em.execute(INSERT_SESSION, [
+    s.id, s.businessId, s.livemode, s.userId, s.status, s.currency, s.subtotal, s.fee, s.total, s.description,
+    s.customerEmail, s.askShipping, s.successUrl, s.cancelUrl, s.failureUrl, JSON.stringify(s.metadata), s.expiresAt, s.createdAt, s.updatedAt, s.completedAt,
+    JSON.stringify(items.map(({ imageUrl, ...item }) => ({ ...item, image_url: imageUrl }))),
+  ]);
   return { session, items };
 }
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { CheckoutSession, SessionItem } from './session.entity.js';
+import type { NewSession } from './session.service.js';
 import type { SessionListItemResource, SessionResource, sessionItemResource } from './session.schemas.js';
 
 /** USD is the only currency the service takes (the spec: "All money is in USD"). */
@@ -23,7 +24,7 @@ export function sessionItemView(item: SessionItem): z.output<typeof sessionItemR
   };
 }
 
-export function sessionView(session: CheckoutSession, items: SessionItem[], checkoutBaseUrl: string): SessionResource {
+export function sessionView(session: NewSession, items: SessionItem[], checkoutBaseUrl: string): SessionResource {
   return {
     id: session.id,
     businessId: session.businessId,
