@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export function writeResults(
-  results: { date: string; figures: Record<string, number>; targets: { scenario: string; ratio?: number; value?: number; target: string; met: boolean }[]; peakRssMb: Record<string, number | null>; conditions: Record<string, unknown> },
+  results: { date: string; figures: Record<string, number>; targets: { scenario: string; ratio?: number; value?: number; target: string; met: boolean }[]; references?: { name: string; ratio: number }[]; peakRssMb: Record<string, number | null>; conditions: Record<string, unknown> },
   /** Marks a partial run (BENCH_ONLY), which never overwrites the day's full results. */
   suffix: string,
 ): void {
@@ -20,6 +20,9 @@ export function writeResults(
     '| target | measured | goal | met |',
     '|---|---|---|---|',
     ...results.targets.map((t) => `| ${t.scenario} | ${t.ratio !== undefined ? `${t.ratio.toFixed(2)} × floor` : t.value} | ${t.target} | ${t.met ? 'yes' : 'no'} |`),
+    ...(results.references?.length
+      ? ['', '| reference (not a target) | × F2 |', '|---|---|', ...results.references.map((r) => `| ${r.name} | ${r.ratio.toFixed(2)} |`)]
+      : []),
     '',
     `Peak RSS: API ${results.peakRssMb.api} MB, worker ${results.peakRssMb.worker} MB.`,
     '',
