@@ -52,6 +52,12 @@ export const CheckoutSession = defineEntity({
 });
 export type CheckoutSession = InferEntity<typeof CheckoutSession>;
 
+/** A session as created, before any payment: what a create writes and answers with. */
+export type NewSession = Omit<
+  CheckoutSession,
+  'customerName' | 'shipping' | 'cardBrand' | 'cardLast4' | 'paymentAttemptId' | 'failureCode' | 'failureMessage' | 'processorChargeId'
+>;
+
 export const SessionItem = defineEntity({
   name: 'SessionItem',
   tableName: 'session_items',

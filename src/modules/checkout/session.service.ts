@@ -4,7 +4,7 @@ import { newId, newSessionId } from '../../domain/ids.js';
 import type { Caller } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
 import { parse } from '../../http/validate.js';
-import { CheckoutSession, SessionItem } from './session.entity.js';
+import { CheckoutSession, SessionItem, type NewSession } from './session.entity.js';
 import { listSessionsQuery, type CreateSessionInput, type ListSessionsQuery } from './session.schemas.js';
 import { sessionTotals } from './totals.js';
 import { z } from 'zod';
@@ -15,9 +15,6 @@ export interface SessionServiceDeps {
 
 export const checkoutWorkflowId = (sessionId: string) => `checkout-${sessionId}`;
 
-/** A session as created: the record the create call writes and answers with. */
-export type NewSession = Omit<CheckoutSession, 'customerName' | 'shipping' | 'cardBrand' | 'cardLast4' | 'paymentAttemptId' | 'failureCode' | 'failureMessage' | 'processorChargeId'>;
-
 // The session and its items in one statement, so one round trip and atomic without a transaction of its
 // own: this is the busiest write of the API, and its cost is its round trips (docs/decisions.md).
 const INSERT_SESSION = `
@@ -27,9 +24,9 @@ const INSERT_SESSION = `
     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
     returning id)
   insert into session_items (id, session_id, position, name, description, price, quantity, image_url, subtotal)
-  select item.id, session.id, item.position, item.name, item.description, item.price, item.quantity, item.image_url, item.subtotal
+  select item.id, session.id, item.position, item.name, item.description, item.price, item.quantity, item."imageUrl", item.subtotal
   from session, jsonb_to_recordset(?::jsonb) as item(id text, position integer, name text, description text, price bigint,
-    quantity integer, image_url text, subtotal bigint)`;
+    quantity integer, "imageUrl" text, subtotal bigint)`;
 
 /**
  * Creates the session and its items. Nothing else: no workflow is started here. The expiry sweep
@@ -82,7 +79,7 @@ export async function createSession(
   await em.execute(INSERT_SESSION, [
     s.id, s.businessId, s.livemode, s.userId, s.status, s.currency, s.subtotal, s.fee, s.total, s.description,
     s.customerEmail, s.askShipping, s.successUrl, s.cancelUrl, s.failureUrl, JSON.stringify(s.metadata), s.expiresAt, s.createdAt, s.updatedAt, s.completedAt,
-    JSON.stringify(items.map(({ imageUrl, ...item }) => ({ ...item, image_url: imageUrl }))),
+    JSON.stringify(items),
   ]);
   return { session, items };
 }

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import type { CheckoutSession, SessionItem } from './session.entity.js';
-import type { NewSession } from './session.service.js';
+import type { CheckoutSession, NewSession, SessionItem } from './session.entity.js';
 import type { SessionListItemResource, SessionResource, sessionItemResource } from './session.schemas.js';
 
 /** USD is the only currency the service takes (the spec: "All money is in USD"). */
