@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { openSecret } from '../src/modules/webhooks/secret-box.js';
 import { signatureHeader } from '../src/modules/webhooks/signature.js';
-import { createWebhookTransport, type PostOutcome, type WebhookTransport } from '../src/modules/webhooks/post-webhook.js';
+import { createWebhookTransport, storableText, type PostOutcome, type WebhookTransport } from '../src/modules/webhooks/post-webhook.js';
 import type { WebhookDeliveryResult } from '../workflows/webhook-delivery.js';
 import { metrics } from '../src/ops/metrics.js';
 
@@ -54,9 +54,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         'X-Webhook-Timestamp': String(t),
         'X-Webhook-Signature': signatureHeader(signingSecrets(row, now), t, row.body),
       };
-      return await post(row.url, headers, row.body);
+      const outcome = await post(row.url, headers, row.body);
+      // Stored as text: a transport of a test's own may hand back what PostgreSQL cannot store.
+      return { ...outcome, responseBody: storableText(outcome.responseBody), error: storableText(outcome.error) };
     } catch (err) {
-      return { ok: false, statusCode: null, durationMs: 0, responseBody: null, error: `Could not send: ${(err as Error).message}` };
+      return { ok: false, statusCode: null, durationMs: 0, responseBody: null, error: storableText(`Could not send: ${(err as Error).message}`) };
     }
   }
 

@@ -15,7 +15,8 @@ export interface ReceivedWebhook {
 /** What a path answers, in turn; the last answer repeats. */
 export interface Answer {
   status: number;
-  body?: string;
+  /** A Buffer for bytes that are not text (a NUL, invalid UTF-8). */
+  body?: string | Buffer;
   headers?: Record<string, string>;
   /** Answer only after this long: a receiver still working when its caller dies. */
   holdMs?: number;

@@ -5,14 +5,29 @@ import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { bareHost, isPublicAddress, NonPublicAddressError, publicOnlyLookup, type ResolveAll } from './private-address.js';
 
-/** What one HTTP attempt gave; recorded on the attempt row as is. */
+/** What one HTTP attempt gave; recorded on the attempt row as is, so its text is always storable. */
 export interface PostOutcome {
   ok: boolean;
   statusCode: number | null;
   durationMs: number;
-  /** The first 1 KB of the response body. */
+  /** The first 1 KB of the response body, decoded as UTF-8 and made storable (see `storableText`). */
   responseBody: string | null;
   error: string | null;
+}
+
+// NUL, and unpaired surrogates: none comes out of a UTF-8 decode, but an injected transport's text might.
+const UNSTORABLE_CHARACTERS = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A receiver's answer is whatever bytes it chose. Decoding as UTF-8 already turns invalid sequences
+ * (and a character cut at the 1 KB mark) into U+FFFD, but a NUL byte decodes to U+0000, which
+ * PostgreSQL's text type refuses: the attempt could not be recorded, the activity failed, and the
+ * event was posted again. NUL becomes U+FFFD too, like any other byte that is not text.
+ */
+export function storableText(text: string): string;
+export function storableText(text: string | null): string | null;
+export function storableText(text: string | null): string | null {
+  return text === null ? null : text.replace(UNSTORABLE_CHARACTERS, '\uFFFD');
 }
 
 export interface WebhookTransportOptions {
@@ -55,7 +70,7 @@ export function createWebhookTransport(options: WebhookTransportOptions) {
         resolve({ ...outcome, durationMs: elapsed() });
       };
       const fail = (err: Error, statusCode: number | null = null) =>
-        finish({ ok: false, statusCode, responseBody: null, error: err.message || String(err) });
+        finish({ ok: false, statusCode, responseBody: null, error: storableText(err.message || String(err)) });
 
       let target: URL;
       try {
@@ -97,7 +112,7 @@ export function createWebhookTransport(options: WebhookTransportOptions) {
           finish({
             ok: statusCode >= 200 && statusCode < 300,
             statusCode,
-            responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8'),
+            responseBody: storableText(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8')),
             error: statusCode >= 200 && statusCode < 300 ? null : `HTTP ${statusCode}`,
           });
         res.on('data', (chunk: Buffer) => {
