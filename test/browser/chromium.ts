@@ -1,11 +1,12 @@
 /**
- * Debian's chromium driven by playwright-core, trusting the test certificate properly: the API's (and
- * the stand-in merchant's) leaf key is pinned with --ignore-certificate-errors-spki-list, which Chromium
- * honours only with an explicit user-data-dir, so each launch gets a fresh one. No ignoreHTTPSErrors:
- * any other certificate problem still fails the test.
+ * Debian's chromium (which `npm test` installs: scripts/provision-chromium.sh) driven by playwright-core,
+ * trusting the test certificate properly: the API's (and the stand-in merchant's) leaf key is pinned
+ * with --ignore-certificate-errors-spki-list, which Chromium honours only with an explicit
+ * user-data-dir, so each launch gets a fresh one. No ignoreHTTPSErrors: any other certificate problem
+ * still fails the test.
  */
 import { createHash, X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -21,6 +22,10 @@ export function spkiHash(certPem: string | Buffer): string {
 }
 
 export async function launchChromium(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+  // `npm test` installs it (scripts/provision-chromium.sh) when it may; say so rather than Playwright's bare ENOENT.
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`no browser at ${CHROMIUM}: run npm test as root once, or: sudo apt-get update && sudo apt-get install -y chromium`);
+  }
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'checkout-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
