@@ -1,3 +1,4 @@
+import { ApiError } from '../../src/http/errors.js';
 import { LedgerInvariantError, transfer, type PostingLine } from '../../src/modules/ledger/accounts.js';
 import { lockBalance, postCovered, postTransaction, readBalance } from '../../src/modules/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/modules/ledger/verify.js';
@@ -60,9 +61,19 @@ describe('ledger postings', () => {
     const move = (n: number, lines: PostingLine[]) => ({ kind: 'test.move', referenceId: `${id}-${n}`, lines });
     const IN = (cents: number) => [{ account: 'processor_clearing', amount: -cents }, { account: 'available', amount: cents }] as PostingLine[];
     const OUT = (cents: number) => transfer('available', 'pending_withdrawal', cents);
-    const refusal = () => new Error('not covered');
+    // The withdrawal route's refusal. Only it counts as a refusal below: a rollback, a deadlock or a
+    // serialization failure is a fault, not a move that did not fit.
+    const refusal = () => new ApiError('insufficient_available_balance');
+    const isRefusal = (err: unknown) =>
+      err instanceof ApiError &&
+      err.code === 'insufficient_available_balance' &&
+      err.status === 400 &&
+      err.type === 'validation_error' &&
+      err.message === 'Insufficient available balance';
     // No balance row yet: nothing covers a withdrawal, and the refusal rolls its ledger rows back.
-    await expect(stack.orm.em.fork().transactional((tx) => postCovered(tx, owner, move(0, OUT(1)), refusal))).rejects.toThrow('not covered');
+    const first = await stack.orm.em.fork().transactional((tx) => postCovered(tx, owner, move(0, OUT(1)), refusal)).catch((e: unknown) => e);
+    expect(first).toBeInstanceOf(ApiError);
+    expect(first).toMatchObject({ code: 'insufficient_available_balance', status: 400, type: 'validation_error', message: 'Insufficient available balance' });
     // 10 credits of 100 under the lock, racing 30 conditional debits of 50: at most 20 debits can fit.
     const credits = Array.from({ length: 10 }, (_, n) =>
       stack.orm.em.fork().transactional(async (tx) => postTransaction(tx, await lockBalance(tx, owner), move(100 + n, IN(100)))),
@@ -71,10 +82,16 @@ describe('ledger postings', () => {
       stack.orm.em
         .fork()
         .transactional((tx) => postCovered(tx, owner, move(200 + n, OUT(50)), refusal))
-        .then(() => true, () => false),
+        .then(
+          () => true,
+          (err: unknown) => {
+            if (isRefusal(err)) return false;
+            throw err;
+          },
+        ),
     );
-    await Promise.all(credits);
-    const accepted = (await Promise.all(debits)).filter(Boolean).length;
+    const [, outcomes] = await Promise.all([Promise.all(credits), Promise.all(debits)]);
+    const accepted = outcomes.filter(Boolean).length;
     const balance = (await readBalance(stack.orm.em.fork(), owner))!;
     expect(balance.available).toBe(1000 - 50 * accepted);
     expect(balance.pendingWithdrawal).toBe(50 * accepted);
