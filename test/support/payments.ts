@@ -39,13 +39,35 @@ export function pay(stack: TestStack, sessionId: string, body: unknown = payBody
   return stack.http.post(`${prefix}/checkout/${sessionId}/pay`, body);
 }
 
-/** Polls until `read` returns something truthy (bounded: real workflows, not timers). */
-export async function eventually<T>(read: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
+type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
+
+/**
+ * Polls until `read` returns something truthy, and returns it (bounded: real workflows, not timers).
+ * On timeout it throws, naming what it waited for: a falsy return let a caller that forgot to check it
+ * go on as if the wait had succeeded. Give a description; the older form without one still works and is
+ * described by the source text of `read`.
+ */
+export async function eventually<T>(description: string, read: () => Promise<T> | T, timeoutMs?: number): Promise<Truthy<T>>;
+export async function eventually<T>(read: () => Promise<T> | T, timeoutMs?: number): Promise<Truthy<T>>;
+export async function eventually<T>(
+  first: string | (() => Promise<T> | T),
+  second?: number | (() => Promise<T> | T),
+  third?: number,
+): Promise<Truthy<T>> {
+  const [description, read, timeoutMs = 20_000] =
+    typeof first === 'string' ? [first, second as () => Promise<T> | T, third] : [String(first).replace(/\s+/g, ' ').slice(0, 300), first, second as number | undefined];
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
-    if (value || Date.now() > until) return value;
+    if (value) return value as Truthy<T>;
+    if (Date.now() > until) throw new EventuallyTimeout(description, timeoutMs, value);
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export class EventuallyTimeout extends Error {
+  constructor(description: string, timeoutMs: number, last: unknown) {
+    super(`Timed out after ${timeoutMs} ms waiting for ${description} (last value: ${JSON.stringify(last) ?? String(last)})`);
   }
 }
 
