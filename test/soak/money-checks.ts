@@ -1,0 +1,74 @@
+/**
+ * The soak's money checks, once the traffic has stopped and in-flight work has settled: each business's
+ * balances row equals the sums of its ledger entries, the operator's `ledger verify` (run as the admin
+ * CLI process, as an operator would) is clean, and every withdrawal and refund carries exactly the
+ * postings its status calls for.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { moneyProblems } from '../faults/support/money.js';
+import { balanceOf, entrySums, testMode } from '../support/seed.js';
+import { pollUntil } from './context.js';
+import type { SoakStack } from './stack.js';
+
+const ACCOUNTS = { available: 'available', reserved: 'reserved', pendingWithdrawal: 'pending_withdrawal', refundsInFlight: 'refunds_in_flight' } as const;
+
+/** Work still under way (withdrawals, refunds, payments), waited for at most `timeoutMs`; what is left, if any. */
+export async function settle(stack: SoakStack, timeoutMs = 120_000): Promise<string[]> {
+  const ids = stack.businesses.map((b) => b.id);
+  const unsettled = async () =>
+    stack.fault.sql<{ what: string; n: number }>(
+      `select 'withdrawals ' || status as what, count(*)::int as n from withdrawals where business_id in (?) and status in ('pending', 'processing') group by status
+       union all select 'refunds ' || status, count(*)::int from refunds where business_id in (?) and status in ('pending', 'processing') group by status
+       union all select 'sessions processing', count(*)::int from checkout_sessions where business_id in (?) and status = 'processing' having count(*) > 0`,
+      [ids, ids, ids],
+    );
+  const { value } = await pollUntil(unsettled, (rows) => rows.length === 0, timeoutMs, 1_000);
+  return value.map((r) => `${r.n} ${r.what} after ${timeoutMs / 1000} s`);
+}
+
+/** Each business's cached balances against the sums of its ledger entries, account by account. */
+export async function balanceProblems(stack: SoakStack): Promise<string[]> {
+  const problems: string[] = [];
+  for (const biz of stack.businesses) {
+    const owner = testMode(biz.id);
+    const [balance, sums] = await Promise.all([balanceOf(stack.fault.orm, owner), entrySums(stack.fault.orm, owner)]);
+    for (const [field, account] of Object.entries(ACCOUNTS)) {
+      const cached = balance[field as keyof typeof balance];
+      const summed = sums[account] ?? 0;
+      if (cached !== summed) problems.push(`business ${biz.id}: balance ${account} is ${cached} but its ledger entries sum to ${summed}`);
+      if (cached < 0) problems.push(`business ${biz.id}: ${account} is negative (${cached})`);
+    }
+  }
+  return problems;
+}
+
+/** `npm run admin -- ledger verify` against the soak's database, as a process of its own. */
+export function adminLedgerVerify(databaseUrl: string): Promise<{ exitCode: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'main', 'admin.ts'), 'ledger', 'verify'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (c) => (output += c));
+  child.stderr.on('data', (c) => (output += c));
+  return new Promise((resolve) => child.once('exit', (exitCode) => resolve({ exitCode, output: output.trim() })));
+}
+
+export interface MoneyReport {
+  unsettled: string[];
+  balanceProblems: string[];
+  /** verifyLedger's problems and postings that do not match a status. */
+  ledgerProblems: string[];
+  adminVerify: { exitCode: number | null; output: string };
+}
+
+export async function checkMoney(stack: SoakStack): Promise<MoneyReport> {
+  const unsettled = await settle(stack);
+  return {
+    unsettled,
+    balanceProblems: await balanceProblems(stack),
+    ledgerProblems: await moneyProblems(stack.fault.orm),
+    adminVerify: await adminLedgerVerify(stack.fault.databaseUrl),
+  };
+}
