@@ -11,15 +11,35 @@ export function encodeCursor(position: CursorPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt.toISOString(), position.id])).toString('base64url');
 }
 
-export function decodeCursor(cursor: string): CursorPosition | null {
+/** The ids a list's cursor may carry: a cursor from another list, or a forged one, is refused. */
+export const CURSOR_IDS = {
+  session: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+  reserve: /^res_[0-9a-f]{32}$/,
+} as const;
+
+/** Longer than any cursor this service writes (about 90 characters). */
+const MAX_CURSOR_LENGTH = 256;
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * The position a cursor of `list` names, or null for anything this service did not write for that list.
+ * The client holds the cursor, so nothing in it is trusted: every part that reaches SQL is checked to be
+ * exactly what `encodeCursor` writes (an id of the list's shape, a four-digit-year ISO instant), so a
+ * tampered cursor is a 400 rather than a database error.
+ */
+export function decodeCursor(cursor: string, list: keyof typeof CURSOR_IDS): CursorPosition | null {
+  if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
+  let value: unknown;
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'string' || typeof value[1] !== 'string') return null;
-    const createdAt = new Date(value[0]);
-    return Number.isNaN(createdAt.getTime()) ? null : { createdAt, id: value[1] };
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     return null;
   }
+  if (!Array.isArray(value) || value.length !== 2) return null;
+  const [at, id] = value as unknown[];
+  if (typeof at !== 'string' || typeof id !== 'string' || !ISO_INSTANT.test(at) || !CURSOR_IDS[list].test(id)) return null;
+  const createdAt = new Date(at);
+  return Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at ? null : { createdAt, id };
 }
 
 export function pageMeta(total: number, page: number, limit: number, hasNextPage: boolean) {

@@ -24,6 +24,11 @@ const catalogue = {
   invalid_json: { type: 'validation_error', status: 400, message: 'Request body must be valid JSON' },
   unsupported_media_type: { type: 'validation_error', status: 400, message: 'Content-Type must be application/json' },
   body_too_large: { type: 'validation_error', status: 400, message: 'Request body must not exceed 1 MB' },
+  body_too_deep: {
+    type: 'validation_error',
+    status: 400,
+    message: ({ max }) => `Request body must not nest objects and arrays more than ${max} levels deep`,
+  },
   insufficient_available_balance: { type: 'validation_error', status: 400, message: 'Insufficient available balance' },
   withdrawal_method_not_found: { type: 'validation_error', status: 400, message: 'Withdrawal method not found' },
   refund_session_not_completed: { type: 'validation_error', status: 400, message: 'Can only refund completed sessions' },
@@ -46,6 +51,11 @@ const catalogue = {
     message: 'URL must not resolve to a loopback, private, link-local or unique-local address',
   },
   webhook_endpoint_disabled: { type: 'validation_error', status: 400, message: 'Webhook endpoint is disabled' },
+  too_many_webhook_endpoints: {
+    type: 'validation_error',
+    status: 400,
+    message: ({ max }) => `Too many webhook endpoints (max ${max})`,
+  },
   invalid_api_key: { type: 'authentication_error', status: 401, message: 'Invalid API key' },
   read_only_key: { type: 'permission_error', status: 403, message: 'This API key is read-only' },
   business_not_approved: {

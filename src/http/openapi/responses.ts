@@ -126,7 +126,7 @@ export function errors(...codes: ErrorCode[]): ZodOpenApiResponsesObject {
 /** Any request can meet these: HTTPS behind a proxy, an unexpected fault, an unreachable dependency. */
 const ANY: ErrorCode[] = ['https_required', 'internal', 'service_unavailable'];
 /** A body (POST, PUT, PATCH, DELETE) is parsed before anything else. */
-const BODY: ErrorCode[] = ['invalid_json', 'unsupported_media_type', 'body_too_large'];
+const BODY: ErrorCode[] = ['invalid_json', 'unsupported_media_type', 'body_too_large', 'body_too_deep'];
 /** Every operation behind an API key. */
 export const AUTHENTICATED: ErrorCode[] = [...ANY, 'invalid_api_key', 'business_not_approved', 'rate_limit_exceeded'];
 /** A write: a read-only key is refused, and the body is read. */

@@ -109,7 +109,7 @@ export async function listSessions(em: EntityManager, caller: Caller, rawQuery: 
     const pattern = `%${escapeLike(query.search)}%`;
     where.$or = [{ customerEmail: { $ilike: pattern } }, { description: { $ilike: pattern } }];
   }
-  const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+  const cursor = query.cursor ? decodeCursor(query.cursor, 'session') : null;
   if (query.cursor && !cursor) {
     throw new ApiError('validation_failed', { errors: [{ path: ['cursor'], message: 'Invalid cursor' }] });
   }

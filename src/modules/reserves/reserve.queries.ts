@@ -18,7 +18,7 @@ export async function listReserves(em: EntityManager, owner: Owner, query: ListR
   const where: FilterQuery<Reserve> = { businessId: owner.businessId, livemode: owner.livemode };
   if (query.status) where.status = query.status;
   if (query.cursor) {
-    const cursor = decodeCursor(query.cursor);
+    const cursor = decodeCursor(query.cursor, 'reserve');
     if (!cursor) throw new ApiError('validation_failed', { errors: [{ path: ['cursor'], message: 'Invalid cursor' }] });
     where.$or = [{ reservedAt: { $lt: cursor.createdAt } }, { reservedAt: cursor.createdAt, id: { $lt: cursor.id } }];
   }
