@@ -2,6 +2,7 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../domain/ids.js';
 import { applyPosting, postingDeltas, type BalanceFigures, type PostingLine } from './accounts.js';
 import { Balance, LedgerEntry, LedgerTransaction } from './ledger.entity.js';
+import { requireTransaction } from '../../db/transaction.js';
 
 export interface Owner {
   businessId: string;
@@ -11,9 +12,10 @@ export interface Owner {
 /**
  * Locks the business's balance row for the rest of the caller's transaction, creating it on first use.
  * Every money move goes through here first, so concurrent moves on one business queue up and each sees
- * the figures the previous one left. Must be called inside `em.transactional`.
+ * the figures the previous one left. Must be called inside the caller's transaction (`requireTransaction`).
  */
 export async function lockBalance(em: EntityManager, owner: Owner): Promise<Balance> {
+  requireTransaction(em);
   const where = { businessId: owner.businessId, livemode: owner.livemode };
   const options = { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } as const;
   const balance = await em.findOne(Balance, where, options);
@@ -83,6 +85,7 @@ export function postTransaction(em: EntityManager, balance: Balance, posting: Po
  * rows written without their balance move could never be committed by mistake.
  */
 export async function postCovered(em: EntityManager, owner: Owner, posting: Posting, refusal: () => Error): Promise<void> {
+  requireTransaction(em);
   const delta = postingDeltas(posting.lines);
   const at = posting.at ?? new Date();
   ledgerRows(em, owner, posting, at);

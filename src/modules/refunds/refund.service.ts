@@ -1,5 +1,4 @@
 import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
-import { JOIN_TRANSACTION } from '../../db/join-transaction.js';
 import { z } from 'zod';
 import type { RefundWorkflowInput } from '../../../workflows/refund.js';
 import { newId } from '../../domain/ids.js';
@@ -20,6 +19,7 @@ import { refundCreatedPayload } from './refund.events.js';
 import { refundFunding } from './refund.rules.js';
 import type { CreateRefundInput, ListRefundsQuery } from './refund.schemas.js';
 import { refundView } from './refund.view.js';
+import { requireTransaction } from '../../db/transaction.js';
 
 export const refundWorkflowId = (refundId: string) => `refund-${refundId}`;
 
@@ -32,67 +32,66 @@ const ownerOf = (caller: Caller): Owner => ({ businessId: caller.businessId, liv
  * `refund.created`, and the start of the refund's workflow.
  */
 export async function createRefund(
-  em: EntityManager,
+  tx: EntityManager,
   caller: Caller,
   input: CreateRefundInput,
 ): Promise<{ refund: Refund; outbox: OutboxEntry }> {
+  requireTransaction(tx);
   const owner = ownerOf(caller);
-  return em.transactional(async (tx) => {
-    // Lock order for every refund move: the balance row, then the session and the refund.
-    const balance = await lockBalance(tx, owner);
-    const session = UUID.safeParse(input.checkoutSessionId).success
-      ? await tx.findOne(CheckoutSession, { id: input.checkoutSessionId, ...owner }, { lockMode: LockMode.PESSIMISTIC_WRITE })
-      : null;
-    if (!session) throw new ApiError('session_not_found');
-    // Checked before the status: a refunded session answers "already exists", not "not completed".
-    if (await tx.count(Refund, { checkoutSessionId: session.id, status: { $ne: 'failed' } })) throw new ApiError('refund_already_exists');
-    if (session.status !== 'completed') throw new ApiError('refund_session_not_completed');
+  // Lock order for every refund move: the balance row, then the session and the refund.
+  const balance = await lockBalance(tx, owner);
+  const session = UUID.safeParse(input.checkoutSessionId).success
+    ? await tx.findOne(CheckoutSession, { id: input.checkoutSessionId, ...owner }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+    : null;
+  if (!session) throw new ApiError('session_not_found');
+  // Checked before the status: a refunded session answers "already exists", not "not completed".
+  if (await tx.count(Refund, { checkoutSessionId: session.id, status: { $ne: 'failed' } })) throw new ApiError('refund_already_exists');
+  if (session.status !== 'completed') throw new ApiError('refund_session_not_completed');
 
-    const amount = session.total;
-    const funding = refundFunding(amount, { available: balance.available, heldInReserves: await heldInReserves(tx, owner) });
-    if (!funding) throw new ApiError('insufficient_balance_for_refund');
-    const consumed = await consumeReserves(tx, owner, funding.fromReserves);
-    if (consumed.taken !== funding.fromReserves) throw new ApiError('insufficient_balance_for_refund');
+  const amount = session.total;
+  const funding = refundFunding(amount, { available: balance.available, heldInReserves: await heldInReserves(tx, owner) });
+  if (!funding) throw new ApiError('insufficient_balance_for_refund');
+  const consumed = await consumeReserves(tx, owner, funding.fromReserves);
+  if (consumed.taken !== funding.fromReserves) throw new ApiError('insufficient_balance_for_refund');
 
-    const now = new Date();
-    const refund = tx.create(Refund, {
-      id: newId('ref'),
-      ...owner,
-      checkoutSessionId: session.id,
-      amountInCents: amount,
-      fromAvailableInCents: funding.fromAvailable,
-      fromReservesInCents: funding.fromReserves,
-      reason: input.reason ?? null,
-      status: 'pending',
-      createdAt: now,
-      updatedAt: now,
-    });
-    postTransaction(tx, balance, {
-      kind: 'refund.created',
-      referenceId: refund.id,
-      lines: lines(
-        { account: 'available', amount: -funding.fromAvailable },
-        { account: 'reserved', amount: -funding.fromReserves },
-        { account: 'refunds_in_flight', amount },
-      ),
-      at: now,
-    });
-    recordEvent(tx, owner, 'refund.created', refundCreatedPayload(refund, now), now);
-    const args: [RefundWorkflowInput] = [{ refundId: refund.id, record: refundView(refund) }];
-    // Claimed for the caller's fast path (`afterCommit`); the event's fan-out goes to the relay.
-    const outbox = claimForFastPath(tx.create(OutboxEntry, {
-      createdAt: now,
-      message: {
-        kind: 'workflow.start',
-        workflowType: 'refundWorkflow',
-        workflowId: refundWorkflowId(refund.id),
-        args,
-        searchAttributes: { BusinessId: owner.businessId, Livemode: owner.livemode, PaymentStatus: 'pending', AmountInCents: amount },
-        summary: `Refund ${refund.id} of $${centsToDecimalString(amount)} for session ${session.id}`,
-      },
-    }));
-    return { refund, outbox };
-  }, JOIN_TRANSACTION);
+  const now = new Date();
+  const refund = tx.create(Refund, {
+    id: newId('ref'),
+    ...owner,
+    checkoutSessionId: session.id,
+    amountInCents: amount,
+    fromAvailableInCents: funding.fromAvailable,
+    fromReservesInCents: funding.fromReserves,
+    reason: input.reason ?? null,
+    status: 'pending',
+    createdAt: now,
+    updatedAt: now,
+  });
+  postTransaction(tx, balance, {
+    kind: 'refund.created',
+    referenceId: refund.id,
+    lines: lines(
+      { account: 'available', amount: -funding.fromAvailable },
+      { account: 'reserved', amount: -funding.fromReserves },
+      { account: 'refunds_in_flight', amount },
+    ),
+    at: now,
+  });
+  recordEvent(tx, owner, 'refund.created', refundCreatedPayload(refund, now), now);
+  const args: [RefundWorkflowInput] = [{ refundId: refund.id, record: refundView(refund) }];
+  // Claimed for the caller's fast path (`afterCommit`); the event's fan-out goes to the relay.
+  const outbox = claimForFastPath(tx.create(OutboxEntry, {
+    createdAt: now,
+    message: {
+      kind: 'workflow.start',
+      workflowType: 'refundWorkflow',
+      workflowId: refundWorkflowId(refund.id),
+      args,
+      searchAttributes: { BusinessId: owner.businessId, Livemode: owner.livemode, PaymentStatus: 'pending', AmountInCents: amount },
+      summary: `Refund ${refund.id} of $${centsToDecimalString(amount)} for session ${session.id}`,
+    },
+  }));
+  return { refund, outbox };
 }
 
 async function heldInReserves(tx: EntityManager, owner: Owner): Promise<number> {

@@ -1,5 +1,4 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { JOIN_TRANSACTION } from '../../db/join-transaction.js';
 import { newId } from '../../domain/ids.js';
 import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
 import { HOLDING_STATUSES, Reserve } from './reserve.entity.js';
@@ -88,5 +87,5 @@ export async function releaseReserve(
     reserve.releasedAt = at;
     reserve.status = reserveStatusOf(reserve);
     return { status: reserve.status, releasedAmountInCents: reserve.releasedAmountInCents };
-  }, JOIN_TRANSACTION);
+  });
 }

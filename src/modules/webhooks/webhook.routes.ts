@@ -78,14 +78,15 @@ export function webhookRoutes(router: Router, deps: AppDeps): void {
   // The spec's conflict: PUT in the reference, PATCH in a guide. Both take the same partial body.
   const update = async (ctx: Context & { params: { id: string } }) => {
     const input = parseBody(ctx, updateEndpointInput);
-    const endpoint = await updateEndpoint(em(), callerOf(ctx), ctx.params.id, input, serviceDeps());
+    const endpoint = await em().transactional((tx) => updateEndpoint(tx, callerOf(ctx), ctx.params.id, input, serviceDeps()));
     ctx.body = { success: true, data: endpointView(endpoint) };
   };
   router.put('/webhooks/:id', update);
   router.patch('/webhooks/:id', update);
 
   router.delete('/webhooks/:id', async (ctx) => {
-    ctx.body = { success: true, data: await deleteEndpoint(em(), callerOf(ctx), ctx.params.id) };
+    const deleted = await em().transactional((tx) => deleteEndpoint(tx, callerOf(ctx), ctx.params.id));
+    ctx.body = { success: true, data: deleted };
   });
 
   router.post('/webhooks/:id/rotate-secret', async (ctx) => {

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { JOIN_TRANSACTION } from '../../db/join-transaction.js';
 import { pageMeta } from '../../domain/cursor.js';
 import { newId } from '../../domain/ids.js';
 import type { Caller } from '../../http/auth.js';
@@ -8,6 +7,7 @@ import { nonPublicAddresses, type ResolveAll } from './private-address.js';
 import { generateWebhookSecret, sealSecret } from './secret-box.js';
 import { WebhookEndpoint } from './webhook.entity.js';
 import type { CreateEndpointInput, UpdateEndpointInput } from './webhook.schemas.js';
+import { requireTransaction } from '../../db/transaction.js';
 
 export interface EndpointServiceDeps {
   encryptionKey: Buffer;
@@ -73,37 +73,35 @@ export async function listEndpoints(em: EntityManager, caller: Caller, query: { 
 
 /** The secret is never touched here. Disabling stops the endpoint's pending retries. */
 export async function updateEndpoint(
-  em: EntityManager,
+  tx: EntityManager,
   caller: Caller,
   id: string,
   input: UpdateEndpointInput,
   deps: EndpointServiceDeps,
 ): Promise<WebhookEndpoint> {
+  requireTransaction(tx);
   if (input.url !== undefined) await assertReachableUrl(input.url, deps);
-  return em.transactional(async (tx) => {
-    const endpoint = await findEndpoint(tx, caller, id);
-    if (input.url !== undefined) endpoint.url = input.url;
-    if (input.events !== undefined) endpoint.events = input.events;
-    if (input.description !== undefined) endpoint.description = input.description;
-    const enabled = input.isActive ?? input.enabled;
-    if (enabled !== undefined) endpoint.enabled = enabled;
-    endpoint.updatedAt = new Date();
-    await tx.flush();
-    if (!endpoint.enabled) await stopPendingDeliveries(tx, endpoint.id, 'Endpoint disabled');
-    return endpoint;
-  }, JOIN_TRANSACTION);
+  const endpoint = await findEndpoint(tx, caller, id);
+  if (input.url !== undefined) endpoint.url = input.url;
+  if (input.events !== undefined) endpoint.events = input.events;
+  if (input.description !== undefined) endpoint.description = input.description;
+  const enabled = input.isActive ?? input.enabled;
+  if (enabled !== undefined) endpoint.enabled = enabled;
+  endpoint.updatedAt = new Date();
+  await tx.flush();
+  if (!endpoint.enabled) await stopPendingDeliveries(tx, endpoint.id, 'Endpoint disabled');
+  return endpoint;
 }
 
-export async function deleteEndpoint(em: EntityManager, caller: Caller, id: string): Promise<{ id: string; deleted: true }> {
-  return em.transactional(async (tx) => {
-    const endpoint = await findEndpoint(tx, caller, id);
-    endpoint.deletedAt = new Date();
-    endpoint.enabled = false;
-    endpoint.updatedAt = endpoint.deletedAt;
-    await tx.flush();
-    await stopPendingDeliveries(tx, endpoint.id, 'Endpoint deleted');
-    return { id: endpoint.id, deleted: true as const };
-  }, JOIN_TRANSACTION);
+export async function deleteEndpoint(tx: EntityManager, caller: Caller, id: string): Promise<{ id: string; deleted: true }> {
+  requireTransaction(tx);
+  const endpoint = await findEndpoint(tx, caller, id);
+  endpoint.deletedAt = new Date();
+  endpoint.enabled = false;
+  endpoint.updatedAt = endpoint.deletedAt;
+  await tx.flush();
+  await stopPendingDeliveries(tx, endpoint.id, 'Endpoint deleted');
+  return { id: endpoint.id, deleted: true as const };
 }
 
 /**

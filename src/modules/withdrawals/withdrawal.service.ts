@@ -1,5 +1,4 @@
 import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
-import { JOIN_TRANSACTION } from '../../db/join-transaction.js';
 import type { WithdrawalWorkflowInput } from '../../../workflows/withdrawal.js';
 import { pageMeta } from '../../domain/cursor.js';
 import { newId } from '../../domain/ids.js';
@@ -15,6 +14,7 @@ import { Withdrawal } from './withdrawal.entity.js';
 import type { CreateWithdrawalInput, ListWithdrawalsQuery } from './withdrawal.schemas.js';
 import { withdrawalView } from './withdrawal.view.js';
 import { transfer } from '../ledger/accounts.js';
+import { requireTransaction } from '../../db/transaction.js';
 
 export const withdrawalWorkflowId = (withdrawalId: string) => `withdrawal-${withdrawalId}`;
 
@@ -28,57 +28,56 @@ export const ownerOf = (caller: Caller): Owner => ({ businessId: caller.business
  * the commit: withdrawals from one business all queue there.
  */
 export async function createWithdrawal(
-  em: EntityManager,
+  tx: EntityManager,
   caller: Caller,
   input: CreateWithdrawalInput,
   deps: { processingDelayMs: number },
 ): Promise<{ withdrawal: Withdrawal; outbox: OutboxEntry }> {
+  requireTransaction(tx);
   const owner = ownerOf(caller);
-  return em.transactional(async (tx) => {
-    // A method is set up per business (the admin CLI); it serves both modes.
-    if (!(await tx.count(WithdrawalMethod, { businessId: caller.businessId }))) throw new ApiError('withdrawal_method_not_found');
-    const now = new Date();
-    const withdrawal = tx.create(Withdrawal, {
-      id: newId('wd'),
-      ...owner,
-      amountInCents: input.amount,
-      status: 'pending',
-      destinationType: input.destinationType,
-      destinationDetails: destinationText(input),
-      notes: input.notes ?? null,
-      requestedAt: now,
-      updatedAt: now,
-    });
-    const args: [WithdrawalWorkflowInput] = [
-      { withdrawalId: withdrawal.id, processingDelayMs: deps.processingDelayMs, record: withdrawalView(withdrawal) },
-    ];
-    // Claimed for the caller's fast path (`afterCommit`).
-    const outbox = claimForFastPath(tx.create(OutboxEntry, {
-      createdAt: now,
-      message: {
-        kind: 'workflow.start',
-        workflowType: 'withdrawalWorkflow',
-        workflowId: withdrawalWorkflowId(withdrawal.id),
-        args,
-        searchAttributes: {
-          BusinessId: caller.businessId,
-          Livemode: caller.livemode,
-          PaymentStatus: 'pending',
-          AmountInCents: input.amount,
-        },
-        // No e-mail or address here: the Temporal UI is for operators, the destination stays in the database.
-        summary: `Withdrawal ${withdrawal.id} of $${centsToDecimalString(input.amount)} to ${input.destinationType}`,
+  // A method is set up per business (the admin CLI); it serves both modes.
+  if (!(await tx.count(WithdrawalMethod, { businessId: caller.businessId }))) throw new ApiError('withdrawal_method_not_found');
+  const now = new Date();
+  const withdrawal = tx.create(Withdrawal, {
+    id: newId('wd'),
+    ...owner,
+    amountInCents: input.amount,
+    status: 'pending',
+    destinationType: input.destinationType,
+    destinationDetails: destinationText(input),
+    notes: input.notes ?? null,
+    requestedAt: now,
+    updatedAt: now,
+  });
+  const args: [WithdrawalWorkflowInput] = [
+    { withdrawalId: withdrawal.id, processingDelayMs: deps.processingDelayMs, record: withdrawalView(withdrawal) },
+  ];
+  // Claimed for the caller's fast path (`afterCommit`).
+  const outbox = claimForFastPath(tx.create(OutboxEntry, {
+    createdAt: now,
+    message: {
+      kind: 'workflow.start',
+      workflowType: 'withdrawalWorkflow',
+      workflowId: withdrawalWorkflowId(withdrawal.id),
+      args,
+      searchAttributes: {
+        BusinessId: caller.businessId,
+        Livemode: caller.livemode,
+        PaymentStatus: 'pending',
+        AmountInCents: input.amount,
       },
-    }));
-    // The balance check and the move are one conditional UPDATE, the last statement before the commit.
-    await postCovered(
-      tx,
-      owner,
-      { kind: 'withdrawal.created', referenceId: withdrawal.id, lines: transfer('available', 'pending_withdrawal', input.amount), at: now },
-      () => new ApiError('insufficient_available_balance'),
-    );
-    return { withdrawal, outbox };
-  }, JOIN_TRANSACTION);
+      // No e-mail or address here: the Temporal UI is for operators, the destination stays in the database.
+      summary: `Withdrawal ${withdrawal.id} of $${centsToDecimalString(input.amount)} to ${input.destinationType}`,
+    },
+  }));
+  // The balance check and the move are one conditional UPDATE, the last statement before the commit.
+  await postCovered(
+    tx,
+    owner,
+    { kind: 'withdrawal.created', referenceId: withdrawal.id, lines: transfer('available', 'pending_withdrawal', input.amount), at: now },
+    () => new ApiError('insufficient_available_balance'),
+  );
+  return { withdrawal, outbox };
 }
 
 /**
@@ -86,28 +85,27 @@ export async function createWithdrawal(
  * its status re-read under the lock, so a cancel racing the workflow's move to `processing` has exactly
  * one winner: whichever commits first, the other sees the new status.
  */
-export async function cancelWithdrawal(em: EntityManager, caller: Caller, id: string): Promise<Withdrawal> {
+export async function cancelWithdrawal(tx: EntityManager, caller: Caller, id: string): Promise<Withdrawal> {
+  requireTransaction(tx);
   const owner = ownerOf(caller);
-  return em.transactional(async (tx) => {
-    // Lock order for every withdrawal move: the balance row first, then the record.
-    const balance = await lockBalance(tx, owner);
-    const withdrawal = await tx.findOne(Withdrawal, { id, ...owner }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    if (!withdrawal) throw new ApiError('withdrawal_not_found');
-    if (withdrawal.status !== 'pending') {
-      throw new ApiError('withdrawal_not_cancellable', { params: { status: withdrawal.status } });
-    }
-    const now = new Date();
-    withdrawal.status = 'cancelled';
-    withdrawal.cancelledAt = now;
-    withdrawal.updatedAt = now;
-    postTransaction(tx, balance, {
-      kind: 'withdrawal.cancelled',
-      referenceId: withdrawal.id,
-      lines: transfer('pending_withdrawal', 'available', withdrawal.amountInCents),
-      at: now,
-    });
-    return withdrawal;
-  }, JOIN_TRANSACTION);
+  // Lock order for every withdrawal move: the balance row first, then the record.
+  const balance = await lockBalance(tx, owner);
+  const withdrawal = await tx.findOne(Withdrawal, { id, ...owner }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  if (!withdrawal) throw new ApiError('withdrawal_not_found');
+  if (withdrawal.status !== 'pending') {
+    throw new ApiError('withdrawal_not_cancellable', { params: { status: withdrawal.status } });
+  }
+  const now = new Date();
+  withdrawal.status = 'cancelled';
+  withdrawal.cancelledAt = now;
+  withdrawal.updatedAt = now;
+  postTransaction(tx, balance, {
+    kind: 'withdrawal.cancelled',
+    referenceId: withdrawal.id,
+    lines: transfer('pending_withdrawal', 'available', withdrawal.amountInCents),
+    at: now,
+  });
+  return withdrawal;
 }
 
 export async function findWithdrawal(em: EntityManager, caller: Caller, id: string): Promise<Withdrawal> {
