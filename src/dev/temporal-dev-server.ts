@@ -25,6 +25,8 @@ export async function startTemporalDevServer(opts: {
   /** More `start-dev` flags, e.g. `--sqlite-pragma journal_mode=wal` for the benchmark. */
   extraArgs?: string[];
   log?: (line: string) => void;
+  /** Its own process group, so Ctrl-C at a terminal reaches only the parent, which stops it last (`npm start`). */
+  ownProcessGroup?: boolean;
 }): Promise<TemporalDevServer> {
   mkdirSync(opts.dataDir, { recursive: true });
   const dbFile = path.join(opts.dataDir, 'temporal.sqlite');
@@ -52,10 +54,14 @@ export async function startTemporalDevServer(opts: {
     return { address, uiUrl, stop: () => env.teardown() };
   }
 
-  const child = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.ownProcessGroup ?? false });
   child.stdout?.on('data', (d) => opts.log?.(String(d).trimEnd()));
   child.stderr?.on('data', (d) => opts.log?.(String(d).trimEnd()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // A parent that ends without stop() (an uncaught error) must not leave the server behind.
+  const orphanGuard = () => child.kill('SIGTERM');
+  process.once('exit', orphanGuard);
+  void exited.then(() => process.off('exit', orphanGuard));
   await waitUntilServing(address, exited);
   return { address, uiUrl, args, stop: () => stopChild(child, exited) };
 }

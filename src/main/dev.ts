@@ -3,7 +3,7 @@
  * Web UI) unless DATABASE_URL / TEMPORAL_ADDRESS point elsewhere; then migrations, the worker, the HTTPS
  * API, a demo business, and a banner. Ctrl-C stops every child cleanly.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../config.js';
 import { startEmbeddedPostgres } from '../dev/embedded-postgres.js';
@@ -20,11 +20,26 @@ async function main() {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
 
+  // The servers' own output goes to files, so the terminal shows the service's log and the banner.
+  const logDir = path.resolve(config.dataDir, 'logs');
+  mkdirSync(logDir, { recursive: true });
+  const logTo = (name: string) => (line: string) => appendFileSync(path.join(logDir, name), `${line}\n`);
+
   let databaseUrl = config.databaseUrl;
+  let pgWhere = `external (DATABASE_URL)`;
   if (!databaseUrl) {
-    const pg = await startEmbeddedPostgres({ databaseDir: embeddedDatabaseDir(config), port: config.dev.postgresPort });
+    const asked = path.resolve(embeddedDatabaseDir(config));
+    const pg = await startEmbeddedPostgres({
+      databaseDir: asked,
+      port: config.dev.postgresPort,
+      log: logTo('postgres.log'),
+      ownProcessGroup: true,
+    });
     stops.unshift(pg.stop);
     databaseUrl = pg.url();
+    pgWhere = `127.0.0.1:${config.dev.postgresPort}, data in ${pg.dataDir}`;
+    // As root it runs as the postgres user; when that user cannot reach the clone, the data lives outside it.
+    if (pg.dataDir !== asked) pgWhere += ` (the postgres user cannot reach ${asked})`;
   }
   let temporalAddress = config.temporal.address;
   let uiUrl: string | null = null;
@@ -34,7 +49,8 @@ async function main() {
       port: config.dev.temporalPort,
       uiPort: config.dev.temporalUiPort,
       cliPath: process.env.TEMPORAL_CLI_PATH,
-      log: (line) => log.debug({ temporal: line }),
+      log: logTo('temporal.log'),
+      ownProcessGroup: true,
     });
     stops.unshift(temporal.stop);
     temporalAddress = temporal.address;
@@ -68,6 +84,8 @@ async function main() {
     `  Metrics, health  http://${config.admin.host}:${admin.port}/metrics  /healthz  /readyz`,
     `  Demo test key    ${testKey.secret}`,
     tlsFiles.caFile ? `  CA file to trust ${tlsFiles.caFile}` : '',
+    `  PostgreSQL       ${pgWhere}`,
+    `  Data, logs       ${path.resolve(config.dataDir)}, ${logDir}`,
     '',
     `  curl --cacert ${tlsFiles.caFile ?? '<your CA>'} -H "Authorization: Bearer ${testKey.secret}" ${api.origin}/api/checkout/sessions`,
     '',
@@ -87,7 +105,10 @@ async function ensureDemoBusiness(dataDir: string, orm: Awaited<ReturnType<typeo
 }
 
 async function shutdown(code: number) {
-  if (stopping) return;
+  if (stopping) {
+    process.stderr.write('Stopping at once; the servers stop with this process.\n');
+    process.exit(130); // a second Ctrl-C: do not wait
+  }
   stopping = true;
   for (const stop of stops) {
     try {
