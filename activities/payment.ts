@@ -1,20 +1,24 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { beginPayment, chargeRequestOf, completePayment, failPayment, type PaymentDetails } from '../src/modules/checkout/payment.service.js';
-import type { ChargeOutcome, PaymentProcessor } from '../src/modules/processor/processor.js';
-import { simulatorProcessor } from '../src/modules/processor/simulator.js';
+import type { ChargeLookup, ChargeOutcome, PaymentProcessor } from '../src/modules/processor/processor.js';
+import { simulatorWithBook } from '../src/modules/processor/simulator.js';
+import { postgresChargeBook } from '../src/modules/processor/simulator-book.js';
 import { metrics } from '../src/ops/metrics.js';
 
-export type { ChargeOutcome, PaymentDetails };
+export type { ChargeLookup, ChargeOutcome, PaymentDetails };
 
 export interface PaymentActivityDeps {
   orm: MikroORM;
-  /** The card processor; the simulator unless a test or an acquirer adapter provides another. */
+  /**
+   * The card processor; unless a test or an acquirer adapter provides another, the simulator, recording
+   * its charges in this database so a lookup after a restart finds them.
+   */
   processor?: PaymentProcessor;
 }
 
 /** The payment steps the checkout workflow drives; each is a conditional transition, safe to run twice. */
 export function createPaymentActivities(deps: PaymentActivityDeps) {
-  const processor = deps.processor ?? simulatorProcessor;
+  const processor = deps.processor ?? simulatorWithBook(postgresChargeBook(deps.orm));
   const em = () => deps.orm.em.fork();
   return {
     /**
@@ -32,6 +36,15 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     async chargeCard(sessionId: string, token: string): Promise<ChargeOutcome> {
       const request = await chargeRequestOf(deps.orm.em, sessionId);
       return processor.charge({ token, amountInCents: request.amountInCents, currency: request.currency, idempotencyKey: sessionId, livemode: request.livemode });
+    },
+
+    /**
+     * Asks the processor what became of the session's charge, by its idempotency key (the session id),
+     * when `chargeCard` could not say. A transient fault throws and is retried by the policy.
+     */
+    async lookUpCharge(sessionId: string): Promise<ChargeLookup> {
+      const { livemode } = await chargeRequestOf(deps.orm.em, sessionId);
+      return processor.retrieveCharge(sessionId, livemode);
     },
 
     /** processing → completed with the ledger posting, the reserve, the event and the release's start. */

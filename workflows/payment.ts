@@ -1,5 +1,5 @@
 import { ActivityFailure, defineUpdate, proxyActivities, setCurrentDetails, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
-import type { ChargeOutcome, PaymentActivities, PaymentDetails } from '../activities/payment.js';
+import type { ChargeLookup, PaymentActivities, PaymentDetails } from '../activities/payment.js';
 import { PaymentStatus } from './search-attributes.js';
 
 /** What the API sends: the card's token (never the card) and the customer's details. */
@@ -14,7 +14,7 @@ export type PayResult =
 
 export const payUpdate = defineUpdate<PayResult, [PayRequest]>('pay');
 
-/** Said to the customer when the processor keeps failing transiently (Stripe's processing_error). */
+/** Said to the customer when the charge never happened: it kept failing, and the processor has no record of it. */
 export const PROCESSING_ERROR = {
   code: 'processing_error',
   message: 'An error occurred while processing your card. Try again in a little bit.',
@@ -25,11 +25,20 @@ const { beginPayment, completePayment, failPayment } = proxyActivities<PaymentAc
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-// A transient processor fault is retried a few times, quickly: the customer is waiting on the page.
-// If it persists the payment fails as processing_error rather than leaving the session hanging.
+// A transient processor fault is retried a few times, quickly: the customer is waiting on the page. The
+// idempotency key (the session id) makes a retry safe. If the fault persists, the outcome is unknown.
 const { chargeCard } = proxyActivities<PaymentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 4 },
+});
+
+// An unknown outcome is not a decline: the customer may have been charged. The processor is asked for
+// its record of the charge until it answers, with backoff held durably by this workflow and no limit:
+// a session left `processing` (visible by its PaymentStatus search attribute) is better than a charged
+// session shown as failed.
+const { lookUpCharge } = proxyActivities<PaymentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
 
 function step(status: string, details: string) {
@@ -50,13 +59,16 @@ export async function runPayment(sessionId: string, request: PayRequest): Promis
   if (!begun.started) return { outcome: 'not_payable', status: begun.status };
   step('processing', `Charging the ${details.cardBrand} card ending ${details.cardLast4}`);
 
-  let charge: ChargeOutcome;
+  let charge: ChargeLookup;
   try {
     charge = await chargeCard(sessionId, token);
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
-    charge = { status: 'declined', ...PROCESSING_ERROR };
+    setCurrentDetails('The processor gave no answer; looking the charge up by the session id');
+    charge = await lookUpCharge(sessionId);
   }
+  // The processor has no charge under the key (and a lookup closes it): the charge never happened.
+  if (charge.status === 'not_found') charge = { status: 'declined', ...PROCESSING_ERROR };
 
   if (charge.status === 'succeeded') {
     setCurrentDetails(`Charge ${charge.chargeId} succeeded; recording the payment in the ledger`);

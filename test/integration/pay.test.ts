@@ -70,6 +70,7 @@ describe('POST /api/checkout/:id/pay: card outcomes', () => {
     [CARDS.declined, 'card_declined', 'Your card was declined.'],
     [CARDS.insufficientFunds, 'insufficient_funds', 'Your card has insufficient funds.'],
     [CARDS.expired, 'expired_card', 'Your card has expired.'],
+    // Its fault persists; it fails only after the lookup finds no charge (below).
     [CARDS.processingError, 'processing_error', 'An error occurred while processing your card. Try again in a little bit.'],
   ])('fails %s as %s: no money moves, checkout.failed recorded, redirect to failureUrl', async (number, code, message) => {
     const session = await createSession(stack, biz.testKey);
@@ -135,5 +136,57 @@ describe('POST /api/checkout/:id/pay: card outcomes', () => {
   it('works at /api/v1 as well', async () => {
     const session = await createSession(stack, biz.testKey);
     expect((await pay(stack, session.id, payBody(), '/api/v1')).body.data.status).toBe('completed');
+  });
+});
+
+/** Card 4000000000000408: every charge call times out, but the processor did charge it (once). */
+const TIMEOUT_CHARGED = '4000000000000408';
+
+const simulatorRecordOf = (sessionId: string) =>
+  sql(stack, 'select status, charge_id, decline_code from simulator_charges where livemode = false and idempotency_key = ?', [sessionId]);
+
+const ledgerPaymentsOf = (sessionId: string) => sql(stack, `select id from ledger_transactions where kind = 'payment' and reference_id = ?`, [sessionId]);
+
+/** The activities the session's checkout workflow scheduled, in order. */
+async function scheduledActivities(sessionId: string): Promise<string[]> {
+  const history = await stack.temporal.workflow.getHandle(checkoutWorkflowId(sessionId)).fetchHistory();
+  return (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType!.name!] : []));
+}
+
+describe('POST /api/checkout/:id/pay: a charge whose outcome is unknown', () => {
+  it('pays 4000000000000408 (timed out, but charged): the lookup finds the charge, completed, charged once', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const res = await pay(stack, session.id, payBody(TIMEOUT_CHARGED));
+    // Four timed-out charge calls (3.5 s of backoff) and one lookup fit in the request's 10 s wait.
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ sessionId: session.id, status: 'completed', redirectUrl: `https://shop.example/ok?order=1001&session_id=${session.id}` });
+
+    const records = await simulatorRecordOf(session.id);
+    expect(records).toEqual([{ status: 'succeeded', charge_id: expect.stringMatching(/^ch_sim_ok_[0-9a-f]{24}$/), decline_code: null }]);
+    const [row] = await sql(stack, 'select status, processor_charge_id, failure_code, card_last4 from checkout_sessions where id = ?', [session.id]);
+    expect(row).toEqual({ status: 'completed', processor_charge_id: records[0].charge_id, failure_code: null, card_last4: '0408' });
+    expect(await ledgerPaymentsOf(session.id)).toHaveLength(1);
+    expect(await paymentPostings(stack, session.id)).toEqual({ processor_clearing: -4658, fee_revenue: 160, reserved: 450, available: 4048 });
+    expect((await eventsOf(session.id)).map((e) => e.type)).toEqual(['checkout.succeeded']);
+    expect(await scheduledActivities(session.id)).toEqual(['beginPayment', 'chargeCard', 'lookUpCharge', 'completePayment']);
+  });
+
+  it('fails 4000000000000119 as processing_error only after the lookup finds no charge, and closes the key', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const res = await pay(stack, session.id, payBody(CARDS.processingError));
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ sessionId: session.id, status: 'failed', redirectUrl: `https://shop.example/failed?session_id=${session.id}` });
+    expect(await scheduledActivities(session.id)).toEqual(['beginPayment', 'chargeCard', 'lookUpCharge', 'failPayment']);
+    // The lookup's answer is on the simulator's record, so no late charge can land under this session.
+    expect(await simulatorRecordOf(session.id)).toEqual([{ status: 'not_found', charge_id: null, decline_code: null }]);
+    expect(await ledgerPaymentsOf(session.id)).toHaveLength(0);
+  });
+
+  it('records each charge the processor answered, so a lookup can find it', async () => {
+    const session = await createSession(stack, biz.testKey);
+    expect((await pay(stack, session.id)).body.data.status).toBe('completed');
+    const [row] = await sql(stack, 'select processor_charge_id from checkout_sessions where id = ?', [session.id]);
+    expect(await simulatorRecordOf(session.id)).toEqual([{ status: 'succeeded', charge_id: row.processor_charge_id, decline_code: null }]);
+    expect(await scheduledActivities(session.id)).toEqual(['beginPayment', 'chargeCard', 'completePayment']);
   });
 });

@@ -1,10 +1,13 @@
 import { cardBrand, normaliseCardNumber, passesLuhn } from '../../src/modules/processor/card.js';
 import { InvalidCardError, ProcessorUnavailableError } from '../../src/modules/processor/processor.js';
-import { chargeKind, createSimulatorProcessor, tokenBehaviour } from '../../src/modules/processor/simulator.js';
+import { memoryChargeBook } from '../../src/modules/processor/simulator-book.js';
+import { CHARGE_TIMEOUT_MESSAGE, chargeKind, createSimulatorProcessor, simulatorWithBook, tokenBehaviour } from '../../src/modules/processor/simulator.js';
 
 const card = (number: string) => ({ number, expMonth: 12, expYear: 2099, cvc: '123' });
 const simulator = createSimulatorProcessor();
-const charge = async (number: string, idempotencyKey = 'sess-1') => {
+// A key names one charge (the simulator answers a reused key with its first outcome): a fresh one per call.
+let keys = 0;
+const charge = async (number: string, idempotencyKey = `sess-${++keys}`) => {
   const { token } = await simulator.tokenize(card(number));
   return simulator.charge({ token, amountInCents: 1000, currency: 'USD', idempotencyKey, livemode: false });
 };
@@ -65,8 +68,46 @@ describe('simulator processor', () => {
     expect(await charge(n)).toEqual({ status: 'declined', code, message });
   });
 
-  it('fails 4000000000000119 transiently, for the workflow to retry', async () => {
-    await expect(charge('4000000000000119')).rejects.toBeInstanceOf(ProcessorUnavailableError);
+  it('fails 4000000000000119 transiently, charging nothing: a lookup finds no charge', async () => {
+    await expect(charge('4000000000000119', 'sess-0119')).rejects.toBeInstanceOf(ProcessorUnavailableError);
+    expect(await simulator.retrieveCharge('sess-0119', false)).toEqual({ status: 'not_found' });
+  });
+
+  it('times 4000000000000408 out on every call, though it charged once: a lookup finds the charge', async () => {
+    for (let i = 0; i < 3; i++) {
+      await expect(charge('4000000000000408', 'sess-0408')).rejects.toEqual(new ProcessorUnavailableError(CHARGE_TIMEOUT_MESSAGE));
+    }
+    const found = await simulator.retrieveCharge('sess-0408', false);
+    expect(found).toEqual({ status: 'succeeded', chargeId: expect.stringMatching(/^ch_sim_ok_[0-9a-f]{24}$/) });
+    expect(await simulator.retrieveCharge('sess-0408', false)).toEqual(found);
+    expect(await simulator.retrieveCharge('sess-0408', true)).toEqual({ status: 'not_found' });
+  });
+
+  it('answers a lookup of a charge that did answer with that answer, a decline included', async () => {
+    const paid = await charge('4242424242424242', 'sess-paid');
+    expect(await simulator.retrieveCharge('sess-paid', false)).toEqual(paid);
+    await charge('4000000000000002', 'sess-declined');
+    expect(await simulator.retrieveCharge('sess-declined', false)).toEqual({ status: 'declined', code: 'card_declined', message: 'Your card was declined.' });
+  });
+
+  it('refuses a charge that arrives after a lookup found none, so a session failed on that answer was never charged', async () => {
+    expect(await simulator.retrieveCharge('sess-late', false)).toEqual({ status: 'not_found' });
+    expect(await charge('4242424242424242', 'sess-late')).toEqual({
+      status: 'declined',
+      code: 'processing_error',
+      message: 'An error occurred while processing your card. Try again in a little bit.',
+    });
+    expect(await simulator.retrieveCharge('sess-late', false)).toEqual({ status: 'not_found' });
+  });
+
+  it('records in the book it is bound to, calling the shared simulator', async () => {
+    const book = memoryChargeBook();
+    const bound = simulatorWithBook(book, simulator);
+    const { token } = await simulator.tokenize(card('4242424242424242'));
+    const outcome = await bound.charge({ token, amountInCents: 1000, currency: 'USD', idempotencyKey: 'sess-bound', livemode: false });
+    expect(await book.claim('sess-bound', false, { status: 'not_found' })).toEqual(outcome);
+    expect(await bound.retrieveCharge('sess-bound', false)).toEqual(outcome);
+    expect(await simulator.retrieveCharge('sess-bound', false)).toEqual({ status: 'not_found' });
   });
 
   it('pays 4000000000005126 with a charge id that marks its refund to fail', async () => {

@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import { WorkflowUpdateStage } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { PaymentActivities } from '../../activities/payment.js';
@@ -21,6 +22,8 @@ function mocks(charge: jest.Mock<PaymentActivities['chargeCard']>): Mocks {
   return {
     beginPayment: jest.fn<PaymentActivities['beginPayment']>().mockResolvedValueOnce({ started: true, status: 'processing' }),
     chargeCard: charge,
+    // The processor has no record of the charge unless a test says otherwise.
+    lookUpCharge: jest.fn<PaymentActivities['lookUpCharge']>().mockResolvedValue({ status: 'not_found' }),
     completePayment: jest.fn<PaymentActivities['completePayment']>().mockResolvedValue({ status: 'completed', reserveId: 'res_1' }),
     failPayment: jest.fn<PaymentActivities['failPayment']>().mockResolvedValue({ status: 'failed' }),
     expireSession: jest.fn<Activities['expireSession']>().mockResolvedValue('cancelled'),
@@ -62,17 +65,64 @@ describe('payment inside the checkout workflow', () => {
     });
   });
 
-  it('fails the payment as processing_error when the fault persists', async () => {
+  it('looks the charge up when the fault persists, and completes the payment the processor did make', async () => {
+    const charge = jest.fn<PaymentActivities['chargeCard']>().mockRejectedValue(new Error('processor timed out'));
+    const activities = mocks(charge);
+    activities.lookUpCharge.mockReset().mockResolvedValue({ status: 'succeeded', chargeId: 'ch_sim_ok_late' });
+    await withCheckout(activities, async (handle) => {
+      expect(await handle.executeUpdate(payUpdate, { args: [request] })).toEqual({ outcome: 'completed', status: 'completed' });
+      expect(charge).toHaveBeenCalledTimes(4);
+      expect(activities.lookUpCharge).toHaveBeenCalledTimes(1);
+      expect(activities.lookUpCharge).toHaveBeenCalledWith('sess-1');
+      expect(activities.completePayment).toHaveBeenCalledWith('sess-1', 'ch_sim_ok_late');
+      expect(activities.failPayment).not.toHaveBeenCalled();
+      expect(await handle.result()).toBe('closed');
+    });
+  });
+
+  it('fails the payment as processing_error only once the lookup says no charge was made', async () => {
     const charge = jest.fn<PaymentActivities['chargeCard']>().mockRejectedValue(new Error('processor unavailable'));
     const activities = mocks(charge);
     await withCheckout(activities, async (handle) => {
       expect(await handle.executeUpdate(payUpdate, { args: [request] })).toEqual({ outcome: 'failed', status: 'failed' });
       expect(charge).toHaveBeenCalledTimes(4);
+      expect(activities.lookUpCharge).toHaveBeenCalledWith('sess-1');
       expect(activities.failPayment).toHaveBeenCalledWith('sess-1', {
         code: 'processing_error',
         message: 'An error occurred while processing your card. Try again in a little bit.',
       });
+      expect(activities.lookUpCharge.mock.invocationCallOrder[0]).toBeLessThan(activities.failPayment.mock.invocationCallOrder[0]);
       expect(activities.completePayment).not.toHaveBeenCalled();
+    });
+  });
+
+  it('fails with the decline the lookup finds', async () => {
+    const charge = jest.fn<PaymentActivities['chargeCard']>().mockRejectedValue(new Error('processor timed out'));
+    const activities = mocks(charge);
+    activities.lookUpCharge.mockReset().mockResolvedValue({ status: 'declined', code: 'insufficient_funds', message: 'Your card has insufficient funds.' });
+    await withCheckout(activities, async (handle) => {
+      expect(await handle.executeUpdate(payUpdate, { args: [request] })).toEqual({ outcome: 'failed', status: 'failed' });
+      expect(activities.failPayment).toHaveBeenCalledWith('sess-1', { code: 'insufficient_funds', message: 'Your card has insufficient funds.' });
+    });
+  });
+
+  it('keeps asking, with durable backoff, while the lookup itself fails; nothing is failed meanwhile', async () => {
+    const charge = jest.fn<PaymentActivities['chargeCard']>().mockRejectedValue(new Error('processor timed out'));
+    const activities = mocks(charge);
+    const lookups = activities.lookUpCharge.mockReset();
+    for (let i = 0; i < 12; i++) lookups.mockRejectedValueOnce(new Error('processor unavailable'));
+    lookups.mockResolvedValue({ status: 'succeeded', chargeId: 'ch_sim_ok_found' });
+    await withCheckout(activities, async (handle) => {
+      const startedAt = await env.currentTimeMs();
+      const update = await handle.startUpdate(payUpdate, { args: [request], waitForStage: WorkflowUpdateStage.ACCEPTED });
+      // Waiting on the workflow's result (not the update's) lets the test server skip through the backoff.
+      expect(await handle.result()).toBe('closed');
+      expect(await update.result()).toEqual({ outcome: 'completed', status: 'completed' });
+      expect(lookups).toHaveBeenCalledTimes(13);
+      // 1 s doubling, capped at 5 minutes: twelve failed lookups wait 1,411 s in all.
+      expect((await env.currentTimeMs()) - startedAt).toBeGreaterThan(20 * 60 * 1000);
+      expect(activities.failPayment).not.toHaveBeenCalled();
+      expect(activities.completePayment).toHaveBeenCalledWith('sess-1', 'ch_sim_ok_found');
     });
   });
 

@@ -14,9 +14,16 @@ export interface PaymentProcessor {
   /**
    * Charges a token. The idempotency key (the session id) makes a retried call return the first call's
    * result instead of charging again. A decline is an outcome; a transient fault throws
-   * `ProcessorUnavailableError` so the workflow's retry policy takes over.
+   * `ProcessorUnavailableError` so the workflow's retry policy takes over. A throw (a timeout included)
+   * means the outcome is unknown, not that nothing was charged: ask `retrieveCharge`.
    */
   charge(request: ChargeRequest): Promise<ChargeOutcome>;
+  /**
+   * What became of the charge made under an idempotency key, once `charge` could not say. `not_found`
+   * must be final: no charge under that key can land afterwards (the simulator closes the key), so a
+   * session failed on it is never a charged one. A transient fault throws, to be asked again.
+   */
+  retrieveCharge(idempotencyKey: string, livemode: boolean): Promise<ChargeLookup>;
   /** Pays a withdrawal out to a wallet or crypto address, keyed by the withdrawal id (`payouts.ts`). */
   payout(request: PayoutRequest): Promise<PayoutOutcome>;
   /** Refunds a charge in full, keyed by the refund id (`refunds.ts`). */
@@ -50,6 +57,9 @@ export type DeclineCode = (typeof DECLINE_CODES)[number];
 export type ChargeOutcome =
   | { status: 'succeeded'; chargeId: string }
   | { status: 'declined'; code: DeclineCode; message: string };
+
+/** The processor's record of a charge key: the charge's outcome, or none ever made under it. */
+export type ChargeLookup = ChargeOutcome | { status: 'not_found' };
 
 /** What the customer is told for each decline (Stripe's wording, which customers recognise). */
 export const DECLINE_MESSAGES: Record<DeclineCode, string> = {

@@ -2,11 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { cardBrand, passesLuhn } from './card.js';
 import { simulatedPayout } from './payouts.js';
 import { simulatedRefund, type RefundRequest } from './refunds.js';
+import { memoryChargeBook, type SimulatorChargeBook } from './simulator-book.js';
 import {
   DECLINE_MESSAGES,
   InvalidCardError,
   ProcessorUnavailableError,
   type CardDetails,
+  type ChargeLookup,
   type ChargeOutcome,
   type ChargeRequest,
   type DeclineCode,
@@ -24,6 +26,7 @@ export const SIMULATED_BEHAVIOURS = [
   'expired_card',
   'processing_error',
   'refund_declined',
+  'timeout_charged',
 ] as const;
 export type SimulatedBehaviour = (typeof SIMULATED_BEHAVIOURS)[number];
 
@@ -36,6 +39,8 @@ export const TEST_CARDS: Record<string, SimulatedBehaviour> = {
   '4000000000000119': 'processing_error',
   // Pays, but a later refund of the charge fails permanently.
   '4000000000005126': 'refund_declined',
+  // The charge goes through, but every call times out, so only a lookup can tell (408: Request Timeout).
+  '4000000000000408': 'timeout_charged',
 };
 
 const DECLINES: Partial<Record<SimulatedBehaviour, DeclineCode>> = {
@@ -67,8 +72,28 @@ export function chargeKind(chargeId: string): SimulatedChargeKind | null {
   return (/^ch_sim_(ok|refund_declined)_[0-9a-f]{24}$/.exec(chargeId)?.[1] as SimulatedChargeKind | undefined) ?? null;
 }
 
+/** Said when a charge call times out: its outcome is unknown, not a decline. */
+export const CHARGE_TIMEOUT_MESSAGE = 'The processor did not answer in time; the charge may have gone through';
+
+/**
+ * The simulator. Its charges and lookups take the book they record in as a last argument (the one it was
+ * made with when absent); `simulatorWithBook` binds one, as the worker does with PostgreSQL.
+ */
+export interface SimulatorProcessor extends PaymentProcessor {
+  charge(request: ChargeRequest, book?: SimulatorChargeBook): Promise<ChargeOutcome>;
+  retrieveCharge(idempotencyKey: string, livemode: boolean, book?: SimulatorChargeBook): Promise<ChargeLookup>;
+}
+
+/** What a charge with this token does, before anything is recorded. */
+function chargeOutcome(behaviour: SimulatedBehaviour | null, idempotencyKey: string): ChargeOutcome {
+  const declined = behaviour ? DECLINES[behaviour] : 'card_declined';
+  if (declined) return { status: 'declined', code: declined, message: DECLINE_MESSAGES[declined] };
+  const kind: SimulatedChargeKind = behaviour === 'refund_declined' ? 'refund_declined' : 'ok';
+  return { status: 'succeeded', chargeId: simulatedChargeId(kind, idempotencyKey) };
+}
+
 /** The one processor there is for now. It serves test keys, and live keys until a real acquirer adapter exists. */
-export function createSimulatorProcessor(): PaymentProcessor {
+export function createSimulatorProcessor(ownBook: SimulatorChargeBook = memoryChargeBook()): SimulatorProcessor {
   return {
     name: 'simulator',
 
@@ -82,13 +107,24 @@ export function createSimulatorProcessor(): PaymentProcessor {
       };
     },
 
-    async charge(request: ChargeRequest): Promise<ChargeOutcome> {
+    /**
+     * Records the outcome under the idempotency key, first writer wins, so a retried charge answers the
+     * first one's outcome and one key is charged at most once. Card …0119 fails before anything is
+     * recorded (the charge never happened); card …0408 is recorded as charged, then the call times out.
+     */
+    async charge(request: ChargeRequest, book = ownBook): Promise<ChargeOutcome> {
       const behaviour = tokenBehaviour(request.token);
       if (behaviour === 'processing_error') throw new ProcessorUnavailableError();
-      const declined = behaviour ? DECLINES[behaviour] : 'card_declined';
-      if (declined) return { status: 'declined', code: declined, message: DECLINE_MESSAGES[declined] };
-      const kind: SimulatedChargeKind = behaviour === 'refund_declined' ? 'refund_declined' : 'ok';
-      return { status: 'succeeded', chargeId: simulatedChargeId(kind, request.idempotencyKey) };
+      const standing = await book.claim(request.idempotencyKey, request.livemode, chargeOutcome(behaviour, request.idempotencyKey));
+      if (behaviour === 'timeout_charged') throw new ProcessorUnavailableError(CHARGE_TIMEOUT_MESSAGE);
+      // A lookup found nothing under this key and closed it: this late charge is refused, never made.
+      if (standing.status === 'not_found') return { status: 'declined', code: 'processing_error', message: DECLINE_MESSAGES.processing_error };
+      return standing;
+    },
+
+    /** The recorded outcome; a key with none is closed as `not_found`, so the answer stays true. */
+    async retrieveCharge(idempotencyKey: string, livemode: boolean, book = ownBook): Promise<ChargeLookup> {
+      return book.claim(idempotencyKey, livemode, { status: 'not_found' });
     },
 
     payout: simulatedPayout,
@@ -99,5 +135,20 @@ export function createSimulatorProcessor(): PaymentProcessor {
   };
 }
 
-/** Shared by the API (tokenize) and the worker (charge); it holds no state. */
+/**
+ * Shared by the API (tokenize) and the worker. Its own book is in memory; the worker's payment activities
+ * charge through `simulatorWithBook(postgresChargeBook(orm))`, so their record survives a restart.
+ */
 export const simulatorProcessor = createSimulatorProcessor();
+
+/**
+ * `simulator` recording its charges in `book`. The methods are looked up on `simulator` at each call, so
+ * a test's spy on the shared simulator still sees every charge.
+ */
+export function simulatorWithBook(book: SimulatorChargeBook, simulator: SimulatorProcessor = simulatorProcessor): PaymentProcessor {
+  return {
+    ...simulator,
+    charge: (request) => simulator.charge(request, book),
+    retrieveCharge: (idempotencyKey, livemode) => simulator.retrieveCharge(idempotencyKey, livemode, book),
+  };
+}
