@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
+import { postgresChargeBook } from '../../src/modules/processor/simulator-book.js';
+import { CHARGE_TIMEOUT_MESSAGE, createSimulatorProcessor, simulatorWithBook } from '../../src/modules/processor/simulator.js';
 import { PaymentStatus } from '../../workflows/search-attributes.js';
 import { CARDS, createSession, eventually, pay, payBody, paymentPostings, sql } from '../support/payments.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
@@ -180,6 +183,27 @@ describe('POST /api/checkout/:id/pay: a charge whose outcome is unknown', () => 
     // The lookup's answer is on the simulator's record, so no late charge can land under this session.
     expect(await simulatorRecordOf(session.id)).toEqual([{ status: 'not_found', charge_id: null, decline_code: null }]);
     expect(await ledgerPaymentsOf(session.id)).toHaveLength(0);
+  });
+
+  it("keeps the simulator's record in PostgreSQL: a new worker's simulator finds the charge; one outcome per key, even raced", async () => {
+    const key = randomUUID();
+    const before = simulatorWithBook(postgresChargeBook(stack.orm), createSimulatorProcessor());
+    const { token } = await before.tokenize({ number: TIMEOUT_CHARGED, expMonth: 12, expYear: 2099, cvc: '123' });
+    await expect(before.charge({ token, amountInCents: 4658, currency: 'USD', idempotencyKey: key, livemode: false })).rejects.toThrow(CHARGE_TIMEOUT_MESSAGE);
+    // A fresh simulator object, as after a restart: nothing in memory, the record is in the database.
+    const after = simulatorWithBook(postgresChargeBook(stack.orm), createSimulatorProcessor());
+    expect(await after.retrieveCharge(key, false)).toEqual({ status: 'succeeded', chargeId: expect.stringMatching(/^ch_sim_ok_/) });
+    expect(await after.retrieveCharge(key, true)).toEqual({ status: 'not_found' });
+
+    const raced = randomUUID();
+    const book = postgresChargeBook(stack.orm);
+    const answers = await Promise.all([
+      book.claim(raced, false, { status: 'succeeded', chargeId: 'ch_sim_ok_a' }),
+      book.claim(raced, false, { status: 'not_found' }),
+      book.claim(raced, false, { status: 'succeeded', chargeId: 'ch_sim_ok_b' }),
+    ]);
+    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+    expect(await sql(stack, 'select 1 from simulator_charges where idempotency_key = ?', [raced])).toHaveLength(1);
   });
 
   it('records each charge the processor answered, so a lookup can find it', async () => {
