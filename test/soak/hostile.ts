@@ -60,6 +60,8 @@ const ATTEMPTS: Attempt[] = [
   (api) => api.get('/api/withdrawals', { accept: [error(401, 'authentication_error')] }),
   ...BAD_CURSORS.map((c) => send('GET', `/api/checkout/sessions?limit=2&cursor=${c}`, { accept: [INVALID] })),
   ...BAD_CURSORS.map((c) => send('GET', `/api/reserves?limit=2&cursor=${c}`, { accept: [INVALID] })),
+  // Another list's cursor: a session's position where a reserve's belongs.
+  send('GET', `/api/reserves?cursor=${cursor(['2024-01-01T00:00:00.000Z', randomUUID()])}`, { accept: [INVALID] }),
   // A well-formed cursor that no list of this business gave out: a page (of this business's rows only) or a 400.
   send('GET', `/api/checkout/sessions?cursor=${cursor(['2030-01-01T00:00:00.000Z', randomUUID()])}`, { accept: [200, INVALID] }),
   // Another business's rows are unknown here, never readable or refundable.
