@@ -75,6 +75,8 @@ async function main() {
     // Long enough that (d)'s withdrawals are still asleep while it is measured, as with the default ten
     // minutes, short enough that the wait for them to finish before the next measurement stays short.
     WITHDRAWAL_PROCESSING_DELAY: '20s',
+    // Every simulated buyer pays from 127.0.0.1: the per-address public limit would shape the results.
+    PUBLIC_RATE_LIMIT_PER_MINUTE: '0',
   };
   const f1 = await track(spawnService('bench/floors/bare-koa.ts', { ...tlsEnv, PORT: String(f1Port) }));
   const f2 = await track(spawnService('bench/floors/koa-insert.ts', { ...tlsEnv, PORT: String(f2Port), DATABASE_URL: infra.databaseUrl }));

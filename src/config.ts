@@ -1,4 +1,5 @@
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import ms from 'ms';
 import { z } from 'zod';
 
@@ -34,6 +35,19 @@ const durationList = z.string().transform((value, ctx) =>
   }),
 );
 
+/** Comma-separated IP addresses and CIDR ranges (`10.0.0.0/8, ::1`): the proxies whose X-Forwarded-* is believed. */
+const addressList = z.string().transform((value, ctx) =>
+  value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const valid = part.includes('/') ? ipaddr.isValidCIDR(part) : ipaddr.isValid(part);
+      if (!valid) ctx.addIssue({ code: 'custom', message: `"${part}" is not an IP address or CIDR range` });
+      return part;
+    }),
+);
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATA_DIR: z.string().default('.data'),
@@ -63,6 +77,13 @@ const schema = z.object({
   TLS_CERT_FILE: z.string().optional(),
   TLS_KEY_FILE: z.string().optional(),
   TRUST_PROXY: flag.default(false),
+  TRUSTED_PROXIES: addressList.default([]),
+  /**
+   * Requests a minute from one client address to the public routes (hosted page, pay, cancel) together;
+   * 0 turns the limit off. 120: a buyer's checkout is a handful of them, so dozens of buyers behind one
+   * address (an office, a carrier's NAT) still pay, while one address can try at most 120 cards a minute.
+   */
+  PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(120),
   SESSION_TTL: durationMs.default(24 * 3600 * 1000),
   WITHDRAWAL_PROCESSING_DELAY: durationMs.default(10 * 60 * 1000),
   WEBHOOK_ENCRYPTION_KEY: encryptionKey.optional(),
@@ -92,7 +113,17 @@ export interface Config {
     maxCachedWorkflows?: number;
   };
   admin: { host: string; port: number };
-  http: { host: string; port: number; tlsCertFile?: string; tlsKeyFile?: string; trustProxy: boolean };
+  http: {
+    host: string;
+    port: number;
+    tlsCertFile?: string;
+    tlsKeyFile?: string;
+    trustProxy: boolean;
+    /** Addresses and CIDR ranges whose X-Forwarded-For/-Proto are honoured; nobody else's are. */
+    trustedProxies: string[];
+    /** Per client address, over the public routes together; 0: no limit. */
+    publicRateLimitPerMinute: number;
+  };
   checkoutBaseUrl?: string;
   sessionTtlMs: number;
   withdrawalProcessingDelayMs: number;
@@ -124,6 +155,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (c.WEBHOOK_RETRY_DELAYS && c.NODE_ENV !== 'test') {
     throw new ConfigError('Invalid configuration: WEBHOOK_RETRY_DELAYS is for tests only; the spec fixes the schedule');
   }
+  if (c.TRUST_PROXY && c.TRUSTED_PROXIES.length === 0) {
+    throw new ConfigError(
+      'Invalid configuration: TRUST_PROXY=true needs TRUSTED_PROXIES, the addresses of the proxies whose X-Forwarded-* headers are believed',
+    );
+  }
   if (Boolean(c.TLS_CERT_FILE) !== Boolean(c.TLS_KEY_FILE)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
@@ -150,6 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tlsCertFile: c.TLS_CERT_FILE,
       tlsKeyFile: c.TLS_KEY_FILE,
       trustProxy: c.TRUST_PROXY,
+      trustedProxies: c.TRUSTED_PROXIES,
+      publicRateLimitPerMinute: c.PUBLIC_RATE_LIMIT_PER_MINUTE,
     },
     admin: { host: c.ADMIN_HOST, port: c.ADMIN_PORT },
     checkoutBaseUrl: c.CHECKOUT_BASE_URL?.replace(/\/+$/, ''),

@@ -10,6 +10,7 @@ import { refundRoutes } from '../modules/refunds/refund.routes.js';
 import { withdrawalRoutes } from '../modules/withdrawals/withdrawal.routes.js';
 import { checkoutPages } from '../modules/checkout-page/page.routes.js';
 import { authenticate } from './auth.js';
+import { clientAddress, forwardedOf } from './client-address.js';
 import { jsonBody } from './body.js';
 import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './error-middleware.js';
@@ -36,11 +37,13 @@ const publicApiModules: RouteModule[] = [payRoutes];
 const methodErrors = { throw: false };
 
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: deps.config.http.trustProxy });
+  // Not Koa's `proxy`, which believes anyone's X-Forwarded-For: clientAddress believes configured proxies only.
+  const app = new Koa({ proxy: false });
   app.on('error', (err, ctx?: Context) => {
     deps.log.error({ err, requestId: ctx?.state?.requestId, path: ctx?.path }, 'request failed unexpectedly');
   });
 
+  app.use(clientAddress(deps.config.http.trustedProxies));
   app.use(async (ctx: Context, next: Next) => {
     ctx.state.requestId = newRequestId();
     ctx.set('X-Request-Id', ctx.state.requestId);
@@ -114,12 +117,15 @@ function requestLog(deps: AppDeps) {
   };
 }
 
-/** Behind a TLS-terminating proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused. */
+/**
+ * Behind a TLS-terminating proxy (TRUST_PROXY), a request that did not arrive over HTTPS is refused. Only
+ * a configured proxy (TRUSTED_PROXIES) can say it did; anyone else's X-Forwarded-Proto is ignored.
+ */
 function requireHttps(deps: AppDeps) {
   return async (ctx: Context, next: Next) => {
     if (deps.config.http.trustProxy) {
       // The proxy's word wins over the socket: what matters is how the client reached the proxy.
-      const forwarded = ctx.get('X-Forwarded-Proto').split(',')[0].trim().toLowerCase();
+      const forwarded = forwardedOf(ctx).forwardedProto;
       const proto = forwarded || ((ctx.req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
       if (proto !== 'https') throw new ApiError('https_required');
     }

@@ -114,3 +114,16 @@ export function rateLimit(limiter: RateLimiter, keyOf: (ctx: Context) => string 
     await next();
   };
 }
+
+/**
+ * The public routes' limit (hosted page, pay, cancel; no API key to count against): one budget per
+ * client address over all of them together, PUBLIC_RATE_LIMIT_PER_MINUTE a minute, shared by every API
+ * process through the counters table. The address is `ctx.ip`, which believes X-Forwarded-For only from
+ * TRUSTED_PROXIES. With the setting at 0 it lets everything through.
+ */
+export function publicRateLimit(deps: { orm: MikroORM; config: { http: { publicRateLimitPerMinute: number } } }) {
+  const perMinute = deps.config.http.publicRateLimitPerMinute;
+  if (perMinute === 0) return (_ctx: Context, next: Next) => next();
+  const limiter = createRateLimiter(deps.orm, { name: 'public', points: perMinute, durationSeconds: 60 });
+  return rateLimit(limiter, (ctx) => ctx.ip || 'unknown');
+}

@@ -85,7 +85,7 @@ describe('one error path', () => {
 describe('behind a TLS-terminating proxy (TRUST_PROXY=true)', () => {
   let proxied: TestStack;
   beforeAll(async () => {
-    proxied = await startStack({ TRUST_PROXY: 'true' }, { worker: false });
+    proxied = await startStack({ TRUST_PROXY: 'true', TRUSTED_PROXIES: '127.0.0.1' }, { worker: false });
   });
   afterAll(async () => proxied?.stop());
 

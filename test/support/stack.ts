@@ -67,6 +67,8 @@ export async function startStack(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // A fixed key, so no key file is generated under the repository's data directory.
     WEBHOOK_ENCRYPTION_KEY: TEST_WEBHOOK_ENCRYPTION_KEY,
+    // Every test pays from 127.0.0.1: the per-address public limit is tested on its own, with its own figure.
+    PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
     ...env,
   });
   const log = createLogger(config.logLevel);

@@ -3,6 +3,7 @@ import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
 import type { AppDeps } from '../../http/deps.js';
 import { ApiError } from '../../http/errors.js';
+import { publicRateLimit } from '../../http/rate-limit.js';
 import { cancelSession } from '../checkout/cancel-session.js';
 import { loadCheckout } from '../checkout/load-checkout.js';
 import { withSessionId } from '../checkout/redirect.js';
@@ -21,7 +22,7 @@ function sendHtml(ctx: Context, status: number, body: string): void {
   ctx.body = body;
 }
 
-const sendMessage = (ctx: Context, status: 404 | 405 | 500 | 503) => sendHtml(ctx, status, messagePage(status));
+const sendMessage = (ctx: Context, status: 404 | 405 | 429 | 500 | 503) => sendHtml(ctx, status, messagePage(status));
 
 /** A page answers HTML for every failure; the JSON envelope is for the API only. */
 async function pageErrors(ctx: Context, next: Next): Promise<void> {
@@ -29,8 +30,9 @@ async function pageErrors(ctx: Context, next: Next): Promise<void> {
     await next();
   } catch (err) {
     if (!(err instanceof ApiError)) ctx.app.emit('error', err, ctx);
-    const status = err instanceof ApiError && [404, 405, 503].includes(err.status) ? err.status : 500;
-    sendMessage(ctx, status as 404 | 405 | 500 | 503);
+    const status = err instanceof ApiError && [404, 405, 429, 503].includes(err.status) ? err.status : 500;
+    if (err instanceof ApiError && err.details.retryAfter !== undefined) ctx.set('Retry-After', String(err.details.retryAfter));
+    sendMessage(ctx, status as 404 | 405 | 429 | 500 | 503);
   }
 }
 
@@ -46,12 +48,14 @@ async function unmatched(ctx: Context, next: Next): Promise<void> {
  */
 export function checkoutPages(deps: AppDeps): Middleware {
   const router = new Router();
+  // The page and its cancel share the pay call's per-address budget; the static assets do not count.
+  const limit = publicRateLimit(deps);
 
   router.get('/checkout/assets/:name', (ctx) => {
     if (!serveAsset(ctx, ctx.params.name)) sendMessage(ctx, 404);
   });
 
-  router.get('/checkout/:id', async (ctx) => {
+  router.get('/checkout/:id', limit, async (ctx) => {
     const view = await loadCheckout(deps.orm.em.fork(), ctx.params.id);
     if (!view) return sendMessage(ctx, 404);
     const { state, body } = checkoutPage(view);
@@ -62,7 +66,7 @@ export function checkoutPages(deps: AppDeps): Middleware {
 
   // A plain form post, so Cancel works without script. Post/redirect/get: the business's cancel URL once
   // the session is cancelled, otherwise the page itself, which then shows the session's true state.
-  router.post('/checkout/:id/cancel', async (ctx) => {
+  router.post('/checkout/:id/cancel', limit, async (ctx) => {
     const result = await cancelSession({ em: deps.orm.em.fork(), temporal: deps.temporal, log: deps.log }, ctx.params.id);
     if (!result) return sendMessage(ctx, 404);
     const { session } = result;

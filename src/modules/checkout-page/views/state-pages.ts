@@ -126,10 +126,11 @@ const stateTitle: Record<Exclude<PageState, 'payable'>, string> = {
 };
 
 /** A page of its own for a path that names no session (404) or a fault (500): HTML, never JSON. */
-export function messagePage(status: 404 | 405 | 500 | 503): string {
+export function messagePage(status: 404 | 405 | 429 | 500 | 503): string {
   const text = {
     404: ['Checkout not found', 'This checkout link is not valid. Please check the link or return to the shop.'],
     405: ['Not allowed', 'This page cannot be used that way.'],
+    429: ['Too many requests', 'Too many requests came from your network. Please wait a minute, then try again.'],
     500: ['Something went wrong', 'We could not show this checkout. Please try again in a moment.'],
     503: ['Temporarily unavailable', 'We could not show this checkout. Please try again in a moment.'],
   }[status];
