@@ -10,8 +10,12 @@ import {
   createApiKey,
   createBusiness,
   listBusinesses,
+  listWithdrawalMethods,
+  removeWithdrawalMethod,
   revokeApiKey,
 } from '../modules/businesses/business.service.js';
+import type { WithdrawalMethod } from '../modules/businesses/withdrawal-method.entity.js';
+import { destinationSchema, type Destination } from '../modules/withdrawals/destination.js';
 
 /** What a command prints: a line for people and an object for `--json`. */
 export interface CommandResult {
@@ -111,19 +115,25 @@ export async function runCommand(em: EntityManager, args: string[], options: Opt
     }
     case 'withdrawal-method add': {
       const businessId = required(target, 'business id');
-      const o = parseOptions(
-        z.discriminatedUnion('type', [
-          z.object({ type: z.literal('wallet'), 'wallet-email': z.email() }),
-          z.object({ type: z.literal('crypto'), coin: z.string().min(1), network: z.string().min(1), address: z.string().min(1) }),
-        ]),
-        options,
-      );
-      const details: Record<string, string> =
-        o.type === 'wallet'
-          ? { walletEmail: o['wallet-email'] }
-          : { cryptoCoin: o.coin, cryptoNetwork: o.network, cryptoAddress: o.address };
-      const method = await addWithdrawalMethod(em, businessId, o.type, details);
-      return { text: `Added ${o.type} withdrawal method ${method.id} to ${businessId}.`, json: { withdrawalMethod: method } };
+      const destination = parseMethodOptions(options);
+      const { method, added } = await addWithdrawalMethod(em, businessId, destination.destinationType, destination.destinationDetails);
+      return {
+        text: added
+          ? `Added ${method.destinationType} withdrawal method ${method.id} to ${businessId}: ${methodLine(method)}`
+          : `${businessId} already has this destination as ${method.id}: ${methodLine(method)}. Nothing added.`,
+        json: { withdrawalMethod: method, added },
+      };
+    }
+    case 'withdrawal-method list': {
+      const methods = await listWithdrawalMethods(em, required(target, 'business id'));
+      return { text: methods.map((m) => `${m.id}  ${methodLine(m)}`).join('\n') || 'No withdrawal methods: this business cannot withdraw.', json: { withdrawalMethods: methods } };
+    }
+    case 'withdrawal-method remove': {
+      const method = await removeWithdrawalMethod(em, required(target, 'withdrawal method id'));
+      return {
+        text: `Removed ${method.id} (${methodLine(method)}) from ${method.businessId}. New withdrawals can no longer name it; those already requested go ahead.`,
+        json: { withdrawalMethod: method },
+      };
     }
     case 'ledger verify': {
       const report = await verifyLedger(em);
@@ -138,6 +148,24 @@ export async function runCommand(em: EntityManager, args: string[], options: Opt
     default:
       throw new UsageError(USAGE);
   }
+}
+
+/** `--type wallet --wallet-email …` or `--type crypto --coin … --network … --address …`, by the withdrawal rules. */
+function parseMethodOptions(options: Options): Destination {
+  const type = parseOptions(z.object({ type: z.enum(['wallet', 'crypto'], { error: 'wallet or crypto' }) }), options).type;
+  const fields: Record<string, string> =
+    type === 'wallet' ? { walletEmail: 'wallet-email' } : { cryptoCoin: 'coin', cryptoNetwork: 'network', cryptoAddress: 'address' };
+  const details = Object.fromEntries(Object.entries(fields).map(([key, option]) => [key, options[option]]));
+  const result = destinationSchema.safeParse({ destinationType: type, destinationDetails: details });
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = String(issue.path.at(-1));
+  throw new UsageError(`--${fields[field] ?? field}: ${fields[field] && options[fields[field]] === undefined ? 'required' : issue.message}`);
+}
+
+function methodLine(method: WithdrawalMethod): string {
+  const d = method.details;
+  return method.destinationType === 'wallet' ? `wallet ${d.walletEmail}` : `crypto ${d.cryptoCoin} ${d.cryptoNetwork} ${d.cryptoAddress}`;
 }
 
 function required(value: string | undefined, what: string): string {
@@ -155,5 +183,7 @@ export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   key create BUSINESS_ID [--mode test|live] [--scope full|read_only]
   key revoke KEY_ID
   withdrawal-method add BUSINESS_ID --type wallet --wallet-email EMAIL
-  withdrawal-method add BUSINESS_ID --type crypto --coin USDT --network ERC20 --address ADDRESS
+  withdrawal-method add BUSINESS_ID --type crypto --coin USDT|USDC --network ERC20|TRC20 --address ADDRESS
+  withdrawal-method list BUSINESS_ID
+  withdrawal-method remove METHOD_ID
   ledger verify`;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { paidSession } from '../support/payments.js';
-import { addWalletMethod, balanceOf, creditAvailable, testMode } from '../support/seed.js';
+import { addWalletMethod, balanceOf, creditAvailable, testMode, WALLET_EMAIL } from '../support/seed.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
 
 /** Idempotency-Key on the money-moving POSTs beyond sessions: one key, one effect, one answer. */
@@ -17,7 +17,8 @@ async function fundedBusiness(cents: number): Promise<TestBusiness> {
   return biz;
 }
 
-const wallet = (amount: number) => ({ amount, destinationType: 'wallet', destinationDetails: { walletEmail: 'm@wallet.example' } });
+// The wallet `addWalletMethod` registered: a withdrawal goes only to a registered destination.
+const wallet = (amount: number) => ({ amount, destinationType: 'wallet', destinationDetails: { walletEmail: WALLET_EMAIL } });
 const withKey = (biz: TestBusiness, key: string) => ({ key: biz.testKey, headers: { 'Idempotency-Key': key } });
 const withdrawalCount = async (businessId: string) =>
   Number((await stack.orm.em.fork().execute('select count(*) as n from withdrawals where business_id = ?', [businessId]))[0].n);

@@ -1,5 +1,6 @@
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
-import { addWalletMethod, balanceOf, creditAvailable, entrySums, testMode } from '../support/seed.js';
+import { addWithdrawalMethod } from '../../src/modules/businesses/business.service.js';
+import { balanceOf, creditAvailable, entrySums, testMode } from '../support/seed.js';
 
 /** A one-second processing delay, so the workflow pays out (or fails) while the test waits. */
 let stack: TestStack;
@@ -8,14 +9,17 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.stop());
 
-async function fundedBusiness(cents: number): Promise<TestBusiness> {
+type Destination = { destinationType: string; destinationDetails: Record<string, string> };
+
+/** A business with `cents` available that registered the destination it will pay (the simulator's failing ones too). */
+async function fundedBusiness(cents: number, destination: Destination): Promise<TestBusiness> {
   const biz = await stack.business();
-  await addWalletMethod(stack.orm, biz.id);
+  await addWithdrawalMethod(stack.orm.em.fork(), biz.id, destination.destinationType as 'wallet' | 'crypto', destination.destinationDetails);
   await creditAvailable(stack.orm, testMode(biz.id), cents);
   return biz;
 }
 
-async function withdrawAndSettle(biz: TestBusiness, body: unknown) {
+async function withdrawAndSettle(biz: TestBusiness, body: Destination & { amount: number }) {
   const created = await stack.http.post('/api/withdrawals', body, { key: biz.testKey });
   expect(created.status).toBe(201);
   const id = created.body.data.id as string;
@@ -36,8 +40,9 @@ const cancel = (biz: TestBusiness, id: string) => stack.http.post(`/api/withdraw
 
 describe('the withdrawal workflow on the simulator', () => {
   it('pays a wallet withdrawal: completed with a processor transaction id, money to payouts clearing, withdrawal.paid', async () => {
-    const biz = await fundedBusiness(10_000);
-    const w = await withdrawAndSettle(biz, { amount: 40, destinationType: 'wallet', destinationDetails: { walletEmail: 'me@wallet.example' } });
+    const to = { destinationType: 'wallet', destinationDetails: { walletEmail: 'me@wallet.example' } };
+    const biz = await fundedBusiness(10_000, to);
+    const w = await withdrawAndSettle(biz, { amount: 40, ...to });
     expect(w.status).toBe('completed');
     expect(w.processorTransactionId).toMatch(/^po_sim_/);
     expect(w).not.toHaveProperty('transactionHash');
@@ -64,12 +69,12 @@ describe('the withdrawal workflow on the simulator', () => {
   });
 
   it('pays a crypto withdrawal with a transaction hash', async () => {
-    const biz = await fundedBusiness(10_000);
-    const w = await withdrawAndSettle(biz, {
-      amount: 12.34,
+    const to = {
       destinationType: 'crypto',
       destinationDetails: { cryptoCoin: 'USDT', cryptoNetwork: 'ERC20', cryptoAddress: '0x52908400098527886E0F7030069857D2E4169EE7' },
-    });
+    };
+    const biz = await fundedBusiness(10_000, to);
+    const w = await withdrawAndSettle(biz, { amount: 12.34, ...to });
     expect(w.status).toBe('completed');
     expect(w.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(w).not.toHaveProperty('processorTransactionId');
@@ -80,7 +85,7 @@ describe('the withdrawal workflow on the simulator', () => {
     ['an ERC20 address ending dead', { destinationType: 'crypto', destinationDetails: { cryptoCoin: 'USDC', cryptoNetwork: 'ERC20', cryptoAddress: `0x${'1'.repeat(36)}dead` } }, 'Payout rejected: the destination address cannot receive funds'],
     ['a TRC20 address ending DEAD', { destinationType: 'crypto', destinationDetails: { cryptoCoin: 'USDT', cryptoNetwork: 'TRC20', cryptoAddress: `T${'a'.repeat(29)}DEAD` } }, 'Payout rejected: the destination address cannot receive funds'],
   ])('fails a payout to %s: failureReason, money back to available, withdrawal.failed', async (_name, destination, reason) => {
-    const biz = await fundedBusiness(10_000);
+    const biz = await fundedBusiness(10_000, destination);
     const w = await withdrawAndSettle(biz, { amount: 25, ...destination });
     expect(w.status).toBe('failed');
     expect(w.failureReason).toBe(reason);

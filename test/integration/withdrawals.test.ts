@@ -2,7 +2,7 @@ import { createWithdrawalActivities } from '../../activities/withdrawals.js';
 import { verifyLedger } from '../../src/modules/ledger/verify.js';
 import { paidSession } from '../support/payments.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
-import { addWalletMethod, balanceOf, creditAvailable, entrySums, testMode } from '../support/seed.js';
+import { addCryptoMethod, addWalletMethod, balanceOf, creditAvailable, entrySums, testMode, WALLET_EMAIL } from '../support/seed.js';
 
 /** The default 10-minute processing delay: every withdrawal here stays `pending` unless a test moves it. */
 let stack: TestStack;
@@ -13,13 +13,13 @@ afterAll(async () => stack?.stop());
 
 const ERC20 = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TRC20 = 'TJCnKsPa7y5okkXvQAidZBzqx3QyQ6sxMW';
-const wallet = (amount: number, walletEmail = 'merchant@wallet.example') => ({
+const wallet = (amount: number, walletEmail = WALLET_EMAIL) => ({
   amount,
   destinationType: 'wallet',
   destinationDetails: { walletEmail },
 });
 
-/** A business with a withdrawal method and `cents` available in test mode. */
+/** A business with a wallet method (`WALLET_EMAIL`) and `cents` available in test mode. */
 async function fundedBusiness(cents: number): Promise<TestBusiness> {
   const biz = await stack.business();
   await addWalletMethod(stack.orm, biz.id);
@@ -43,13 +43,14 @@ describe('POST /api/withdrawals', () => {
     expect(w.amountInCents).toBe(2510);
     expect(w.status).toBe('pending');
     expect(w.destinationType).toBe('wallet');
-    expect(w.destinationDetails).toBe('{"walletEmail":"merchant@wallet.example"}');
+    expect(w.destinationDetails).toBe('{"walletEmail":"payouts@merchant.example"}');
     expect(new Date(w.requestedAt).toISOString()).toBe(w.requestedAt);
     expect(await balanceOf(stack.orm, testMode(biz.id))).toMatchObject({ available: 7490, pendingWithdrawal: 2510 });
   });
 
   it('returns a crypto destination as JSON text with only its own keys', async () => {
     const biz = await fundedBusiness(10_000);
+    await addCryptoMethod(stack.orm, biz.id, { cryptoCoin: 'USDC', cryptoNetwork: 'TRC20', cryptoAddress: TRC20 });
     const res = await withdraw(biz, {
       amount: 10,
       destinationType: 'crypto',

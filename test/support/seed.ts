@@ -23,9 +23,24 @@ export async function creditAvailable(orm: MikroORM, owner: Owner, cents: number
 
 export const testMode = (businessId: string): Owner => ({ businessId, livemode: false });
 
-/** What the admin CLI does for a merchant: a payout method, which withdrawals require. */
-export async function addWalletMethod(orm: MikroORM, businessId: string): Promise<void> {
-  await addWithdrawalMethod(orm.em.fork(), businessId, 'wallet', { walletEmail: 'payouts@merchant.example' });
+/** The wallet `addWalletMethod` registers unless told otherwise. */
+export const WALLET_EMAIL = 'payouts@merchant.example';
+
+/**
+ * What the admin CLI does for a merchant: a payout method. A withdrawal is paid only to one the business
+ * registered, so a test registers every destination it pays. Returns the method's id.
+ */
+export async function addWalletMethod(orm: MikroORM, businessId: string, walletEmail = WALLET_EMAIL): Promise<string> {
+  return (await addWithdrawalMethod(orm.em.fork(), businessId, 'wallet', { walletEmail })).method.id;
+}
+
+/** A crypto payout method (`withdrawal-method add --type crypto`). Returns the method's id. */
+export async function addCryptoMethod(
+  orm: MikroORM,
+  businessId: string,
+  details: { cryptoCoin: string; cryptoNetwork: string; cryptoAddress: string },
+): Promise<string> {
+  return (await addWithdrawalMethod(orm.em.fork(), businessId, 'crypto', details)).method.id;
 }
 
 export async function balanceOf(orm: MikroORM, owner: Owner) {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { simulatedPayoutDecline } from '../../src/modules/processor/payouts.js';
 import { simulatorProcessor } from '../../src/modules/processor/simulator.js';
-import { cryptoAddressProblem, destinationText, parseDestination, type Destination } from '../../src/modules/withdrawals/destination.js';
+import { cryptoAddressProblem, destinationKey, destinationText, matchingDestination, parseDestination, type Destination } from '../../src/modules/withdrawals/destination.js';
 import { createWithdrawalInput } from '../../src/modules/withdrawals/withdrawal.schemas.js';
 import { formatWait, processorBackoffMs } from '../../workflows/operator.js';
 
@@ -52,6 +52,51 @@ describe('destination text', () => {
     const text = destinationText(crypto);
     expect(text).toBe(`{"cryptoCoin":"USDT","cryptoNetwork":"ERC20","cryptoAddress":"0x${'a'.repeat(40)}"}`);
     expect(parseDestination('crypto', text)).toEqual(crypto);
+  });
+});
+
+describe('matching a withdrawal to a registered destination', () => {
+  const wallet = (walletEmail: string): Destination => ({ destinationType: 'wallet', destinationDetails: { walletEmail } });
+  const crypto = (cryptoCoin: string, cryptoNetwork: 'ERC20' | 'TRC20', cryptoAddress: string): Destination => ({
+    destinationType: 'crypto',
+    destinationDetails: { cryptoCoin: cryptoCoin as 'USDT', cryptoNetwork, cryptoAddress },
+  });
+  const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
+  const TRON = 'TJCnKsPa7y5okkXvQAidZBzqx3QyQ6sxMW';
+  const registered = [wallet('Payouts@Merchant.example'), crypto('USDC', 'ERC20', EVM), crypto('USDT', 'TRC20', TRON)];
+
+  it.each([
+    ['the same e-mail', wallet('Payouts@Merchant.example'), 0],
+    ['the e-mail in another case', wallet('PAYOUTS@merchant.EXAMPLE'), 0],
+    ['the EVM address in lower case', crypto('USDC', 'ERC20', EVM.toLowerCase()), 1],
+    ['the EVM address in upper case after 0x', crypto('USDC', 'ERC20', `0x${EVM.slice(2).toUpperCase()}`), 1],
+    ['the TRON address as registered', crypto('USDT', 'TRC20', TRON), 2],
+  ])('matches %s', (_name, requested, index) => {
+    expect(matchingDestination(registered, requested)).toBe(registered[index]);
+  });
+
+  it.each([
+    ['another e-mail', wallet('payouts@merchant.example.org')],
+    ['a registered address with another coin', crypto('USDT', 'ERC20', EVM)],
+    ['a registered address with another coin in other case', crypto('usdc', 'ERC20', EVM)],
+    ['a registered coin and address on another network', crypto('USDC', 'TRC20', EVM)],
+    ['the TRON address with one letter in another case', crypto('USDT', 'TRC20', TRON.replace('n', 'N'))],
+    ['the TRON address in lower case', crypto('USDT', 'TRC20', TRON.toLowerCase())],
+    ['another EVM address', crypto('USDC', 'ERC20', `${EVM.slice(0, -1)}8`)],
+  ])('does not match %s', (_name, requested) => {
+    expect(matchingDestination(registered, requested)).toBeUndefined();
+  });
+
+  it('gives any spelling of an e-mail or EVM address one key, and different destinations different keys', () => {
+    const cased = fc.tuple(chars(HEX, 40), fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }));
+    fc.assert(
+      fc.property(cased, ([hex, upper]) => {
+        const respelled = [...hex].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join('');
+        return destinationKey(crypto('USDT', 'ERC20', `0x${hex}`)) === destinationKey(crypto('USDT', 'ERC20', `0x${respelled}`));
+      }),
+    );
+    expect(destinationKey(wallet('a@b.example'))).not.toBe(destinationKey(crypto('USDT', 'ERC20', 'a@b.example')));
+    expect(matchingDestination([], wallet('a@b.example'))).toBeUndefined();
   });
 });
 

@@ -22,7 +22,7 @@ export const withdrawalPaths: ZodOpenApiPathsObject = {
       tags,
       summary: 'Withdraw available funds',
       description:
-        'Needs a withdrawal method set up for the business. The amount leaves the available balance at once and stays out while the withdrawal is pending or processing; a pending withdrawal can be cancelled. The order of checks: the body, then the withdrawal method, then the balance.',
+        'Pays only a destination the business registered as a withdrawal method: `destinationType` and details must match one (e-mails and ERC20 addresses in any letter case; coin, network and TRC20 addresses exactly), otherwise 400 "Withdrawal method not found". The destination is stored and paid as registered. The amount leaves the available balance at once and stays out while the withdrawal is pending or processing; a pending withdrawal can be cancelled. The order of checks: the body, then the withdrawal method, then the balance.',
       requestParams: { header: idempotencyKeyHeader },
       requestBody: {
         required: true,

@@ -53,6 +53,16 @@ export type WalletDestination = { destinationType: 'wallet'; destinationDetails:
 export type CryptoDestination = { destinationType: 'crypto'; destinationDetails: z.output<typeof cryptoDetails> };
 export type Destination = WalletDestination | CryptoDestination;
 
+/** A destination on its own (a withdrawal method): the same rules as a withdrawal's. */
+export const destinationSchema = z.discriminatedUnion(
+  'destinationType',
+  [
+    z.object({ destinationType: z.literal('wallet'), destinationDetails: walletDetails }),
+    z.object({ destinationType: z.literal('crypto'), destinationDetails: cryptoDetails }),
+  ],
+  { error: 'Destination type must be wallet or crypto' },
+);
+
 /**
  * The destination as the JSON text the spec returns. Keys in a fixed order and only the keys of its
  * type, so the same destination always reads the same.
@@ -66,6 +76,33 @@ export function destinationText(destination: Destination): string {
       return JSON.stringify({ cryptoCoin, cryptoNetwork, cryptoAddress });
     }
   }
+}
+
+/** The networks whose addresses are hex, so their letter case carries no meaning. */
+const EVM_NETWORKS: ReadonlySet<string> = new Set<CryptoNetwork>(['ERC20']);
+
+/**
+ * Two spellings of one destination share one key; different destinations never do. This is how a
+ * withdrawal is matched to a method the business registered: e-mail addresses case-insensitively (mail
+ * systems treat them so), coin and network exactly, EVM addresses (ERC20) case-insensitively (their
+ * letter case is only a checksum), and base58 addresses (TRC20) exactly (their case is the address).
+ */
+export function destinationKey(destination: Destination): string {
+  switch (destination.destinationType) {
+    case 'wallet':
+      return `wallet:${destination.destinationDetails.walletEmail.toLowerCase()}`;
+    case 'crypto': {
+      const { cryptoCoin, cryptoNetwork, cryptoAddress } = destination.destinationDetails;
+      const address = EVM_NETWORKS.has(cryptoNetwork) ? cryptoAddress.toLowerCase() : cryptoAddress;
+      return `crypto:${cryptoCoin}:${cryptoNetwork}:${address}`;
+    }
+  }
+}
+
+/** The registered destination a withdrawal names, or undefined when it names none of them. */
+export function matchingDestination<T extends Destination>(registered: readonly T[], requested: Destination): T | undefined {
+  const key = destinationKey(requested);
+  return registered.find((candidate) => destinationKey(candidate) === key);
 }
 
 /** Reads back what `destinationText` wrote. */

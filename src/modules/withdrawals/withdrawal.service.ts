@@ -5,11 +5,11 @@ import { newId } from '../../domain/ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import type { Caller } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
-import { WithdrawalMethod } from '../businesses/withdrawal-method.entity.js';
+import { methodDestination, WithdrawalMethod } from '../businesses/withdrawal-method.entity.js';
 import { lockBalance, postCovered, postTransaction, type Owner } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
-import { destinationText } from './destination.js';
+import { destinationText, matchingDestination, type Destination } from './destination.js';
 import { Withdrawal } from './withdrawal.entity.js';
 import type { CreateWithdrawalInput, ListWithdrawalsQuery } from './withdrawal.schemas.js';
 import { withdrawalView } from './withdrawal.view.js';
@@ -35,16 +35,15 @@ export async function createWithdrawal(
 ): Promise<{ withdrawal: Withdrawal; outbox: OutboxEntry }> {
   requireTransaction(tx);
   const owner = ownerOf(caller);
-  // A method is set up per business (the admin CLI); it serves both modes.
-  if (!(await tx.count(WithdrawalMethod, { businessId: caller.businessId }))) throw new ApiError('withdrawal_method_not_found');
+  const destination = await registeredDestination(tx, caller.businessId, input);
   const now = new Date();
   const withdrawal = tx.create(Withdrawal, {
     id: newId('wd'),
     ...owner,
     amountInCents: input.amount,
     status: 'pending',
-    destinationType: input.destinationType,
-    destinationDetails: destinationText(input),
+    destinationType: destination.destinationType,
+    destinationDetails: destinationText(destination),
     notes: input.notes ?? null,
     requestedAt: now,
     updatedAt: now,
@@ -78,6 +77,20 @@ export async function createWithdrawal(
     () => new ApiError('insufficient_available_balance'),
   );
   return { withdrawal, outbox };
+}
+
+/**
+ * The business's registered method that the request names (`destinationKey`: e-mails and EVM addresses
+ * in any case), as registered: the money goes to the destination the business set up, spelled as it set
+ * it up. None: 400 "Withdrawal method not found", before anything is written. Methods are per business
+ * and serve both modes; the business's few rows are found through `withdrawal_methods_business_idx`.
+ */
+async function registeredDestination(tx: EntityManager, businessId: string, requested: Destination): Promise<Destination> {
+  const methods = await tx.find(WithdrawalMethod, { businessId, destinationType: requested.destinationType });
+  const registered = methods.map(methodDestination).filter((d): d is Destination => d !== null);
+  const match = matchingDestination(registered, requested);
+  if (!match) throw new ApiError('withdrawal_method_not_found');
+  return match;
 }
 
 /**
