@@ -41,4 +41,8 @@ describe('a minute of mixed, concurrent and hostile traffic against two API proc
     expect(report.ledgerProblems).toEqual([]);
     expect(report.adminVerify).toEqual({ exitCode: 0, output: expect.stringContaining('Ledger verified') });
   });
+
+  it('posts no webhook event twice to one endpoint, a receiver answering with a NUL byte included', () => {
+    expect(report.duplicateDeliveries).toEqual([]);
+  });
 });

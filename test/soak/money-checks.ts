@@ -55,12 +55,27 @@ export function adminLedgerVerify(databaseUrl: string): Promise<{ exitCode: numb
   return new Promise((resolve) => child.once('exit', (exitCode) => resolve({ exitCode, output: output.trim() })));
 }
 
+/**
+ * Each event reaches a receiver path at most once: every receiver here answers 2xx (some with a NUL byte
+ * in the body, issue 14 §3), so a second POST of one event to one path is a delivery sent twice.
+ */
+export function duplicateDeliveries(stack: SoakStack): string[] {
+  const seen = new Map<string, number>();
+  for (const r of stack.receiver.received) {
+    const key = `${r.path} ${String(r.headers['x-webhook-id'])}`;
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+  }
+  return [...seen].filter(([, n]) => n > 1).map(([key, n]) => `event ${key.split(' ')[1]} posted ${n} times to ${key.split(' ')[0]}`);
+}
+
 export interface MoneyReport {
   unsettled: string[];
   balanceProblems: string[];
   /** verifyLedger's problems and postings that do not match a status. */
   ledgerProblems: string[];
   adminVerify: { exitCode: number | null; output: string };
+  /** Webhook events posted twice to one receiver path. */
+  duplicateDeliveries: string[];
 }
 
 export async function checkMoney(stack: SoakStack): Promise<MoneyReport> {
@@ -70,5 +85,6 @@ export async function checkMoney(stack: SoakStack): Promise<MoneyReport> {
     balanceProblems: await balanceProblems(stack),
     ledgerProblems: await moneyProblems(stack.fault.orm),
     adminVerify: await adminLedgerVerify(stack.fault.databaseUrl),
+    duplicateDeliveries: duplicateDeliveries(stack),
   };
 }

@@ -121,6 +121,7 @@ export async function runSoak(options: SoakOptions, onProgress: (line: string) =
       report.unsettled.length === 0 &&
       report.balanceProblems.length === 0 &&
       report.ledgerProblems.length === 0 &&
+      report.duplicateDeliveries.length === 0 &&
       report.adminVerify.exitCode === 0;
     return report;
   } finally {

@@ -24,6 +24,7 @@ export function formatSummary(r: SoakReport): string {
     `  settled:      ${r.unsettled.length ? r.unsettled.join('; ') : 'no withdrawal, refund or payment left in flight'}`,
     `  balances:     ${r.balanceProblems.length ? `${r.balanceProblems.length} differ from the ledger` : 'each business equals its ledger'}`,
     `  ledger:       ${r.adminVerify.exitCode === 0 && !r.ledgerProblems.length ? 'ledger verify clean' : 'ledger verify FAILED'} (${r.adminVerify.output.split('\n')[0]})`,
+    `  webhooks:     ${r.duplicateDeliveries.length ? `${r.duplicateDeliveries.length} events posted twice to one endpoint` : 'no event posted twice to one endpoint'}`,
     `  logs:         ${r.logDir}`,
     ...section('5xx answers', r.serverErrorCount, r.serverErrors.map((f) => `${f.api} ${f.method} ${f.path} -> ${f.status} ${f.answer}\n      log: ${f.log.join('\n      log: ') || '(none found)'}`)),
     ...section('Unexpected', r.unexpectedCount, r.unexpected.map((f) => `${f.why}: ${f.api} ${f.method} ${f.path} -> ${f.status} (request ${f.requestId ?? '-'}) ${f.answer}`)),
@@ -31,6 +32,7 @@ export function formatSummary(r: SoakReport): string {
     ...section('Final sweep', r.sweepProblems.length, r.sweepProblems),
     ...section('Balances', r.balanceProblems.length, r.balanceProblems),
     ...section('Ledger', r.ledgerProblems.length, r.ledgerProblems),
+    ...section('Webhook deliveries', r.duplicateDeliveries.length, r.duplicateDeliveries.slice(0, 50)),
   ];
   if (r.adminVerify.exitCode !== 0) lines.push(`admin ledger verify exited ${r.adminVerify.exitCode}:`, r.adminVerify.output);
   return lines.join('\n');
