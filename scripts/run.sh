@@ -59,7 +59,7 @@ case "$cmd" in
     fi
     export SCHEMATHESIS_BIN="$st_venv/bin/schemathesis"
     exec "${tsnode[@]}" scripts/fuzz.ts "$@" ;;
-  build) exec tsc -p tsconfig.json ;;
+  build) exec "${tsnode[@]}" scripts/build.ts "$@" ;; # dist/: compiled JS, assets, entry points, workflow bundle
   typecheck) exec tsc -p tsconfig.json --noEmit ;;
   *) exec "$cmd" "$@" ;;
 esac

@@ -1,19 +1,20 @@
 /**
  * The HTTPS API alone (production: run several behind a load balancer). Uses DATABASE_URL and
  * TEMPORAL_ADDRESS, defaulting to the embedded servers that `npm start` runs. Migrations run at start
- * (the migrator takes a lock, so several instances starting at once is safe).
+ * in development and tests (under the migrator's lock); in production `node dist/migrate.js` runs them
+ * first and this process waits for them (runtime.ts, openDatabaseFor).
  */
 import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../config.js';
 import { ensureDevCertificate, readTls } from '../dev/tls.js';
 import { createLogger } from '../log.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
-import { connectTemporalFor, defaultDatabaseUrl, openMigratedDatabase, startAdmin, startApi } from './runtime.js';
+import { connectTemporalFor, openDatabaseFor, startAdmin, startApi } from './runtime.js';
 
 async function main() {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
-  const orm = await openMigratedDatabase(defaultDatabaseUrl(config));
+  const orm = await openDatabaseFor(config, log);
   const temporal = await connectTemporalFor(config);
   let tls: { cert: Buffer; key: Buffer } | undefined;
   if (config.http.tlsCertFile) tls = { cert: readFileSync(config.http.tlsCertFile), key: readFileSync(config.http.tlsKeyFile!) };

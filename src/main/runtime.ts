@@ -5,6 +5,7 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { migrate, openDatabase } from '../db/orm.js';
+import { awaitMigrations } from '../db/migration-check.js';
 import { embeddedUrl } from '../dev/embedded-url.js';
 import { createApp } from '../http/app.js';
 import type { AppDeps } from '../http/deps.js';
@@ -30,6 +31,23 @@ export const embeddedDatabaseDir = (config: Config) => path.join(config.dataDir,
 export async function openMigratedDatabase(databaseUrl: string): Promise<MikroORM> {
   const orm = await openDatabase(databaseUrl);
   await migrate(orm);
+  return orm;
+}
+
+/**
+ * The database of an API or worker process. In development and tests it migrates at start (under the
+ * migrator's lock), so one command runs everything; in production `node dist/migrate.js` is the deploy's
+ * own step, and the process only waits until it has run (src/db/migration-check.ts).
+ */
+export async function openDatabaseFor(config: Config, log: Logger): Promise<MikroORM> {
+  if (config.env !== 'production') return openMigratedDatabase(defaultDatabaseUrl(config));
+  const orm = await openDatabase(defaultDatabaseUrl(config));
+  try {
+    await awaitMigrations(orm, log);
+  } catch (err) {
+    await orm.close();
+    throw err;
+  }
   return orm;
 }
 

@@ -5,12 +5,12 @@
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
-import { connectTemporalFor, defaultDatabaseUrl, openMigratedDatabase, startAdmin, startWorker } from './runtime.js';
+import { connectTemporalFor, openDatabaseFor, startAdmin, startWorker } from './runtime.js';
 
 async function main() {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
-  const orm = await openMigratedDatabase(defaultDatabaseUrl(config));
+  const orm = await openDatabaseFor(config, log);
   const temporal = await connectTemporalFor(config);
   const worker = await startWorker({ config, orm, temporal, log });
   const admin = await startAdmin({ config, orm, temporal, log, worker: true });

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import { freePort } from '../../src/dev/free-port.js';
+import type { HttpClient } from '../support/http.js';
+import { TEST_WEBHOOK_ENCRYPTION_KEY } from '../support/stack.js';
+import { startFaultStack, type FaultStack } from './support/fault-stack.js';
+import { paidSession } from './support/flows.js';
+import { moneyProblems } from './support/money.js';
+import { buildProductionApp, forbiddenLoads, median, startEntry, stopAll, type EntryProcess, type ProductionApp } from './support/production-build.js';
+
+/**
+ * Issue 15 §2: the production build runs as the image runs it. `npm run build`'s output, beside
+ * production dependencies alone, started with plain `node dist/migrate.js`, `dist/api.js` and
+ * `dist/worker.js` on an empty database, pays a session end to end, and no TypeScript is loaded on
+ * the way. Then the start-up budget: API listening in under 2 s, worker polling in under 3 s.
+ */
+const RUNS = Number(process.env.STARTUP_RUNS ?? 3);
+let app: ProductionApp;
+let stack: FaultStack;
+let root: string;
+let taskQueue: string;
+let api: EntryProcess | undefined;
+let apiPort: string;
+
+/** A fresh, empty database (not the migrated template): dist/migrate.js has all its work to do. */
+async function emptyDatabase(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(process.env.TEST_DATABASE_URL!);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** What an operator sets, and nothing inherited from this process (no NODE_OPTIONS, no loader). */
+function env(name: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    NODE_ENV: 'production',
+    DATABASE_URL: stack.databaseUrl,
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    DATA_DIR: path.join(root, 'data', name),
+    WEBHOOK_ENCRYPTION_KEY: TEST_WEBHOOK_ENCRYPTION_KEY,
+    LOG_LEVEL: 'info',
+    LOADED_MODULES_FILE: path.join(root, `loaded-${name}.txt`),
+    ...extra,
+  };
+}
+
+async function apiEnv(name: string): Promise<Record<string, string>> {
+  return env(name, {
+    PORT: String(await freePort()),
+    ADMIN_PORT: String(await freePort()),
+    TLS_CERT_FILE: process.env.TEST_TLS_CERT!,
+    TLS_KEY_FILE: process.env.TEST_TLS_KEY!,
+  });
+}
+
+async function workerEnv(name: string): Promise<Record<string, string>> {
+  return env(name, {
+    ADMIN_PORT: String(await freePort()),
+    TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${await freePort()}`,
+    WORKER_SHUTDOWN_GRACE: '1s',
+    // At INFO the SDK says "Workflow bundle created" whenever it bundles: it must not, here.
+    TEMPORAL_SDK_LOG_LEVEL: 'INFO',
+  });
+}
+
+beforeAll(async () => {
+  root = path.join(process.env.TEST_ROOT!, 'production-build');
+  taskQueue = `production-build-${randomUUID().slice(0, 8)}`;
+  const [built, databaseUrl] = await Promise.all([buildProductionApp(root), emptyDatabase('faults_production_build')]);
+  app = built;
+  stack = await startFaultStack('production_build', { databaseUrl });
+}, 400_000);
+
+afterAll(async () => {
+  await stopAll();
+  await stack?.stop();
+});
+
+describe('the production build (dist/, production dependencies only, plain node)', () => {
+  it('an API started before the migrations waits for them; dist/migrate.js applies them once', async () => {
+    const apiEnvironment = await apiEnv('api');
+    apiPort = apiEnvironment.PORT;
+    api = startEntry(app, 'api.js', apiEnvironment);
+    await api.waitFor('waiting for migrations');
+    expect(api.output()).not.toContain('API listening');
+
+    const migrate = startEntry(app, 'migrate.js', env('migrate'));
+    expect(await migrate.exited).toBe(0);
+    expect(migrate.output()).toMatch(/applied \d+ migration\(s\); schema current/);
+    await api.waitFor('API listening', 30_000);
+
+    const again = startEntry(app, 'migrate.js', env('migrate-again'));
+    expect(await again.exited).toBe(0);
+    expect(again.output()).toContain('schema current; nothing to apply');
+  });
+
+  it('pays a session end to end through dist/api.js and dist/worker.js, serving the page assets and the docs bundle', async () => {
+    expect(api).toBeDefined();
+    const worker = startEntry(app, 'worker.js', await workerEnv('worker'));
+    await worker.waitFor('worker running');
+    const http: HttpClient = stack.client(`https://localhost:${apiPort}`);
+    const biz = await stack.business();
+
+    const session = await paidSession(http, biz.testKey);
+    const read = await http.get(`/api/checkout/sessions/${session.id}`, { key: biz.testKey });
+    expect(read.status).toBe(200);
+    expect(read.body.data).toMatchObject({ id: session.id, status: 'completed' });
+    // Files that are not TypeScript, found from dist/ at run time.
+    const css = await http.get('/checkout/assets/checkout.css', { offDocument: true });
+    expect(css.status).toBe(200);
+    expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
+    const redoc = await http.get('/docs/redoc.standalone.js', { offDocument: true });
+    expect(redoc.status).toBe(200);
+    expect(redoc.text.length).toBeGreaterThan(100_000);
+    expect(await moneyProblems(stack.orm)).toEqual([]);
+
+    // The worker loaded the prebuilt bundle: it never bundled, and nothing loaded TypeScript.
+    expect(worker.output()).not.toContain('Workflow bundle created');
+    for (const name of ['api', 'migrate', 'worker']) expect({ name, loads: forbiddenLoads(path.join(root, `loaded-${name}.txt`)) }).toEqual({ name, loads: [] });
+    await worker.stop();
+    expect(await api!.stop()).toBe(0);
+  });
+
+  it(`starts within its budget: API listening under 2 s, worker polling under 3 s (median of ${RUNS})`, async () => {
+    const apiTimes: number[] = [];
+    const workerTimes: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const a = startEntry(app, 'api.js', await apiEnv(`api-${i}`));
+      apiTimes.push(await a.waitFor('API listening'));
+      expect(await a.stop()).toBe(0);
+      const w = startEntry(app, 'worker.js', await workerEnv(`worker-${i}`));
+      workerTimes.push(await w.waitFor('worker running'));
+      expect(await w.stop()).toBe(0);
+    }
+    const ms = (v: number[]) => v.map((t) => Math.round(t)).join(', ');
+    process.stdout.write(
+      `start-up (ms, ${RUNS} runs): api median ${Math.round(median(apiTimes))} [${ms(apiTimes)}]; worker median ${Math.round(median(workerTimes))} [${ms(workerTimes)}]\n`,
+    );
+    expect(median(apiTimes)).toBeLessThan(2_000);
+    expect(median(workerTimes)).toBeLessThan(3_000);
+  }, 180_000);
+});
