@@ -28,8 +28,19 @@ async function assertReachableUrl(url: string, deps: EndpointServiceDeps): Promi
   }
 }
 
+/** Endpoints a business may have per mode (deleted ones do not count): each event fans out to all of them. */
+export const MAX_WEBHOOK_ENDPOINTS = 16;
+
+/**
+ * The count and the insert are made under a lock held to the end of the request's transaction, one per
+ * business and mode, so concurrent creates cannot both see room for one more.
+ */
 export async function createEndpoint(em: EntityManager, caller: Caller, input: CreateEndpointInput, deps: EndpointServiceDeps) {
+  requireTransaction(em);
   await assertReachableUrl(input.url, deps);
+  await em.execute('select pg_advisory_xact_lock(hashtext(?), ?)', [`webhook_endpoints:${caller.businessId}`, caller.livemode ? 1 : 0]);
+  const existing = await em.count(WebhookEndpoint, { businessId: caller.businessId, livemode: caller.livemode, deletedAt: null });
+  if (existing >= MAX_WEBHOOK_ENDPOINTS) throw new ApiError('too_many_webhook_endpoints', { params: { max: MAX_WEBHOOK_ENDPOINTS } });
   const id = newId('wh');
   const secret = generateWebhookSecret();
   const now = new Date();
