@@ -51,13 +51,14 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     },
 
     async completeRefund(refundId: string, processorRefundId: string): Promise<RefundRecord> {
-      const refund = await completeRefund(em(), refundId, processorRefundId);
+      const refund = await em().transactional((tx) => completeRefund(tx, refundId, processorRefundId));
       metrics.refund('completed');
       return refundView(refund);
     },
 
+    /** `failed`, in one transaction: the reserves' shares back to them, the rest to available. */
     async failRefund(refundId: string, failureReason: string): Promise<RefundRecord> {
-      const refund = await failRefund(em(), refundId, failureReason);
+      const refund = await em().transactional((tx) => failRefund(tx, refundId, failureReason));
       metrics.refund('failed');
       return refundView(refund);
     },

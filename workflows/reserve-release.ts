@@ -11,6 +11,9 @@ export interface ReserveReleaseInput {
 export type ReserveReleaseState = 'holding' | 'released' | 'nothing_to_release';
 export const reserveReleaseStateQuery = defineQuery<ReserveReleaseState>('status');
 
+/** The shortest wait before asking again, so clocks a few milliseconds apart cannot spin the loop. */
+const MIN_RECHECK_MS = 1000;
+
 const { releaseReserve } = proxyActivities<ReserveActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '5 minutes' },
@@ -19,7 +22,9 @@ const { releaseReserve } = proxyActivities<ReserveActivities>({
 /**
  * One per reserve (`reserve-release-<res id>`): a durable timer until `releaseAt`, then one transaction
  * that moves whatever the reserve still holds to available. Refunds may have consumed part or all of it
- * meanwhile; the database, not this workflow, knows how much is left.
+ * meanwhile; the database, not this workflow, knows how much is left. A failed refund that gives a
+ * share back after `releaseAt` starts another run (`reserve-release-<res id>-after-<ref id>`), which
+ * finds the reserve due and releases the share at once.
  */
 export async function reserveReleaseWorkflow(input: ReserveReleaseInput): Promise<ReserveReleaseState> {
   let state: ReserveReleaseState = 'holding';
@@ -31,7 +36,15 @@ export async function reserveReleaseWorkflow(input: ReserveReleaseInput): Promis
   if (wait > 0) await sleep(wait);
 
   setCurrentDetails(`Releasing reserve ${input.reserveId} to the available balance`);
-  const result = await releaseReserve(input.reserveId);
+  let result = await releaseReserve(input.reserveId);
+  // The database refuses a release before `releaseAt` (this timer's clock may run ahead of the database
+  // host's, or a reset may replay the workflow early): nothing moved, so wait until it is due and ask
+  // again. A run recorded before this loop never had `notDueUntil` in its result, so it replays as it was.
+  while (result?.notDueUntil) {
+    setCurrentDetails(`Reserve ${input.reserveId} is not due until ${result.notDueUntil}; waiting`);
+    await sleep(Math.max(Date.parse(result.notDueUntil) - Date.now(), MIN_RECHECK_MS));
+    result = await releaseReserve(input.reserveId);
+  }
   upsertSearchAttributes([{ key: PaymentStatus, value: result?.status ?? 'missing' }]);
   state = result && result.releasedAmountInCents > 0 ? 'released' : 'nothing_to_release';
   setCurrentDetails(

@@ -10,6 +10,7 @@ import { OutboxEntry } from '../modules/outbox/outbox.entity.js';
 import { Reserve } from '../modules/reserves/reserve.entity.js';
 import { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../modules/webhooks/webhook.entity.js';
 import { Refund } from '../modules/refunds/refund.entity.js';
+import { RefundReservePart } from '../modules/refunds/refund-reserve-part.entity.js';
 import { Withdrawal } from '../modules/withdrawals/withdrawal.entity.js';
 import { migrationsList } from './migrations/index.js';
 
@@ -30,6 +31,7 @@ export const entities = [
   Reserve,
   Withdrawal,
   Refund,
+  RefundReservePart,
 ];
 
 export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}): Options {

@@ -28,6 +28,23 @@ async function settled(biz: TestBusiness, id: string) {
 const refundEvents = (refundId: string) =>
   sql<{ type: string; payload: Record<string, unknown> }>(stack, `select type, payload from events where payload->>'refundId' = ? order by created_at`, [refundId]);
 
+/** A reserve's amounts, status and dates, as the database holds them. */
+const reserveRow = async (paymentId: string) =>
+  (await sql(stack, `select id, status, reserve_amount_in_cents::int as reserve, consumed_amount_in_cents::int as consumed,
+                            released_amount_in_cents::int as released, release_at, released_at from reserves where payment_id = ?`, [paymentId]))[0];
+/** What a refund took from each reserve, as recorded when it was made. */
+const reserveShares = (refundId: string) =>
+  sql(stack, 'select reserve_id, amount_in_cents::int as amount from refund_reserve_parts where refund_id = ? order by reserve_id', [refundId]);
+/** One ledger transaction's entries, by account. */
+async function postingOf(kind: string, referenceId: string): Promise<Record<string, number>> {
+  const rows = await sql<{ account: string; amount: string }>(
+    stack,
+    'select e.account, e.amount from ledger_entries e join ledger_transactions t on t.id = e.transaction_id where t.kind = ? and t.reference_id = ?',
+    [kind, referenceId],
+  );
+  return Object.fromEntries(rows.map((r) => [r.account, Number(r.amount)]));
+}
+
 async function expectLedgerVerified() {
   const result = await verifyLedger(stack.orm.em.fork());
   expect(result.problems).toEqual([]);
@@ -80,27 +97,49 @@ describe('POST /api/refunds', () => {
     expect(await handle.query(refundStatusQuery)).toEqual(done);
   });
 
-  it('fails a refund the card issuer declines (card 4000000000005126): funds back to available, refund.failed, and the merchant may try again', async () => {
-    const biz = await stack.business();
+  it('fails a refund the card issuer declines (card 4000000000005126): funds back where they came from, refund.failed, and the merchant may try again', async () => {
+    // Half of each subtotal held: available 2 × 2249 = 4498, two reserves of 2249. The refund of 4658
+    // takes all 4498 available and 160 from the oldest reserve (`keep`'s).
+    const biz = await stack.business({ reserveBps: 5_000 });
+    const keep = await paidSession(stack, biz);
     const session = await createSession(stack, biz.testKey);
     expect((await pay(stack, session.id, payBody(CARDS.refundDeclined))).body.data.status).toBe('completed');
-    await creditAvailable(stack.orm, testMode(biz.id), 1_000);
     const before = await balanceOf(stack.orm, testMode(biz.id));
+    expect(before).toMatchObject({ available: 4_498, reserved: 4_498 });
+    const reserveBefore = await reserveRow(keep.id);
+
     const first = await refund(biz, { checkoutSessionId: session.id });
+    expect(first.status).toBe(201);
+    expect(await reserveShares(first.body.data.id)).toEqual([{ reserve_id: reserveBefore.id, amount: 160 }]);
     const failed = await settled(biz, first.body.data.id);
     expect(failed.status).toBe('failed');
     expect(failed.failureReason).toBe('Refund declined by the card issuer');
     expect(failed).not.toHaveProperty('completedAt');
     expect(await balanceOf(stack.orm, testMode(biz.id))).toEqual(before);
+    expect(await reserveRow(keep.id)).toEqual(reserveBefore);
     const events = await refundEvents(first.body.data.id);
     expect(events.map((e) => e.type)).toEqual(['refund.created', 'refund.failed']);
-    expect(events[1].payload).toMatchObject({ status: 'failed', failureReason: 'Refund declined by the card issuer' });
+    expect(events[1].payload).toEqual({
+      refundId: first.body.data.id,
+      sessionId: session.id,
+      amount: TOTAL,
+      reason: null,
+      status: 'failed',
+      failureReason: 'Refund declined by the card issuer',
+      timestamp: expect.any(String),
+    });
     expect((await stack.http.get(`/api/checkout/sessions/${session.id}`, { key: biz.testKey })).body.data.status).toBe('completed');
 
+    // The second refund is funded the same way, from the same reserve, and fails the same way.
     const again = await refund(biz, { checkoutSessionId: session.id });
     expect(again.status).toBe(201);
+    expect(again.body.data).toMatchObject({ checkoutSessionId: session.id, amountInCents: TOTAL, status: 'pending' });
     expect(again.body.data.id).not.toBe(first.body.data.id);
-    await settled(biz, again.body.data.id);
+    expect(await reserveShares(again.body.data.id)).toEqual([{ reserve_id: reserveBefore.id, amount: 160 }]);
+    const secondResult = await settled(biz, again.body.data.id);
+    expect(secondResult).toMatchObject({ id: again.body.data.id, status: 'failed', failureReason: 'Refund declined by the card issuer' });
+    expect(await balanceOf(stack.orm, testMode(biz.id))).toEqual(before);
+    expect(await reserveRow(keep.id)).toEqual(reserveBefore);
     await expectLedgerVerified();
   });
 
@@ -198,18 +237,19 @@ describe('refunds funded from reserves', () => {
     await expectLedgerVerified();
   });
 
-  it('returns the reserve-funded part of a failed refund to available, not to the reserve', async () => {
+  it('gives the reserve-funded part of a failed refund back to the reserve it came from; only the rest returns to available', async () => {
     const biz = await stack.business({ reserveBps: 5_000 });
     const owner = testMode(biz.id);
     const keep = await paidSession(stack, biz);
     const session = await createSession(stack, biz.testKey);
     await pay(stack, session.id, payBody(CARDS.refundDeclined));
+    const reserveBefore = await reserveRow(keep.id);
     // available 4498, held 4498; the refund takes all 4498 available and 160 from the oldest reserve.
     const res = await refund(biz, { checkoutSessionId: session.id });
     expect((await settled(biz, res.body.data.id)).status).toBe('failed');
-    expect(await balanceOf(stack.orm, owner)).toMatchObject({ available: 4_658, reserved: 4_498 - 160, refundsInFlight: 0 });
-    const [reserve] = await sql(stack, 'select status from reserves where payment_id = ?', [keep.id]);
-    expect(reserve.status).toBe('partially_released');
+    expect(await balanceOf(stack.orm, owner)).toMatchObject({ available: 4_498, reserved: 4_498, refundsInFlight: 0 });
+    expect(await reserveRow(keep.id)).toEqual({ ...reserveBefore, status: 'active', consumed: 0 });
+    expect(await postingOf('refund.failed', res.body.data.id)).toEqual({ refunds_in_flight: -TOTAL, available: 4_498, reserved: 160 });
     await expectLedgerVerified();
   });
 });

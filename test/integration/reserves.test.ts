@@ -13,6 +13,11 @@ afterAll(async () => stack?.stop());
 const get = (path: string, key: string) => stack.http.get(path, { key });
 const DAY = 86_400_000;
 
+/** The release activity's own call: one transaction around the service. */
+const release = (reserveId: string) => stack.orm.em.fork().transactional((tx) => releaseReserve(tx, reserveId));
+/** Time passes for one reserve: its hold ends a second ago (the real workflow still sleeps its 90 days). */
+const holdEnded = (reserveId: string) => sql(stack, `update reserves set release_at = now() - interval '1 second' where id = ?`, [reserveId]);
+
 describe('GET /api/balance', () => {
   it('shows zeros and no updatedAt before any money moved', async () => {
     const biz = await stack.business();
@@ -199,9 +204,17 @@ describe('consuming reserves (for refunds)', () => {
       { id: oldest.id, status: 'consumed', consumed: 450, released: 0 },
       { id: newer.id, status: 'partially_released', consumed: 150, released: 0 },
     ]);
-    expect(await releaseReserve(stack.orm.em.fork(), oldest.id)).toEqual({ status: 'consumed', releasedAmountInCents: 0 });
-    expect(await releaseReserve(stack.orm.em.fork(), newer.id)).toEqual({ status: 'released', releasedAmountInCents: 300 });
-    expect(await releaseReserve(stack.orm.em.fork(), newer.id)).toEqual({ status: 'released', releasedAmountInCents: 300 });
+    // 90 days early, whoever asks: nothing moves, and the answer says when the reserve is due.
+    const [{ release_at: newerReleaseAt }] = await sql(stack, 'select release_at from reserves where id = ?', [newer.id]);
+    expect(await release(newer.id)).toEqual({ status: 'partially_released', releasedAmountInCents: 0, notDueUntil: new Date(newerReleaseAt).toISOString() });
+    expect((await get('/api/balance', biz.testKey)).body.data).toMatchObject({ availableInCents: 2 * 4048, reservedInCents: 300 });
+    expect((await get(`/api/reserves/${newer.id}`, biz.testKey)).body.data).toMatchObject({ status: 'partially_released', releasedAt: null });
+
+    await holdEnded(oldest.id);
+    await holdEnded(newer.id);
+    expect(await release(oldest.id)).toEqual({ status: 'consumed', releasedAmountInCents: 0 });
+    expect(await release(newer.id)).toEqual({ status: 'released', releasedAmountInCents: 300 });
+    expect(await release(newer.id)).toEqual({ status: 'released', releasedAmountInCents: 300 });
     expect((await get('/api/balance', biz.testKey)).body.data).toMatchObject({ availableInCents: 2 * 4048 + 300, reservedInCents: 0 });
     expect(await consume(biz, 10, `${biz.id}-2`)).toEqual({ taken: 0, parts: [] });
   });
@@ -210,7 +223,8 @@ describe('consuming reserves (for refunds)', () => {
     const biz = await stack.business();
     await paidSession(stack, biz);
     const [reserve] = await reservesOf(biz);
-    const [released, consumed] = await Promise.all([releaseReserve(stack.orm.em.fork(), reserve.id), consume(biz, 300, `${biz.id}-race`)]);
+    await holdEnded(reserve.id);
+    const [released, consumed] = await Promise.all([release(reserve.id), consume(biz, 300, `${biz.id}-race`)]);
     expect(released!.releasedAmountInCents + consumed.taken).toBe(450);
     const [after] = await reservesOf(biz);
     expect(after.consumed + after.released).toBe(450);
@@ -224,7 +238,8 @@ describe('ledger verify', () => {
     const paid = await paidSession(stack, biz);
     await paidSession(stack, biz, biz.liveKey);
     const [reserve] = await sql(stack, 'select id from reserves where payment_id = ?', [paid.id]);
-    await releaseReserve(stack.orm.em.fork(), reserve.id);
+    await holdEnded(reserve.id);
+    await release(reserve.id);
     // The database is shared with other test files, which may break invariants on purpose: only this
     // business's rows are judged here.
     const mine = (problems: string[]) => problems.filter((p) => p.includes(biz.id) || p.includes(paid.id) || p.includes(reserve.id));

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { refundFunding } from '../../src/modules/refunds/refund.rules.js';
+import { refundFailedLines, refundFunding } from '../../src/modules/refunds/refund.rules.js';
 
 const cents = fc.integer({ min: 0, max: 10_000_000_000 });
 
@@ -27,5 +27,28 @@ describe('refund funding', () => {
     [4_658, 0, 4_178, null],
   ])('refunds %i from %i available and %i held as %j', (amount, available, heldInReserves, expected) => {
     expect(refundFunding(amount, { available, heldInReserves })).toEqual(expected);
+  });
+});
+
+describe('a failed refund\'s posting', () => {
+  it('gives the reserves\' shares back to reserved and only the rest to available, balanced, with no zero lines', () => {
+    expect(refundFailedLines(4_658, 160)).toEqual([
+      { account: 'refunds_in_flight', amount: -4_658 },
+      { account: 'reserved', amount: 160 },
+      { account: 'available', amount: 4_498 },
+    ]);
+    expect(refundFailedLines(4_658, 0)).toEqual([
+      { account: 'refunds_in_flight', amount: -4_658 },
+      { account: 'available', amount: 4_658 },
+    ]);
+    expect(refundFailedLines(4_658, 4_658)).toEqual([
+      { account: 'refunds_in_flight', amount: -4_658 },
+      { account: 'reserved', amount: 4_658 },
+    ]);
+  });
+
+  it('refuses shares that do not fit in the refund', () => {
+    expect(() => refundFailedLines(100, 101)).toThrow(RangeError);
+    expect(() => refundFailedLines(100, -1)).toThrow(RangeError);
   });
 });

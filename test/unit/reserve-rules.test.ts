@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { heldOf, isoDuration, planConsumption, reserveConfigView, reserveStatusOf } from '../../src/modules/reserves/reserve.rules.js';
+import { heldOf, isDue, isoDuration, planConsumption, releaseReference, reserveConfigView, reserveStatusOf } from '../../src/modules/reserves/reserve.rules.js';
 
 const reserve = (id: string, amount: number, consumed = 0, released = 0) => ({
   id,
@@ -15,9 +15,26 @@ describe('reserve amounts and status', () => {
     [reserve('a', 100, 100), 'consumed', 0],
     [reserve('a', 100, 0, 100), 'released', 0],
     [reserve('a', 100, 40, 60), 'released', 0],
+    // A failed refund gave 40 back after the release took 60: held again until its own release.
+    [reserve('a', 100, 0, 60), 'partially_released', 40],
   ])('%o is %s holding %d', (r, status, held) => {
     expect(reserveStatusOf(r)).toBe(status);
     expect(heldOf(r)).toBe(held);
+  });
+});
+
+describe('releasing on or after releaseAt', () => {
+  it('is due at releaseAt to the millisecond, never before', () => {
+    const releaseAt = new Date('2026-11-24T00:00:00.000Z');
+    expect(isDue(releaseAt, new Date('2026-11-23T23:59:59.999Z'))).toBe(false);
+    expect(isDue(releaseAt, releaseAt)).toBe(true);
+    expect(isDue(releaseAt, new Date('2026-11-24T00:00:00.001Z'))).toBe(true);
+  });
+
+  it('references the first release by the reserve id and later ones by number', () => {
+    expect(releaseReference('res_1', 0)).toBe('res_1');
+    expect(releaseReference('res_1', 1)).toBe('res_1#2');
+    expect(releaseReference('res_1', 2)).toBe('res_1#3');
   });
 });
 

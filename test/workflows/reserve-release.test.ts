@@ -48,6 +48,41 @@ describe('reserve release workflow', () => {
     });
   });
 
+  it('waits for the database\'s releaseAt when the release is refused as early, and releases then', async () => {
+    // The database holds the reserve for 90 days; this run was started believing 1 day (a reset, a
+    // clock ahead, a start with a wrong date). The activity refuses anything before the database's date.
+    const start = await env.currentTimeMs();
+    const dueAt = start + 90 * DAY;
+    const balance = { reserved: 1000, available: 0 };
+    const calls: number[] = [];
+    const releaseReserve = jest.fn<ReserveActivities['releaseReserve']>(async () => {
+      const now = await env.currentTimeMs();
+      calls.push(now);
+      if (now < dueAt) return { status: 'active', releasedAmountInCents: 0, notDueUntil: new Date(dueAt).toISOString() };
+      balance.available += balance.reserved;
+      balance.reserved = 0;
+      return { status: 'released', releasedAmountInCents: 1000 };
+    });
+    await runWith({ releaseReserve }, async (taskQueue) => {
+      const handle = await env.client.workflow.start(reserveReleaseWorkflow, {
+        workflowId: `reserve-release-res_${Math.random()}`,
+        taskQueue,
+        args: [{ reserveId: 'res_4', releaseAt: new Date(start + DAY).toISOString() }],
+      });
+      await env.sleep(2 * DAY);
+      expect(releaseReserve).toHaveBeenCalledTimes(1);
+      expect(await handle.query(reserveReleaseStateQuery)).toBe('holding');
+      expect(balance).toEqual({ reserved: 1000, available: 0 });
+      await env.sleep(87 * DAY);
+      expect(releaseReserve).toHaveBeenCalledTimes(1);
+
+      expect(await handle.result()).toBe('released');
+      expect(releaseReserve).toHaveBeenCalledTimes(2);
+      expect(calls[1]).toBeGreaterThanOrEqual(dueAt);
+      expect(balance).toEqual({ reserved: 0, available: 1000 });
+    });
+  });
+
   it('releases nothing from a reserve that refunds consumed meanwhile', async () => {
     const releaseReserve = jest.fn<ReserveActivities['releaseReserve']>().mockResolvedValue({ status: 'consumed', releasedAmountInCents: 0 });
     await runWith({ releaseReserve }, async (taskQueue) => {

@@ -67,7 +67,7 @@ const checks: Check[] = [
                  released_amount_in_cents as released, status from reserves
           where ${HELD} < 0 or consumed_amount_in_cents < 0 or released_amount_in_cents < 0
              or status <> case
-               when ${HELD} > 0 and consumed_amount_in_cents > 0 then 'partially_released'
+               when ${HELD} > 0 and (consumed_amount_in_cents > 0 or released_amount_in_cents > 0) then 'partially_released'
                when ${HELD} > 0 then 'active'
                when released_amount_in_cents > 0 then 'released'
                else 'consumed' end`,
@@ -76,10 +76,23 @@ const checks: Check[] = [
   },
   {
     sql: `select r.id, r.released_amount_in_cents as released, coalesce(-sum(e.amount), 0)::bigint as posted from reserves r
-          left join ledger_transactions t on t.kind = 'reserve.release' and t.reference_id = r.id
+          left join ledger_transactions t on t.kind = 'reserve.release' and (t.reference_id = r.id or t.reference_id like r.id || '#%')
           left join ledger_entries e on e.transaction_id = t.id and e.account = 'reserved'
           group by r.id having r.released_amount_in_cents <> coalesce(-sum(e.amount), 0)`,
     describe: (r) => `reserve ${r.id} says ${r.released} released but the ledger moved ${r.posted}`,
+  },
+  {
+    // A refund's recorded reserve shares add up to what it took from reserves, and a failed one gave
+    // exactly those shares back to `reserved` (refunds made before shares were recorded have none).
+    sql: `with parts as (select refund_id, sum(amount_in_cents)::bigint as parts from refund_reserve_parts group by refund_id)
+          select r.id, r.status, r.from_reserves_in_cents as from_reserves, p.parts, coalesce(sum(e.amount), 0)::bigint as returned
+          from refunds r join parts p on p.refund_id = r.id
+          left join ledger_transactions t on t.kind = 'refund.failed' and t.reference_id = r.id
+          left join ledger_entries e on e.transaction_id = t.id and e.account = 'reserved'
+          group by r.id, r.status, r.from_reserves_in_cents, p.parts
+          having p.parts <> r.from_reserves_in_cents or (r.status = 'failed' and coalesce(sum(e.amount), 0) <> p.parts)`,
+    describe: (r) =>
+      `refund ${r.id} (${r.status}) took ${r.from_reserves} from reserves, its reserve shares add up to ${r.parts} and its failure gave ${r.returned} back to reserved`,
   },
   {
     sql: `with sums as (${ENTRY_SUMS}),

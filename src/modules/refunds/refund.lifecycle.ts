@@ -2,14 +2,18 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { CheckoutSession } from '../checkout/session.entity.js';
 import { recordEvent } from '../events/record-event.js';
 import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
+import { requireTransaction } from '../../db/transaction.js';
+import { transfer } from '../ledger/accounts.js';
+import { restoreReserves } from '../reserves/reserve.service.js';
+import { RefundReservePart } from './refund-reserve-part.entity.js';
 import { Refund } from './refund.entity.js';
 import { refundCompletedPayload, refundFailedPayload } from './refund.events.js';
-import { transfer } from '../ledger/accounts.js';
+import { refundFailedLines } from './refund.rules.js';
 
 /**
  * The moves the refund workflow asks for after the create. Each is conditional on the refund's status,
  * and each ledger posting is unique by (kind, refund id), so a retried activity or a worker that died
- * mid-way and came back can never move the money twice.
+ * mid-way and came back can never move the money twice. Each takes the transaction the activity opened.
  */
 
 /** `pending` → `processing`. Returns the refund afterwards, whatever its status. */
@@ -23,8 +27,8 @@ export async function startRefundProcessing(em: EntityManager, id: string): Prom
  * `processing` → `completed`: the session becomes `refunded`, the money leaves `refunds_in_flight` for
  * processor clearing (it is on its way back to the card), and `refund.completed` is recorded.
  */
-export async function completeRefund(em: EntityManager, id: string, processorRefundId: string): Promise<Refund> {
-  return finish(em, id, async (tx, refund, balance, now) => {
+export async function completeRefund(tx: EntityManager, id: string, processorRefundId: string): Promise<Refund> {
+  return finish(tx, id, async (tx, refund, balance, now) => {
     refund.status = 'completed';
     refund.completedAt = now;
     refund.processorRefundId = processorRefundId;
@@ -42,21 +46,23 @@ export async function completeRefund(em: EntityManager, id: string, processorRef
 }
 
 /**
- * `processing` → `failed`: the whole amount returns to `available`, including any part that came from
- * reserves. Those reserves stay `consumed` / `partially_released`: their money was already taken out of
- * the hold when the refund was made, and putting it back under a release date the merchant has seen
- * pass (or not) would be a second, invisible hold. The session stays `completed`, so it may be refunded
- * again.
+ * `processing` → `failed`: each reserve that funded the refund gets its own share back (`reserved`, its
+ * status recomputed, its `releaseAt` kept; one already due is released at once by its workflow), and
+ * only the part taken from `available` returns to `available`. So a refund that keeps failing can never
+ * turn held money into money the merchant may withdraw. The session stays `completed`, so it may be
+ * refunded again.
  */
-export async function failRefund(em: EntityManager, id: string, failureReason: string): Promise<Refund> {
-  return finish(em, id, async (tx, refund, balance, now) => {
+export async function failRefund(tx: EntityManager, id: string, failureReason: string): Promise<Refund> {
+  return finish(tx, id, async (tx, refund, balance, now) => {
     refund.status = 'failed';
     refund.failedAt = now;
     refund.failureReason = failureReason;
+    const parts = await tx.find(RefundReservePart, { refundId: refund.id }, { orderBy: { reserveId: 'asc' } });
+    const toReserves = await restoreReserves(tx, refund.id, parts.map((p) => ({ reserveId: p.reserveId, amount: p.amountInCents })), now);
     postTransaction(tx, balance, {
       kind: 'refund.failed',
       referenceId: refund.id,
-      lines: transfer('refunds_in_flight', 'available', refund.amountInCents),
+      lines: refundFailedLines(refund.amountInCents, toReserves),
       at: now,
     });
     recordEvent(tx, ownerOf(refund), 'refund.failed', refundFailedPayload(refund, now), now);
@@ -68,18 +74,17 @@ const ownerOf = (r: Refund) => ({ businessId: r.businessId, livemode: r.livemode
 type Balance = Awaited<ReturnType<typeof lockBalance>>;
 
 async function finish(
-  em: EntityManager,
+  tx: EntityManager,
   id: string,
   apply: (tx: EntityManager, refund: Refund, balance: Balance, now: Date) => Promise<void>,
 ): Promise<Refund> {
-  return em.transactional(async (tx) => {
-    const { businessId, livemode } = await tx.findOneOrFail(Refund, { id });
-    const balance = await lockBalance(tx, { businessId, livemode });
-    const refund = await tx.findOneOrFail(Refund, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    if (refund.status !== 'processing') return refund;
-    const now = new Date();
-    refund.updatedAt = now;
-    await apply(tx, refund, balance, now);
-    return refund;
-  });
+  requireTransaction(tx);
+  const { businessId, livemode } = await tx.findOneOrFail(Refund, { id });
+  const balance = await lockBalance(tx, { businessId, livemode });
+  const refund = await tx.findOneOrFail(Refund, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  if (refund.status !== 'processing') return refund;
+  const now = new Date();
+  refund.updatedAt = now;
+  await apply(tx, refund, balance, now);
+  return refund;
 }

@@ -1,3 +1,5 @@
+import { lines, type PostingLine } from '../ledger/accounts.js';
+
 /**
  * Where a refund's money comes from: `available` first, then what the reserves still hold. Null when
  * the two together fall short ("Insufficient balance for refund").
@@ -9,4 +11,17 @@ export function refundFunding(
   if (funds.available + funds.heldInReserves < amount) return null;
   const fromAvailable = Math.min(funds.available, amount);
   return { fromAvailable, fromReserves: amount - fromAvailable };
+}
+
+/**
+ * A failed refund's posting: out of `refunds_in_flight`, the reserves' shares back to `reserved` and the
+ * rest (what came from `available`, or from reserves before their shares were recorded) to `available`.
+ */
+export function refundFailedLines(amount: number, toReserves: number): PostingLine[] {
+  if (toReserves < 0 || toReserves > amount) throw new RangeError(`reserve shares ${toReserves} do not fit in the refund's ${amount}`);
+  return lines(
+    { account: 'refunds_in_flight', amount: -amount },
+    { account: 'reserved', amount: toReserves },
+    { account: 'available', amount: amount - toReserves },
+  );
 }

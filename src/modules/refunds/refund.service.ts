@@ -14,6 +14,7 @@ import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { HOLDING_STATUSES, Reserve } from '../reserves/reserve.entity.js';
 import { heldOf } from '../reserves/reserve.rules.js';
 import { consumeReserves } from '../reserves/reserve.service.js';
+import { RefundReservePart } from './refund-reserve-part.entity.js';
 import { Refund } from './refund.entity.js';
 import { refundCreatedPayload } from './refund.events.js';
 import { refundFunding } from './refund.rules.js';
@@ -28,8 +29,8 @@ const ownerOf = (caller: Caller): Owner => ({ businessId: caller.businessId, liv
 
 /**
  * Creates a pending refund of the session's total. In one transaction under the balance lock: the
- * rules, the funds (available first, then the oldest reserves) moved to `refunds_in_flight`,
- * `refund.created`, and the start of the refund's workflow.
+ * rules, the funds (available first, then the oldest reserves, each reserve's share recorded) moved to
+ * `refunds_in_flight`, `refund.created`, and the start of the refund's workflow.
  */
 export async function createRefund(
   tx: EntityManager,
@@ -67,6 +68,8 @@ export async function createRefund(
     createdAt: now,
     updatedAt: now,
   });
+  // Each reserve's share, so that a failed refund gives it back to the reserve it came from.
+  for (const part of consumed.parts) tx.create(RefundReservePart, { refundId: refund.id, reserveId: part.reserveId, amountInCents: part.amount });
   postTransaction(tx, balance, {
     kind: 'refund.created',
     referenceId: refund.id,

@@ -12,14 +12,27 @@ export interface ReserveAmounts {
 export const heldOf = (r: ReserveAmounts): number => r.reserveAmountInCents - r.consumedAmountInCents - r.releasedAmountInCents;
 
 /**
- * The status that follows from the amounts: nothing gone is `active`; some consumed and the rest still
+ * The status that follows from the amounts: nothing gone is `active`; some gone and the rest still
  * locked is `partially_released`; all consumed is `consumed`; otherwise the timer released what was left.
+ * (Some released and some still held happens only for a moment: a failed refund gave a share back to a
+ * reserve already released, and its release workflow is about to release that share too.)
  */
 export function reserveStatusOf(r: ReserveAmounts): ReserveStatus {
   const held = heldOf(r);
-  if (held > 0) return r.consumedAmountInCents > 0 ? 'partially_released' : 'active';
+  if (held > 0) return r.consumedAmountInCents > 0 || r.releasedAmountInCents > 0 ? 'partially_released' : 'active';
   return r.releasedAmountInCents > 0 ? 'released' : 'consumed';
 }
+
+/** A reserve is released on or after its `releaseAt`, never before, whoever asks. */
+export const isDue = (releaseAt: Date, at: Date): boolean => at.getTime() >= releaseAt.getTime();
+
+/**
+ * The ledger reference of a reserve's release. Its first release is referenced by the reserve id; a
+ * later one (of a share a failed refund gave back after the release) by `<id>#2`, `<id>#3`, … so that
+ * each stays unique by (kind, reference) and `ledger verify` finds them all.
+ */
+export const releaseReference = (reserveId: string, earlierReleases: number): string =>
+  earlierReleases === 0 ? reserveId : `${reserveId}#${earlierReleases + 1}`;
 
 /**
  * Takes up to `amount` from reserves, oldest first. Returns how much each gives and the total, which is

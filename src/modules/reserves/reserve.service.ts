@@ -1,9 +1,13 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../domain/ids.js';
 import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
-import { HOLDING_STATUSES, Reserve } from './reserve.entity.js';
-import { heldOf, planConsumption, reserveStatusOf } from './reserve.rules.js';
+import { requireTransaction } from '../../db/transaction.js';
+import { centsToDecimalString } from '../../domain/money.js';
 import { transfer } from '../ledger/accounts.js';
+import { LedgerTransaction } from '../ledger/ledger.entity.js';
+import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { HOLDING_STATUSES, Reserve, type ReserveStatus } from './reserve.entity.js';
+import { heldOf, isDue, planConsumption, releaseReference, reserveStatusOf } from './reserve.rules.js';
 
 export const reserveReleaseWorkflowId = (reserveId: string) => `reserve-release-${reserveId}`;
 
@@ -58,34 +62,92 @@ export async function consumeReserves(
   return plan;
 }
 
+/** What a release did: the reserve's status and all it has released, or, before `releaseAt`, when it is due. */
+export interface ReleaseOutcome {
+  status: ReserveStatus;
+  releasedAmountInCents: number;
+  /** Set only when asked before `releaseAt` (ISO 8601): nothing was released; ask again then. */
+  notDueUntil?: string;
+}
+
 /**
- * The release at `releaseAt`: in one transaction, whatever the reserve still holds moves from `reserved`
- * to `available`. A reserve already released or consumed releases nothing, so running twice is harmless.
+ * The release at `releaseAt`: whatever the reserve still holds moves from `reserved` to `available`, in
+ * the caller's transaction. Before `releaseAt` it releases nothing and says when the reserve is due,
+ * whatever asked (an early timer, a retried activity, an operator). A reserve already released or
+ * consumed releases nothing, so running twice is harmless. Null when the reserve does not exist.
  */
-export async function releaseReserve(
-  em: EntityManager,
-  reserveId: string,
-  at: Date = new Date(),
-): Promise<{ status: string; releasedAmountInCents: number } | null> {
-  return em.transactional(async (tx) => {
-    const found = await tx.findOne(Reserve, { id: reserveId });
-    if (!found) return null;
-    // The balance lock first, as every money move takes it, then the reserve row.
-    const balance = await lockBalance(tx, { businessId: found.businessId, livemode: found.livemode });
-    const reserve = await tx.findOneOrFail(Reserve, { id: reserveId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    if (!HOLDING_STATUSES.includes(reserve.status)) {
-      return { status: reserve.status, releasedAmountInCents: reserve.releasedAmountInCents };
-    }
-    const held = heldOf(reserve);
-    postTransaction(tx, balance, {
-      kind: 'reserve.release',
-      referenceId: reserve.id,
-      lines: transfer('reserved', 'available', held),
-      at,
-    });
-    reserve.releasedAmountInCents += held;
-    reserve.releasedAt = at;
-    reserve.status = reserveStatusOf(reserve);
+export async function releaseReserve(tx: EntityManager, reserveId: string, at: Date = new Date()): Promise<ReleaseOutcome | null> {
+  requireTransaction(tx);
+  const found = await tx.findOne(Reserve, { id: reserveId });
+  if (!found) return null;
+  // `releaseAt` never changes, so the row as first read decides this without any lock.
+  if (!isDue(found.releaseAt, at)) {
+    return { status: found.status, releasedAmountInCents: found.releasedAmountInCents, notDueUntil: found.releaseAt.toISOString() };
+  }
+  // The balance lock first, as every money move takes it, then the reserve row.
+  const balance = await lockBalance(tx, { businessId: found.businessId, livemode: found.livemode });
+  const reserve = await tx.findOneOrFail(Reserve, { id: reserveId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  if (!HOLDING_STATUSES.includes(reserve.status)) {
     return { status: reserve.status, releasedAmountInCents: reserve.releasedAmountInCents };
+  }
+  const held = heldOf(reserve);
+  const earlier = reserve.releasedAmountInCents === 0 ? 0 : await tx.count(LedgerTransaction, {
+    kind: 'reserve.release',
+    $or: [{ referenceId: reserve.id }, { referenceId: { $like: `${reserve.id}#%` } }],
+  });
+  postTransaction(tx, balance, {
+    kind: 'reserve.release',
+    referenceId: releaseReference(reserve.id, earlier),
+    lines: transfer('reserved', 'available', held),
+    at,
+  });
+  reserve.releasedAmountInCents += held;
+  reserve.releasedAt = at;
+  reserve.status = reserveStatusOf(reserve);
+  return { status: reserve.status, releasedAmountInCents: reserve.releasedAmountInCents };
+}
+
+/**
+ * A failed refund gives each reserve its own share back (the caller holds the balance lock and posts
+ * `refunds_in_flight → reserved` for the total returned). The reserve keeps its `releaseAt`. One whose
+ * `releaseAt` has passed is released at once through its release workflow: the first run may have
+ * finished (releasing nothing from a consumed reserve), so a run of its own, started by the outbox in
+ * this transaction, releases the share; a first run still going releases it too, and only one can.
+ */
+export async function restoreReserves(
+  tx: EntityManager,
+  refundId: string,
+  parts: { reserveId: string; amount: number }[],
+  at: Date,
+): Promise<number> {
+  requireTransaction(tx);
+  if (parts.length === 0) return 0;
+  const reserves = await tx.find(Reserve, { id: { $in: parts.map((part) => part.reserveId) } }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  const byId = new Map(reserves.map((r) => [r.id, r]));
+  let restored = 0;
+  for (const part of parts) {
+    const reserve = byId.get(part.reserveId)!;
+    reserve.consumedAmountInCents -= part.amount;
+    reserve.status = reserveStatusOf(reserve);
+    restored += part.amount;
+    if (isDue(reserve.releaseAt, at)) startReleaseAgain(tx, reserve, refundId, part.amount, at);
+  }
+  return restored;
+}
+
+/** `reserve-release-<res id>-after-<ref id>`: the dispatcher never reuses a workflow id, so a new run needs its own. */
+export const reserveReleaseAgainWorkflowId = (reserveId: string, refundId: string) => `${reserveReleaseWorkflowId(reserveId)}-after-${refundId}`;
+
+function startReleaseAgain(tx: EntityManager, reserve: Reserve, refundId: string, amount: number, at: Date): void {
+  tx.create(OutboxEntry, {
+    createdAt: at,
+    message: {
+      kind: 'workflow.start',
+      workflowType: 'reserveReleaseWorkflow',
+      workflowId: reserveReleaseAgainWorkflowId(reserve.id, refundId),
+      args: [{ reserveId: reserve.id, releaseAt: reserve.releaseAt.toISOString() }],
+      searchAttributes: { BusinessId: reserve.businessId, Livemode: reserve.livemode, AmountInCents: amount },
+      summary: `Release $${centsToDecimalString(amount)} given back to reserve ${reserve.id} by failed refund ${refundId}`,
+    },
   });
 }
