@@ -3,6 +3,10 @@
  * validate against that response's schema (JSON Schema 2020-12, the OpenAPI 3.1 dialect) and the
  * required headers must be there with valid values. The test client runs it on every `/api` answer, so
  * every integration test is also a test that the document tells the truth.
+ *
+ * Listed is not the same as acceptable: every authenticated operation lists 500 and 503, so this check
+ * passes a crash. The client (http.ts) therefore refuses any 5xx first, unless the request says
+ * `expect5xx`.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';

@@ -16,6 +16,17 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** For a test that sends what no client of the document would (a malformed path, say). */
   offDocument?: boolean;
+  /**
+   * Only for a test that provokes a server-side failure on purpose (a dependency stopped, say) and then
+   * asserts the exact answer. Without it any 5xx rejects: the document lists 500 and 503 for every
+   * authenticated operation, so the document check alone would let a crash pass as a documented answer.
+   */
+  expect5xx?: boolean;
+}
+
+/** The error a test sees when the service answers 5xx to a request that did not ask for one. */
+export function unexpected5xx(method: string, path: string, status: number, text: string): Error {
+  return new Error(`${method} ${path} answered ${status}, a server error this test did not expect. Body: ${text.slice(0, 2_000)}`);
 }
 
 export type HttpClient = ReturnType<typeof createHttpClient>;
@@ -42,6 +53,7 @@ export function createHttpClient(origin: string, ca: Buffer) {
             /* not JSON: the page tests read `text` */
           }
           const answer = { status: res.statusCode ?? 0, headers: res.headers, body, text };
+          if (answer.status >= 500 && !opts.expect5xx) return reject(unexpected5xx(method, path, answer.status, text));
           // Every /api answer must be one the API document describes: the no-drift check.
           const problems = opts.offDocument ? [] : documentProblems(method, path, answer);
           if (problems.length) reject(new Error(`The answer breaks the API document:\n${problems.join('\n')}`));

@@ -35,7 +35,8 @@ export function startLoad(http: HttpClient, biz: TestBusiness, opts: { clients?:
     calls.push(call);
     const headers: Record<string, string> = apiKey ? { 'Idempotency-Key': key } : {};
     try {
-      call.res = await http.post(path, body, { key: apiKey, headers });
+      // The fault makes 503s on purpose: the test asserts each answer is a success or the 503 envelope.
+      call.res = await http.post(path, body, { key: apiKey, headers, expect5xx: true });
     } catch (err) {
       call.error = (err as Error).message;
     }
@@ -75,7 +76,7 @@ export function startLoad(http: HttpClient, biz: TestBusiness, opts: { clients?:
 export async function retryUntilDone(http: HttpClient, call: Call, apiKey: string, timeoutMs = 90_000): Promise<HttpResponse> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const res = await http.post(call.path, call.body, { key: apiKey, headers: { 'Idempotency-Key': call.key } }).catch(() => null);
+    const res = await http.post(call.path, call.body, { key: apiKey, headers: { 'Idempotency-Key': call.key }, expect5xx: true }).catch(() => null);
     if (res && res.status < 300) return res;
     if (res && res.status !== 503 && !(res.status === 409 && res.body.error?.type === 'idempotency_error')) {
       throw new Error(`${call.op} ${call.key} answered ${res.status} ${res.text}`);
@@ -94,7 +95,7 @@ export async function payAgainIfPending(http: HttpClient, call: Call, statusOf: 
   const until = Date.now() + timeoutMs;
   for (;;) {
     if ((await statusOf(sessionId)) !== 'pending') return;
-    const res = await http.post(call.path, call.body).catch(() => null);
+    const res = await http.post(call.path, call.body, { expect5xx: true }).catch(() => null);
     if (res?.status === 200) return;
     if (Date.now() > until) throw new Error(`pay ${sessionId} still failing: ${res?.status} ${res?.text}`);
     await new Promise((r) => setTimeout(r, 2_000));
