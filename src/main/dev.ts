@@ -122,6 +122,8 @@ async function shutdown(code: number) {
 
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
+// The terminal closed: the servers, in their own process groups, would not hear of it.
+process.on('SIGHUP', () => void shutdown(0));
 main().catch((err) => {
   process.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `start failed: ${err?.stack ?? err}\n`);
   void shutdown(1);
