@@ -6,22 +6,28 @@
  */
 import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../config.js';
-import { ensureDevCertificate, readTls } from '../dev/tls.js';
 import { createLogger } from '../log.js';
+import { logLivePayments } from '../modules/processor/live-mode.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
 import { connectTemporalFor, openDatabaseFor, startAdmin, startApi } from './runtime.js';
 
 async function main() {
-  const config = loadConfig();
+  // Unset NODE_ENV is production here (npm start is development): a deployment that forgets it fails closed.
+  const config = loadConfig(process.env, 'production');
   const log = createLogger(config.logLevel);
   const orm = await openDatabaseFor(config, log);
   const temporal = await connectTemporalFor(config);
   let tls: { cert: Buffer; key: Buffer } | undefined;
   if (config.http.tlsCertFile) tls = { cert: readFileSync(config.http.tlsCertFile), key: readFileSync(config.http.tlsKeyFile!) };
-  else if (!config.http.trustProxy) tls = readTls(await ensureDevCertificate(config.dataDir));
+  else if (!config.http.trustProxy) {
+    // The development certificate's generator (selfsigned and its ASN.1 stack) loads only when it is used.
+    const { ensureDevCertificate, readTls } = await import('../dev/tls.js');
+    tls = readTls(await ensureDevCertificate(config.dataDir));
+  }
   const api = await startApi({ config, orm, temporal, log, tls });
   const admin = await startAdmin({ config, orm, temporal, log, worker: false });
   log.info({ origin: api.origin, adminPort: admin.port }, 'API listening');
+  logLivePayments(log, config);
 
   gracefulShutdown({
     log,

@@ -11,6 +11,9 @@ import { createApp } from '../http/app.js';
 import type { AppDeps } from '../http/deps.js';
 import { listen } from '../http/server.js';
 import type { PaymentProcessor } from '../modules/processor/processor.js';
+import { refusingLive } from '../modules/processor/live-mode.js';
+import { simulatorWithBook } from '../modules/processor/simulator.js';
+import { postgresChargeBook } from '../modules/processor/simulator-book.js';
 import { createOutboxDispatcher, type OutboxDispatcher } from '../modules/outbox/dispatcher.js';
 import { startOutboxRelay } from '../modules/outbox/relay.js';
 import { createEventFanout } from '../modules/webhooks/fanout.js';
@@ -18,7 +21,6 @@ import { webhookEncryptionKey } from '../modules/webhooks/secret-box.js';
 import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
 import { connectTemporal } from '../temporal/client.js';
 import { ensurePurgeSchedule, ensureSessionExpirySweep } from '../temporal/schedules.js';
-import { connectWorker, createWorker } from '../temporal/worker.js';
 
 /**
  * The pieces every process is made of, wired the same way by `npm start`, the API and worker entry
@@ -119,16 +121,22 @@ export async function startWorker(opts: {
   processor?: PaymentProcessor;
 }): Promise<{ worker: Worker; running: Promise<void>; stop: () => Promise<void> }> {
   const { config, orm, temporal, log } = opts;
+  // Loaded here, not at the top: the worker SDK (its bundler, the activities) is most of what a process
+  // loads, and an API process never needs it. That is a second or so of every API start.
+  const { connectWorker, createWorker } = await import('../temporal/worker.js');
   const connection = opts.connection ?? (await connectWorker({ ...config.temporal, address: defaultTemporalAddress(config) }));
   const webhooks = {
     encryptionKey: webhookEncryptionKey(config),
     caFile: config.webhooks.caFile,
     allowPrivateUrls: config.webhooks.allowPrivateUrls,
   };
+  // Live mode fails closed: with live payments refused, the processor declines every live money move.
+  const processor =
+    config.livePayments === 'refused' ? refusingLive(opts.processor ?? simulatorWithBook(postgresChargeBook(orm))) : opts.processor;
   const worker = await createWorker(connection, config.temporal, {
     orm,
     webhooks,
-    processor: opts.processor,
+    processor,
     sessionTtlMs: config.sessionTtlMs,
   });
   await ensurePurgeSchedule(temporal, config.temporal.taskQueue);
