@@ -27,12 +27,15 @@ const INVALID = validation('Validation failed');
 const UNKNOWN_ID = 'sess_0000000000000000000000';
 
 type Attempt = (api: SoakClient, biz: SoakBusiness, other: SoakBusiness) => Promise<unknown>;
-const send = (method: string, path: string, opts: RequestOptions): Attempt => (api, biz) => api.request(method, path, { key: biz.key, ...opts });
+/** `FRESH` in a path or header becomes a new UUID on each send (the pay limit counts per session id). */
+const fresh = (text: string) => text.replaceAll('FRESH', () => randomUUID());
+const send = (method: string, path: string, opts: RequestOptions): Attempt => (api, biz) =>
+  api.request(method, fresh(path), { key: biz.key, ...opts, headers: Object.fromEntries(Object.entries(opts.headers ?? {}).map(([k, v]) => [k, fresh(v)])) });
 
 const ATTEMPTS: Attempt[] = [
   send('POST', '/api/checkout/sessions', { rawBody: '{"description": "Order", "items": [', headers: { 'Content-Type': 'application/json' }, accept: [validation('Request body must be valid JSON')] }),
   send('POST', '/api/checkout/sessions', { rawBody: nested(5000), headers: { 'Content-Type': 'application/json' }, accept: [validation()] }),
-  send('POST', '/api/withdrawals', { rawBody: `${'['.repeat(20000)}${']'.repeat(20000)}`, headers: { 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() }, accept: [validation()] }),
+  send('POST', '/api/withdrawals', { rawBody: `${'['.repeat(20000)}${']'.repeat(20000)}`, headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'FRESH' }, accept: [validation()] }),
   send('PUT', '/api/webhooks/wh_soakunknown', { rawBody: nested(3000), headers: { 'Content-Type': 'application/json' }, accept: [validation(), notFound()] }),
   send('POST', '/api/refunds', { rawBody: JSON.stringify({ checkoutSessionId: UNKNOWN_ID }), headers: { 'Content-Type': 'text/plain' }, accept: [validation('Content-Type must be application/json')] }),
   send('POST', '/api/checkout/sessions', { body: sessionBody({ description: 'NUL \u0000 byte' }), accept: [INVALID] }),
@@ -45,12 +48,12 @@ const ATTEMPTS: Attempt[] = [
   send('GET', `/api/refunds/ref_${'z'.repeat(3000)}`, { accept: [notFound()] }),
   send('GET', '/api/withdrawals/wd_soakunknown0000000000', { accept: [notFound('Withdrawal not found')] }),
   send('GET', '/api/refunds/ref_soakunknown0000000000', { accept: [notFound('Refund not found')] }),
-  send('GET', `/api/checkout/sessions/${randomUUID()}`, { accept: [notFound()] }),
+  send('GET', '/api/checkout/sessions/FRESH', { accept: [notFound()] }),
   send('GET', '/api/reserves/res_soakunknown', { accept: [notFound('Reserve not found')] }),
   send('PATCH', '/api/webhooks/wh_soakunknown', { body: { description: 'x' }, accept: [notFound('Webhook endpoint not found')] }),
   send('DELETE', '/api/webhooks/wh_soakunknown', { accept: [notFound('Webhook endpoint not found')] }),
   send('POST', '/api/webhooks/retry/evt_soakunknown', { accept: [notFound()] }),
-  send('POST', `/api/checkout/${randomUUID()}/pay`, { body: payBody(), accept: [notFound()] }),
+  send('POST', '/api/checkout/FRESH/pay', { body: payBody(), accept: [notFound()] }),
   send('POST', '/api/withdrawals', { body: { amount: -5, destinationType: 'wallet', destinationDetails: { walletEmail: 'a@b.example' } }, accept: [INVALID] }),
   send('POST', '/api/withdrawals', { body: { amount: 0.001, destinationType: 'wallet', destinationDetails: { walletEmail: 'a@b.example' } }, accept: [INVALID] }),
   send('POST', '/api/withdrawals', { body: { amount: 1e12, destinationType: 'wallet', destinationDetails: { walletEmail: 'a@b.example' } }, accept: [INVALID] }),
