@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort } from '../../src/dev/free-port.js';
@@ -7,7 +8,7 @@ import { TEST_WEBHOOK_ENCRYPTION_KEY } from '../support/stack.js';
 import { startFaultStack, type FaultStack } from './support/fault-stack.js';
 import { paidSession } from './support/flows.js';
 import { moneyProblems } from './support/money.js';
-import { buildProductionApp, forbiddenLoads, median, startEntry, stopAll, type EntryProcess, type ProductionApp } from './support/production-build.js';
+import { buildProductionApp, forbiddenLoads, INSTALL, median, startEntry, stopAll, type EntryProcess, type ProductionApp } from './support/production-build.js';
 
 /**
  * Issue 15 §2: the production build runs as the image runs it. `npm run build`'s output, beside
@@ -85,6 +86,18 @@ afterAll(async () => {
 });
 
 describe('the production build (dist/, production dependencies only, plain node)', () => {
+  it('is what the image and compose run: the same install, the same three entry points', () => {
+    const dockerfile = readFileSync('Dockerfile', 'utf8');
+    const compose = readFileSync('docker-compose.yml', 'utf8');
+    expect(dockerfile).toContain(`RUN npm ${INSTALL.join(' ')} `);
+    expect(dockerfile).toContain('RUN npm run build');
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n.*\/healthz/m);
+    expect(dockerfile).toContain('CMD ["node", "--enable-source-maps", "dist/api.js"]');
+    for (const entry of ['migrate', 'api', 'worker']) expect(compose).toContain(`command: ["node", "--enable-source-maps", "dist/${entry}.js"]`);
+    expect(compose).not.toMatch(/tsx|src\/main/);
+  });
+
   it('an API started before the migrations waits for them; dist/migrate.js applies them once', async () => {
     const apiEnvironment = await apiEnv('api');
     apiPort = apiEnvironment.PORT;

@@ -10,6 +10,13 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, 
 import path from 'node:path';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
+/**
+ * The Dockerfile's runtime install, flag for flag. `npm ci` refuses this lock file (scripts/run.sh says
+ * why); `npm install` honours it. No optional packages: they are embedded PostgreSQL's and SWC's
+ * binaries, the npm Node and pg-cloudflare, none of which a production process loads (the workflow
+ * bundle is prebuilt, so SWC never runs). No install scripts: none of what remains needs one.
+ */
+export const INSTALL = ['install', '--omit=dev', '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund'];
 
 /** Runs a command to its end; rejects with its output when it fails. */
 export function run(command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<string> {
@@ -34,15 +41,14 @@ export function run(command: string, args: string[], opts: { cwd?: string; env?:
  */
 async function productionDependencies(): Promise<string> {
   const lock = readFileSync(path.join(repo, 'package-lock.json'));
-  const dir = path.join(repo, 'node_modules/.cache/payments-production-deps', createHash('sha256').update(lock).digest('hex').slice(0, 16));
+  const key = createHash('sha256').update(lock).update(INSTALL.join(' ')).digest('hex').slice(0, 16);
+  const dir = path.join(repo, 'node_modules/.cache/payments-production-deps', key);
   if (existsSync(path.join(dir, 'node_modules'))) return path.join(dir, 'node_modules');
   const staging = `${dir}.${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   for (const file of ['package.json', 'package-lock.json']) copyFileSync(path.join(repo, file), path.join(staging, file));
-  // `npm ci` refuses this lock file (scripts/run.sh says why); `npm install` honours it. No install
-  // scripts: the only one is embedded PostgreSQL's, which the production processes never start.
-  await run('npm', ['install', '--omit=dev', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: staging, timeoutMs: 300_000 });
+  await run('npm', [...INSTALL, '--offline', '--loglevel=error'], { cwd: staging, timeoutMs: 300_000 });
   try {
     renameSync(staging, dir);
   } catch {
