@@ -1,0 +1,194 @@
+/**
+ * Records the replay fixtures (test/replay/histories/) from real runs: the real API, activities,
+ * PostgreSQL and Temporal dev server of test/support/stack.ts. Run on demand only:
+ *
+ *   npm run record-histories          (RECORD_HISTORIES=1, this file alone)
+ *
+ * Every other `npm test` skips it. Re-recording replaces the files it writes and keeps any other
+ * fixture in the index (old-code histories stay until their keepUntil: docs/decisions.md, Workflow
+ * versioning). The one branch today's code no longer takes, a charge failure declined at once, is
+ * recorded by a worker running the payment workflow as it was before the `unknown-charge-lookup` patch
+ * (`git show <commit>^:workflows/payment.ts` in a temporary copy of workflows/), so that fixture is a
+ * real history of the old code too.
+ */
+import { purgeScheduleId, sessionExpiryWorkflowId } from '../../src/temporal/schedules.js';
+import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
+import { refundWorkflowId } from '../../src/modules/refunds/refund.service.js';
+import { reserveReleaseWorkflowId } from '../../src/modules/reserves/reserve.service.js';
+import { withdrawalWorkflowId } from '../../src/modules/withdrawals/withdrawal.service.js';
+import { webhookDeliveryWorkflowId } from '../../src/modules/webhooks/delivery-start.js';
+import { DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
+import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
+import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
+import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { workerTaskQueue } from '../support/names.js';
+import { startReceiver, type Answer } from '../support/webhook-receiver.js';
+import { readIndex, writeIndex, type Fixture } from './fixtures.js';
+import { closedHistory, copyOfWorkflows, saveHistory, sleepingHistory, startWorkerOn } from './recorder.js';
+
+/** The commit that made an unknown charge outcome a lookup; its parent is the payment workflow before it. */
+const LOOKUP_COMMIT = 'c86a951b157b535181a6dbc0203f1899ae7ed632';
+const TIMEOUT_CHARGED = '4000000000000408';
+
+const record = process.env.RECORD_HISTORIES === '1' ? describe : describe.skip;
+const recorded: Fixture[] = [];
+
+/** Pays a new session with `card` (whatever the answer) and records the checkout workflow's history. */
+async function payAndRecord(stack: TestStack, biz: TestBusiness, card: string, name: string, branch: string, recordedWith?: string) {
+  const session = await createSession(stack, biz.testKey);
+  await pay(stack, session.id, payBody(card));
+  const workflowId = checkoutWorkflowId(session.id);
+  const history = await closedHistory(stack.temporal, workflowId);
+  recorded.push(saveHistory(history, { name, workflowId, workflowType: 'checkoutWorkflow', branch, recordedWith }));
+  return session.id as string;
+}
+
+async function refundAndRecord(stack: TestStack, biz: TestBusiness, card: string, name: string, branch: string) {
+  const session = await createSession(stack, biz.testKey);
+  await pay(stack, session.id, payBody(card));
+  await closedHistory(stack.temporal, checkoutWorkflowId(session.id));
+  const res = await stack.http.post('/api/refunds', { checkoutSessionId: session.id }, { key: biz.testKey });
+  if (res.status !== 201) throw new Error(`refund: ${res.status} ${res.text}`);
+  const workflowId = refundWorkflowId(res.body.data.id);
+  recorded.push(saveHistory(await closedHistory(stack.temporal, workflowId), { name, workflowId, workflowType: 'refundWorkflow', branch }));
+}
+
+async function withdraw(stack: TestStack, walletEmail: string) {
+  const biz = await stack.business();
+  await addWalletMethod(stack.orm, biz.id, walletEmail);
+  await creditAvailable(stack.orm, testMode(biz.id), 10_000);
+  const body = { amount: 40, destinationType: 'wallet', destinationDetails: { walletEmail } };
+  const res = await stack.http.post('/api/withdrawals', body, { key: biz.testKey });
+  if (res.status !== 201) throw new Error(`withdrawal: ${res.status} ${res.text}`);
+  return { biz, id: res.body.data.id as string };
+}
+
+async function withdrawAndRecord(stack: TestStack, walletEmail: string, name: string, branch: string) {
+  const { id } = await withdraw(stack, walletEmail);
+  const workflowId = withdrawalWorkflowId(id);
+  recorded.push(saveHistory(await closedHistory(stack.temporal, workflowId), { name, workflowId, workflowType: 'withdrawalWorkflow', branch }));
+}
+
+record('recording replay fixtures from the real dev server', () => {
+  afterAll(() => {
+    if (!recorded.length) return;
+    const names = new Set(recorded.map((f) => f.file));
+    writeIndex([...readIndex().filter((f) => !names.has(f.file)), ...recorded]);
+  });
+
+  it('today\'s code: payments, refunds, reserve release, withdrawals, webhook deliveries, the purge', async () => {
+    const receiver = await startReceiver();
+    // The spec's 7 attempts, a second apart instead of over a day (tests only).
+    const stack = await startStack({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_DELAYS: '0,1s,1s,1s,1s,1s,1s', WITHDRAWAL_PROCESSING_DELAY: '1s' });
+    try {
+      const biz = await stack.business();
+      await payAndRecord(stack, biz, CARDS.success, 'checkout-payment-succeeded', 'payment: success');
+      await payAndRecord(stack, biz, CARDS.declined, 'checkout-payment-declined', 'payment: decline');
+      await payAndRecord(stack, biz, TIMEOUT_CHARGED, 'checkout-payment-unknown-then-charged', 'payment: unknown outcome resolved, charged (lookUpCharge finds it)');
+      await payAndRecord(stack, biz, CARDS.processingError, 'checkout-payment-unknown-then-not-found', 'payment: unknown outcome resolved, not found (failed)');
+
+      await refundAndRecord(stack, biz, CARDS.success, 'refund-completed', 'refund: completed');
+      await refundAndRecord(stack, biz, CARDS.refundDeclined, 'refund-failed', 'refund: failed (the processor declines it)');
+
+      const shortHold = await stack.business({ reserveHoldMs: 3_000 });
+      const paid = await payAndRecord(stack, shortHold, CARDS.success, 'checkout-payment-succeeded-short-hold', 'payment: success, 3 s reserve hold');
+      const [reserve] = await sql<{ id: string }>(stack, 'select id from reserves where payment_id = ?', [paid]);
+      const reserveFlow = reserveReleaseWorkflowId(reserve.id);
+      recorded.push(
+        saveHistory(await closedHistory(stack.temporal, reserveFlow), { name: 'reserve-release-released', workflowId: reserveFlow, workflowType: 'reserveReleaseWorkflow', branch: 'reserve release' }),
+      );
+
+      await withdrawAndRecord(stack, 'payouts@merchant.example', 'withdrawal-paid', 'withdrawal: paid');
+      await withdrawAndRecord(stack, 'payouts@fail.test', 'withdrawal-failed', 'withdrawal: failed (the wallet cannot receive funds)');
+
+      const webhooks: [string, string, Answer[]][] = [
+        ['webhook-delivery-first-try', 'webhook delivery: first-try success', [{ status: 200 }]],
+        ['webhook-delivery-after-retries', 'webhook delivery: success after retries (500, then 200)', [{ status: 500 }, { status: 200 }]],
+        ['webhook-delivery-exhausted', 'webhook delivery: exhausted after 7 attempts', [{ status: 500 }]],
+      ];
+      for (const [name, branch, answers] of webhooks) {
+        const merchant = await stack.business();
+        const created = await stack.http.post('/api/webhooks', { url: receiver.url(answers), events: ['checkout.succeeded'] }, { key: merchant.testKey });
+        if (created.status !== 201) throw new Error(`webhook endpoint: ${created.status} ${created.text}`);
+        const session = await createSession(stack, merchant.testKey);
+        await pay(stack, session.id, payBody(CARDS.success)); // its checkout.succeeded is the event delivered
+        const [delivery] = await eventually(`a delivery for ${name}`, () =>
+          sql<{ id: string }>(stack, 'select id from webhook_deliveries where endpoint_id = ?', [created.body.data.endpoint.id]).then((r) => r.length && r),
+        );
+        const workflowId = webhookDeliveryWorkflowId(delivery.id);
+        recorded.push(saveHistory(await closedHistory(stack.temporal, workflowId), { name, workflowId, workflowType: 'webhookDeliveryWorkflow', branch }));
+      }
+
+      const schedule = stack.temporal.schedule.getHandle(purgeScheduleId(stack.config.temporal.taskQueue));
+      await schedule.trigger();
+      const action = await eventually('the triggered purge', async () => (await schedule.describe()).info.recentActions.at(-1)?.action);
+      recorded.push(
+        saveHistory(await closedHistory(stack.temporal, action.workflow.workflowId), {
+          name: 'idempotency-purge',
+          workflowId: action.workflow.workflowId,
+          workflowType: 'purgeIdempotencyKeysWorkflow',
+          branch: 'idempotency purge (scheduled run)',
+        }),
+      );
+    } finally {
+      await stack.stop();
+      await receiver.close();
+    }
+  }, 600_000);
+
+  it('today\'s code: the session expiry sweep, a withdrawal cancelled while pending', async () => {
+    // A queue of its own, so this sweep starts fresh; sessions that live 3 s; withdrawals pending an hour.
+    const taskQueue = `${workerTaskQueue()}-record-expiry`;
+    const stack = await startStack({ TEMPORAL_TASK_QUEUE: taskQueue, SESSION_TTL: '3s', WITHDRAWAL_PROCESSING_DELAY: '1h' });
+    try {
+      const { biz, id } = await withdraw(stack, 'payouts@merchant.example');
+      const cancelled = await stack.http.post(`/api/withdrawals/${id}/cancel`, undefined, { key: biz.testKey });
+      if (cancelled.status !== 200) throw new Error(`cancel: ${cancelled.status} ${cancelled.text}`);
+      const withdrawalFlow = withdrawalWorkflowId(id);
+      recorded.push(
+        saveHistory(await closedHistory(stack.temporal, withdrawalFlow), {
+          name: 'withdrawal-cancelled',
+          workflowId: withdrawalFlow,
+          workflowType: 'withdrawalWorkflow',
+          branch: 'withdrawal: cancelled while pending',
+        }),
+      );
+
+      const session = await createSession(stack, biz.testKey);
+      await eventually('the sweep to cancel the session', async () => (await sql(stack, 'select status from checkout_sessions where id = ?', [session.id]))[0].status === 'cancelled', 30_000);
+      const sweepFlow = sessionExpiryWorkflowId(taskQueue);
+      // Three sweeps at least: the one at start, the one that cancelled the session, and the next plan.
+      recorded.push(
+        saveHistory(await sleepingHistory(stack.temporal, sweepFlow, 3), {
+          name: 'session-expiry-sweeps',
+          workflowId: sweepFlow,
+          workflowType: 'sessionExpiryWorkflow',
+          branch: 'session expiry (sweeps, one cancelling a session; open, asleep on its timer)',
+        }),
+      );
+    } finally {
+      await stack.stop();
+    }
+  }, 300_000);
+
+  it('the payment workflow before `unknown-charge-lookup`: a charge failure declined at once', async () => {
+    const old = copyOfWorkflows(`${LOOKUP_COMMIT}^`, ['payment.ts']);
+    const stack = await startStack({ TEMPORAL_TASK_QUEUE: `${workerTaskQueue()}-record-old-code` }, { worker: false });
+    const stopWorker = await startWorkerOn(stack, old.workflowsPath);
+    try {
+      const biz = await stack.business({ ...DEMO_BUSINESS, name: 'Old code' });
+      await payAndRecord(
+        stack,
+        biz,
+        CARDS.processingError,
+        'checkout-payment-charge-failed-before-lookup',
+        'payment: charge failed, declined at once (code before the unknown-charge-lookup patch)',
+        `workflows/payment.ts at ${LOOKUP_COMMIT.slice(0, 7)}^`,
+      );
+    } finally {
+      await stopWorker();
+      await stack.stop();
+      old.remove();
+    }
+  }, 300_000);
+});
