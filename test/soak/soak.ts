@@ -5,7 +5,7 @@
  */
 import { hostileLoop } from './hostile.js';
 import { createContext } from './context.js';
-import { checkMoney, type MoneyReport } from './money-checks.js';
+import { checkMoney, settle, type MoneyReport } from './money-checks.js';
 import { paymentsLoop } from './payments.js';
 import { readsLoop } from './reads.js';
 import { startSoakStack, type SoakStack } from './stack.js';
@@ -89,6 +89,8 @@ export async function runSoak(options: SoakOptions, onProgress: (line: string) =
     const trafficSeconds = (Date.now() - trafficStarted) / 1000;
     onProgress(`traffic stopped after ${trafficSeconds.toFixed(0)} s; waiting for flows still under way`);
     await drain();
+    // The worker's backlog first, so the sweep's own payments are not queued behind the traffic's.
+    await settle(stack);
     onProgress('sweeping every route on each API process');
     const sweepProblems = await sweepEveryApi(stack);
     onProgress('settling, then checking balances against the ledger and running ledger verify');

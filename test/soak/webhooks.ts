@@ -35,14 +35,13 @@ export async function webhooksLoop(ctx: SoakContext, biz: SoakBusiness): Promise
     if (live.length) {
       const id = live[randomInt(live.length)];
       // PUT, PATCH and a rotation of one endpoint at once, over both APIs.
-      const [put, patch, rotated] = await Promise.all([
+      const [put, , rotated] = await Promise.all([
         ctx.api().put(`/api/webhooks/${id}`, { description: `soak ${n}`, events: someEvents() }, { key: biz.key, accept: [200] }),
         ctx.api().patch(`/api/webhooks/${id}`, { isActive: n % 3 !== 0 }, { key: biz.key, accept: [200] }),
         ctx.api().post(`/api/webhooks/${id}/rotate-secret`, undefined, { key: biz.key, accept: [200] }),
       ]);
       if (put.status === 200 && put.body.data.id !== id) ctx.stats.problem(`PUT /api/webhooks/${id} answered another endpoint`);
       if (rotated.status === 200 && !/^whsec_/.test(rotated.body.data.secret)) ctx.stats.problem(`rotation of ${id} gave no secret`);
-      void patch;
       await ctx.api().put(`/api/webhooks/${id}`, { url: receiver.url(), isActive: true }, { key: biz.key, accept: [200] });
       await ctx.api().patch(`/api/webhooks/${id}`, { url: 'http://insecure.example/hook' }, { key: biz.key, accept: [validation('Validation failed'), validation('URL must be HTTPS')] });
     }
