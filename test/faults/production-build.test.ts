@@ -136,6 +136,7 @@ describe('the production build (dist/, production dependencies only, plain node)
     expect(await moneyProblems(stack.orm)).toEqual([]);
 
     // The worker loaded the prebuilt bundle: it never bundled, and nothing loaded TypeScript.
+    expect(worker.output()).toContain('Worker state changed'); // the SDK's INFO lines do reach the output
     expect(worker.output()).not.toContain('Workflow bundle created');
     for (const name of ['api', 'migrate', 'worker']) expect({ name, loads: forbiddenLoads(path.join(root, `loaded-${name}.txt`)) }).toEqual({ name, loads: [] });
     await worker.stop();
