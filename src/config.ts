@@ -49,7 +49,8 @@ const addressList = z.string().transform((value, ctx) =>
 );
 
 const schema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /** Unset: `development` for `npm start` (src/main/dev.ts), `production` for the API and worker entry points. */
+  NODE_ENV: z.enum(['development', 'test', 'production']),
   DATA_DIR: z.string().default('.data'),
   DATABASE_URL: z.url().optional(),
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
@@ -89,6 +90,8 @@ const schema = z.object({
   WEBHOOK_ENCRYPTION_KEY: encryptionKey.optional(),
   WEBHOOK_CA_FILE: z.string().min(1).optional(),
   ALLOW_PRIVATE_WEBHOOK_URLS: flag.optional(),
+  /** Let the card simulator serve live keys. Unset: yes outside production; in production no, live money moves are refused. */
+  ALLOW_SIMULATED_LIVE_PAYMENTS: flag.optional(),
   WEBHOOK_RETRY_DELAYS: durationList.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DEV_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
@@ -137,6 +140,12 @@ export interface Config {
     /** Test-only override of the spec's retry schedule. */
     retryDelaysMs?: number[];
   };
+  /**
+   * What serves live keys' payments, refunds and payouts. There is no acquirer adapter yet, so it is the
+   * simulator (`simulated`) when ALLOW_SIMULATED_LIVE_PAYMENTS says so, which it does by default outside
+   * production; otherwise nothing (`refused`): those requests are refused, no live money move reaches it.
+   */
+  livePayments: LivePayments;
   logLevel: string;
   dev: { postgresPort: number; temporalPort: number; temporalUiPort: number };
 }
@@ -144,9 +153,18 @@ export interface Config {
 /** Thrown with one line that names the offending variable, so start-up fails clearly. */
 export class ConfigError extends Error {}
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export type LivePayments = 'simulated' | 'refused';
+
+/**
+ * The configuration from the environment. `defaultEnv` is the NODE_ENV when none is set: the production
+ * entry points (api.ts, worker.ts) pass `production`, so a deployment that forgets it fails closed.
+ */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  defaultEnv: 'development' | 'production' = 'development',
+): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = schema.safeParse(present);
+  const parsed = schema.safeParse({ NODE_ENV: defaultEnv, ...present });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ConfigError(`Invalid configuration: ${issue.path.join('.')}: ${issue.message}`);
@@ -199,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowPrivateUrls: c.ALLOW_PRIVATE_WEBHOOK_URLS ?? c.NODE_ENV !== 'production',
       retryDelaysMs: c.WEBHOOK_RETRY_DELAYS,
     },
+    livePayments: (c.ALLOW_SIMULATED_LIVE_PAYMENTS ?? c.NODE_ENV !== 'production') ? 'simulated' : 'refused',
     logLevel: c.LOG_LEVEL,
     dev: { postgresPort: c.DEV_POSTGRES_PORT, temporalPort: c.DEV_TEMPORAL_PORT, temporalUiPort: c.DEV_TEMPORAL_UI_PORT },
   };

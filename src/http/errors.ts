@@ -64,6 +64,11 @@ const catalogue = {
     message: 'Live API keys work only once the business is approved',
   },
   https_required: { type: 'permission_error', status: 403, message: 'HTTPS is required' },
+  live_payments_refused: {
+    type: 'permission_error',
+    status: 403,
+    message: 'Live payments are not enabled on this server: no acquirer is configured',
+  },
   route_not_found: { type: 'not_found', status: 404, message: 'Resource not found' },
   session_not_found: { type: 'not_found', status: 404, message: 'Checkout session not found' },
   withdrawal_not_found: { type: 'not_found', status: 404, message: 'Withdrawal not found' },

@@ -11,6 +11,7 @@ import { startTemporalDevServer } from '../dev/temporal-dev-server.js';
 import { ensureDevCertificate, readTls } from '../dev/tls.js';
 import { createLogger } from '../log.js';
 import { createBusiness, DEMO_BUSINESS, type IssuedKey } from '../modules/businesses/business.service.js';
+import { livePaymentsNotice } from '../modules/processor/live-mode.js';
 import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase, startAdmin, startApi, startWorker } from './runtime.js';
 
 const stops: (() => Promise<void>)[] = [];
@@ -83,6 +84,7 @@ async function main() {
     `  Temporal UI      ${uiUrl ?? `(external Temporal at ${temporalAddress})`}`,
     `  Metrics, health  http://${config.admin.host}:${admin.port}/metrics  /healthz  /readyz`,
     `  Demo test key    ${testKey.secret}`,
+    `  Live payments    ${livePaymentsNotice(runConfig).replace(/^live payments: /, '')}`,
     tlsFiles.caFile ? `  CA file to trust ${tlsFiles.caFile}` : '',
     `  PostgreSQL       ${pgWhere}`,
     `  Data, logs       ${path.resolve(config.dataDir)}, ${logDir}`,

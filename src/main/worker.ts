@@ -4,17 +4,20 @@
  */
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
+import { logLivePayments } from '../modules/processor/live-mode.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
 import { connectTemporalFor, openDatabaseFor, startAdmin, startWorker } from './runtime.js';
 
 async function main() {
-  const config = loadConfig();
+  // Unset NODE_ENV is production here (npm start is development): a deployment that forgets it fails closed.
+  const config = loadConfig(process.env, 'production');
   const log = createLogger(config.logLevel);
   const orm = await openDatabaseFor(config, log);
   const temporal = await connectTemporalFor(config);
   const worker = await startWorker({ config, orm, temporal, log });
   const admin = await startAdmin({ config, orm, temporal, log, worker: true });
   log.info({ taskQueue: config.temporal.taskQueue, adminPort: admin.port }, 'worker running');
+  logLivePayments(log, config);
 
   const shutdown = gracefulShutdown({
     log,

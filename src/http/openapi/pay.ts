@@ -35,7 +35,7 @@ export const payPaths: ZodOpenApiPathsObject = {
         '200': ok('The outcome so far', payAnswerResource, {
           example: { success: true, data: { sessionId: '0190f4c2-a7e0-7b3c-9d1e-2f3a4b5c6d7e', status: 'completed', redirectUrl: 'https://shop.example.com/thanks?session_id=0190f4c2-a7e0-7b3c-9d1e-2f3a4b5c6d7e' } },
         }),
-        ...errors(...PUBLIC_POST, 'validation_failed', 'session_not_payable', 'session_not_found'),
+        ...errors(...PUBLIC_POST, 'validation_failed', 'session_not_payable', 'session_not_found', 'live_payments_refused'),
       },
     },
   },

@@ -31,7 +31,7 @@ export const refundPaths: ZodOpenApiPathsObject = {
           idempotent: true,
           links: { ReadRefund: linkById('getRefund') },
         }),
-        ...errors(...IDEMPOTENT_POST, 'refund_session_not_completed', 'refund_already_exists', 'insufficient_balance_for_refund', 'session_not_found'),
+        ...errors(...IDEMPOTENT_POST, 'live_payments_refused', 'refund_session_not_completed', 'refund_already_exists', 'insufficient_balance_for_refund', 'session_not_found'),
       },
     },
     get: {

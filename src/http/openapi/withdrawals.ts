@@ -49,7 +49,7 @@ export const withdrawalPaths: ZodOpenApiPathsObject = {
           links: { ReadWithdrawal: linkById('getWithdrawal'), CancelWithdrawal: linkById('cancelWithdrawal') },
           example: { success: true, data: { id, amountInCents, status: 'pending', destinationType, destinationDetails, requestedAt } },
         }),
-        ...errors(...IDEMPOTENT_POST, 'withdrawal_method_not_found', 'insufficient_available_balance'),
+        ...errors(...IDEMPOTENT_POST, 'live_payments_refused', 'withdrawal_method_not_found', 'insufficient_available_balance'),
       },
     },
     get: {

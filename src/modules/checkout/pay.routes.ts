@@ -25,9 +25,9 @@ export function canonicalSessionId(id: string): string {
  * and, with the hosted page and cancel, to PUBLIC_RATE_LIMIT_PER_MINUTE per client address.
  */
 export function payRoutes(router: Router, deps: AppDeps): void {
-  const processor = paymentProcessor({ env: deps.config.env, log: deps.log });
+  const processor = paymentProcessor({ env: deps.config.env, livePayments: deps.config.livePayments, log: deps.log });
   const limiter = createRateLimiter(deps.orm, { name: 'pay', points: 10, durationSeconds: 60 });
-  const payDeps = { orm: deps.orm, temporal: deps.temporal, taskQueue: deps.config.temporal.taskQueue, processor, waitMs: PAY_WAIT_MS };
+  const payDeps = { orm: deps.orm, temporal: deps.temporal, taskQueue: deps.config.temporal.taskQueue, processor, waitMs: PAY_WAIT_MS, livePayments: deps.config.livePayments };
 
   router.post(
     '/checkout/:id/pay',

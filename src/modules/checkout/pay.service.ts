@@ -4,7 +4,9 @@ import { z } from 'zod';
 import { payUpdate, type PayRequest, type PayResult } from '../../../workflows/checkout.js';
 import { toSearchAttributePairs } from '../../../workflows/search-attributes.js';
 import { centsToDecimalString } from '../../domain/money.js';
+import type { LivePayments } from '../../config.js';
 import { ApiError } from '../../http/errors.js';
+import { requireLivePayments } from '../processor/live-mode.js';
 import { InvalidCardError, type PaymentProcessor } from '../processor/processor.js';
 import { parse } from '../../http/validate.js';
 import { payAnswerResource, payInput } from './pay.schemas.js';
@@ -20,6 +22,8 @@ export interface PayDeps {
   processor: PaymentProcessor;
   /** How long the request waits for the payment's outcome before answering `processing`. */
   waitMs: number;
+  /** `refused`: a live session cannot be paid here (src/modules/processor/live-mode.ts). The route passes the config's. */
+  livePayments?: LivePayments;
 }
 
 export type PayAnswer = z.output<typeof payAnswerResource>;
@@ -43,6 +47,8 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
   // Past its `expiresAt` it is cancelled now, whether or not the expiry sweep has come by yet.
   const statusNow = isPastExpiry(session) ? await expireSession(deps.orm.em.fork(), session.id) : session.status;
   if (statusNow !== 'pending') throw new ApiError('session_not_payable', { params: { status: statusNow ?? 'cancelled' } });
+  // Live mode fails closed: the card reaches neither the simulator's tokenizer nor its charge.
+  requireLivePayments(deps.livePayments ?? 'simulated', session.livemode);
   const input = parse(payInput, body);
   if (session.askShipping && !input.shipping) {
     throw new ApiError('validation_failed', { errors: [{ path: ['shipping'], message: 'Shipping address is required' }] });

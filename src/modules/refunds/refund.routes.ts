@@ -3,6 +3,7 @@ import { callerOf } from '../../http/auth.js';
 import type { AppDeps } from '../../http/deps.js';
 import { idempotency } from '../../http/idempotency.js';
 import { metrics } from '../../ops/metrics.js';
+import { requireLivePayments } from '../processor/live-mode.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { createRefundInput, listRefundsQuery } from './refund.schemas.js';
 import { createRefund, findRefund, listRefunds } from './refund.service.js';
@@ -10,6 +11,8 @@ import { refundView } from './refund.view.js';
 
 export function refundRoutes(router: Router, deps: AppDeps): void {
   router.post('/refunds', async (ctx) => {
+    // Live mode fails closed: no live refund reaches the simulator unless the operator allowed it.
+    requireLivePayments(deps.config.livePayments, callerOf(ctx).livemode);
     const input = parseBody(ctx, createRefundInput);
     const outbox = await deps.orm.em.fork().transactional(async (tx) => {
       const { refund, outbox } = await createRefund(tx, callerOf(ctx), input);

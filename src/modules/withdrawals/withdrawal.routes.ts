@@ -4,6 +4,7 @@ import { callerOf } from '../../http/auth.js';
 import type { AppDeps } from '../../http/deps.js';
 import { idempotency } from '../../http/idempotency.js';
 import { metrics } from '../../ops/metrics.js';
+import { requireLivePayments } from '../processor/live-mode.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { createWithdrawalInput, listWithdrawalsQuery } from './withdrawal.schemas.js';
 import { cancelWithdrawal, createWithdrawal, findWithdrawal, listWithdrawals, withdrawalWorkflowId } from './withdrawal.service.js';
@@ -11,6 +12,8 @@ import { cancelledWithdrawalView, createdWithdrawalView, withdrawalListView, wit
 
 export function withdrawalRoutes(router: Router, deps: AppDeps): void {
   router.post('/withdrawals', async (ctx) => {
+    // Live mode fails closed: no live payout reaches the simulator unless the operator allowed it.
+    requireLivePayments(deps.config.livePayments, callerOf(ctx).livemode);
     const input = parseBody(ctx, createWithdrawalInput);
     const outbox = await deps.orm.em.fork().transactional(async (tx) => {
       const { withdrawal, outbox } = await createWithdrawal(tx, callerOf(ctx), input, {
