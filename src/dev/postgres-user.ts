@@ -100,8 +100,10 @@ export function prepareDataParent(dataDir: string, requested: string): void {
   const parent = path.dirname(dataDir);
   if (existsSync(parent)) return;
   mkdirSync(parent, { recursive: true, mode: 0o755 });
-  chmodSync(parent, 0o755);
-  if (parent.startsWith(`${DATA_ROOT}/`)) writeFileSync(path.join(parent, 'ASKED-FOR'), `${path.resolve(requested)}\n`);
+  if (!parent.startsWith(`${DATA_ROOT}/`)) return;
+  // Explicitly, whatever root's umask: the server's user must pass through both.
+  for (const dir of [DATA_ROOT, parent]) chmodSync(dir, 0o755);
+  writeFileSync(path.join(parent, 'ASKED-FOR'), `${path.resolve(requested)}\n`);
 }
 
 /**

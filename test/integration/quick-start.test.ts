@@ -35,9 +35,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (start) await forceStop(start);
+  if (!clone) return;
   const pgDir = effectiveDataDir(path.join(clone.dir, '.data', 'pg'));
   if (pgDir.startsWith(`${DATA_ROOT}/`)) rmSync(path.dirname(pgDir), { recursive: true, force: true });
-  clone?.remove();
+  clone.remove();
 }, 60_000);
 
 describe('quick start, as the README gives it', () => {
