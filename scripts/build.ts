@@ -16,7 +16,13 @@ const outIndex = process.argv.indexOf('--out-dir');
 const outDir = path.resolve(outIndex >= 0 ? process.argv[outIndex + 1] : path.join(root, 'dist'));
 const SOURCES = ['src', 'workflows', 'activities'];
 /** The entry points and the module each one runs (each runs its main() when imported). */
-const ENTRIES = { 'api.js': 'src/main/api.js', 'worker.js': 'src/main/worker.js', 'migrate.js': 'src/main/migrate.js' };
+const ENTRIES = {
+  'api.js': 'src/main/api.js',
+  'worker.js': 'src/main/worker.js',
+  'migrate.js': 'src/main/migrate.js',
+  // The operator's CLI (`npm run admin` from the sources): `node dist/admin.js ledger verify` in the image.
+  'admin.js': 'src/main/admin.js',
+};
 
 const started = Date.now();
 const step = (what: string) => process.stderr.write(`build: ${what} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);

@@ -72,6 +72,12 @@ async function workerEnv(name: string): Promise<Record<string, string>> {
   });
 }
 
+/** SIGTERM ends it through its shutdown sequence, with exit code 0 (its output tail shown if not). */
+async function expectCleanStop(proc: EntryProcess): Promise<void> {
+  const code = await proc.stop();
+  expect({ code, output: code === 0 ? '' : proc.output().slice(-3000) }).toEqual({ code: 0, output: '' });
+}
+
 beforeAll(async () => {
   root = path.join(process.env.TEST_ROOT!, 'production-build');
   taskQueue = `production-build-${randomUUID().slice(0, 8)}`;
@@ -86,7 +92,7 @@ afterAll(async () => {
 });
 
 describe('the production build (dist/, production dependencies only, plain node)', () => {
-  it('is what the image and compose run: the same install, the same three entry points', () => {
+  it('is what the image and compose run: the same install, the same entry points', () => {
     const dockerfile = readFileSync('Dockerfile', 'utf8');
     const compose = readFileSync('docker-compose.yml', 'utf8');
     expect(dockerfile).toContain(`RUN npm ${INSTALL.join(' ')} `);
@@ -134,13 +140,17 @@ describe('the production build (dist/, production dependencies only, plain node)
     expect(redoc.status).toBe(200);
     expect(redoc.text.length).toBeGreaterThan(100_000);
     expect(await moneyProblems(stack.orm)).toEqual([]);
+    // The operator's own check, from the same build.
+    const verify = startEntry(app, 'admin.js', env('admin'), ['ledger', 'verify']);
+    expect(await verify.exited).toBe(0);
+    expect(verify.output()).toContain('Ledger verified: every invariant holds.');
 
     // The worker loaded the prebuilt bundle: it never bundled, and nothing loaded TypeScript.
     expect(worker.output()).toContain('Worker state changed'); // the SDK's INFO lines do reach the output
     expect(worker.output()).not.toContain('Workflow bundle created');
-    for (const name of ['api', 'migrate', 'worker']) expect({ name, loads: forbiddenLoads(path.join(root, `loaded-${name}.txt`)) }).toEqual({ name, loads: [] });
-    await worker.stop();
-    expect(await api!.stop()).toBe(0);
+    for (const name of ['api', 'migrate', 'worker', 'admin']) expect({ name, loads: forbiddenLoads(path.join(root, `loaded-${name}.txt`)) }).toEqual({ name, loads: [] });
+    await expectCleanStop(worker);
+    await expectCleanStop(api!);
   });
 
   it(`starts within its budget: API ready under 2 s, worker polling under 3 s (median of ${RUNS}, CPU time)`, async () => {
@@ -152,11 +162,11 @@ describe('the production build (dist/, production dependencies only, plain node)
       const a = startEntry(app, 'api.js', await apiEnv(`api-${i}`));
       apiTimes.push(await a.waitFor('API listening'));
       apiCpu.push(a.cpuMs());
-      expect(await a.stop()).toBe(0);
+      await expectCleanStop(a);
       const w = startEntry(app, 'worker.js', await workerEnv(`worker-${i}`));
       workerTimes.push(await w.waitFor('worker running'));
       workerCpu.push(w.cpuMs());
-      expect(await w.stop()).toBe(0);
+      await expectCleanStop(w);
     }
     const ms = (v: number[]) => `median ${Math.round(median(v))} [${v.map((t) => Math.round(t)).join(', ')}]`;
     const load = (await import('node:os')).loadavg()[0].toFixed(1);

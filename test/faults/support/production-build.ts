@@ -107,9 +107,9 @@ export interface EntryProcess {
 const running = new Set<EntryProcess>();
 
 /** `node dist/<entry>` in the app's directory, with the load hook and `env` alone (nothing inherited). */
-export function startEntry(app: ProductionApp, entry: string, env: Record<string, string>): EntryProcess {
+export function startEntry(app: ProductionApp, entry: string, env: Record<string, string>, args: string[] = []): EntryProcess {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--enable-source-maps', '--import', app.loadHook, `dist/${entry}`], {
+  const child = spawn(process.execPath, ['--enable-source-maps', '--import', app.loadHook, `dist/${entry}`, ...args], {
     cwd: app.root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
