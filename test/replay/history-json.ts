@@ -3,9 +3,9 @@
  * `historyToJSON` / `historyFromJSON` (@temporalio/common/lib/proto-utils) write and read.
  *
  * The SDK's own functions are used when they work. In this install they do not: npm gave
- * @temporalio/common and @temporalio/proto each a copy of protobufjs 8 (the root holds protobufjs 7 for
- * another package), and protobufjs checks `instanceof Type` against its own copy, so proto-utils throws
- * "type must be a Type". The fallback does exactly what proto-utils does, with the protojson of the
+ * @temporalio/common, @temporalio/proto and @temporalio/worker each a copy of protobufjs 8 (the root
+ * holds protobufjs 7 for @grpc/proto-loader), and protobufjs checks `instanceof Type` against its own
+ * copy, so proto-utils throws "type must be a Type". The fallback does exactly what proto-utils does, with the protojson of the
  * copy that @temporalio/proto's types were built with.
  */
 import { createRequire } from 'node:module';

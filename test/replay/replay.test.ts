@@ -53,17 +53,23 @@ function explain(fixture: Fixture, result: ReplayResult | undefined): string | n
   );
 }
 
-/** The recorded event the SDK's message names (an activity's scheduling, a patch marker), by id and type. */
+/**
+ * The recorded events the SDK's message names (an activity's scheduling, a patch marker), by id and type.
+ * The message names the kind of event, not its id: where the history has several of that kind, all are listed.
+ */
 function mismatchedEvent(fixture: Fixture, message: string): string {
   const activity = /scheduled event '([^']+)'/.exec(message)?.[1];
   const patch = /marker encountered for change ([\w-]+)/.exec(message)?.[1];
-  const event = (readHistory(fixture).events ?? []).find(
-    (e) =>
-      (activity && e.activityTaskScheduledEventAttributes?.activityType?.name === activity) ||
-      (patch && Buffer.from(e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data ?? []).toString().includes(`"${patch}"`)),
-  );
-  if (!event) return '';
-  return activity ? ` at event ${event.eventId} (ActivityTaskScheduled ${activity})` : ` at event ${event.eventId} (MarkerRecorded, patch ${patch})`;
+  const ids = (readHistory(fixture).events ?? [])
+    .filter(
+      (e) =>
+        (activity && e.activityTaskScheduledEventAttributes?.activityType?.name === activity) ||
+        (patch && Buffer.from(e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data ?? []).toString().includes(`"${patch}"`)),
+    )
+    .map((e) => String(e.eventId));
+  if (!ids.length) return '';
+  const where = ids.length > 1 ? `one of events ${ids.join(', ')}` : `event ${ids[0]}`;
+  return activity ? ` at ${where} (ActivityTaskScheduled ${activity})` : ` at ${where} (MarkerRecorded, patch ${patch})`;
 }
 
 describe('recorded workflow histories replay on the current workflow code', () => {
