@@ -33,7 +33,18 @@ case "$cmd" in
   test)
     eval "$(bash scripts/provision-temporal.sh cli test-server)"
     bash scripts/provision-chromium.sh # Debian's Chromium for test/browser
-    exec node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js "$@" ;;
+    # The whole suite is two jest runs, one after the other: the main run (unit, workflow, integration and
+    # browser tests, two workers), then test/faults one file at a time (--runInBand: each file runs several
+    # API, worker, PostgreSQL and Temporal processes, which two parallel workers on two cores would starve).
+    # Both always run; the exit code fails when either fails. Arguments (files, patterns, jest options)
+    # go to both runs, so `npm test -- refunds` runs whichever files match, in the run they belong to.
+    jest=(node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js)
+    only=(); [ $# -eq 0 ] || only=(--passWithNoTests) # a filter may match files of one run only
+    main_rc=0; "${jest[@]}" "${only[@]}" "$@" || main_rc=$?
+    faults_rc=0; PAYMENTS_TEST_FAULTS=1 "${jest[@]}" --runInBand "${only[@]}" "$@" || faults_rc=$?
+    echo "run.sh test: main run exit $main_rc, fault suite exit $faults_rc" >&2
+    [ "$main_rc" -eq 0 ] || exit "$main_rc"
+    exit "$faults_rc" ;;
   test:faults)
     # The fault-injection suite (test/faults): real API and worker processes SIGKILLed, PostgreSQL and
     # Temporal restarted. One file at a time: each runs several processes on this machine's two cores.
