@@ -3,12 +3,19 @@
 # (keyed by version) so a second run on the same machine is instant. Prints shell `export` lines:
 #   TEMPORAL_CLI_PATH          the `temporal` CLI (dev server with SQLite and the Web UI)
 #   TEMPORAL_TEST_SERVER_PATH  a wrapper that execs Temporal's Java time-skipping test server
-# Usage: eval "$(bash scripts/provision-temporal.sh [cli] [test-server])"
+#   TEMPORAL_SERVER_PATH, TEMPORAL_SQL_TOOL_PATH, TEMPORAL_SCHEMA_DIR   (target `server`) the real server
+#                              (go.temporal.io/server), its schema tool and its PostgreSQL schema, for
+#                              `npm run rehearse`
+#   TEMPORAL_UI_SERVER_PATH    (target `ui`) the Web UI server (github.com/temporalio/ui-server)
+# Usage: eval "$(bash scripts/provision-temporal.sh [cli] [test-server] [server] [ui])"
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${PAYMENTS_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/payments-service}"
 cli_version="${TEMPORAL_CLI_VERSION:-1.5.1}"
 test_server_version="${TEMPORAL_TEST_SERVER_VERSION:-1.38.0}"
+server_version="${TEMPORAL_SERVER_VERSION:-1.29.1}"
+# Newer ui-server tags need a newer Go, or dependency versions the module proxy does not serve.
+ui_version="${TEMPORAL_UI_VERSION:-2.55.0}"
 want="${*:-cli test-server}"
 log() { echo "provision-temporal: $*" >&2; }
 
@@ -65,10 +72,43 @@ WRAP
   echo "$dir/temporal-test-server"
 }
 
+# Builds Go `packages` into `dir` (through dir.tmp, so an interrupted build is never taken as done).
+go_build() {
+  local dir="$1"; shift
+  if ! command -v go >/dev/null 2>&1; then log "no Go toolchain: cannot build $*"; exit 1; fi
+  log "building $* with Go (about 6 minutes on 2 cores, once per machine)"
+  rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+  CGO_ENABLED=0 GOBIN="$dir.tmp" GOFLAGS=-buildvcs=false go install "$@" >&2
+}
+
+provision_server() {
+  local dir="$cache/temporal-server-$server_version"
+  if [ ! -x "$dir/server" ] || [ ! -x "$dir/sql" ] || [ ! -d "$dir/schema/temporal" ]; then
+    [ -x "$dir.tmp/server" ] && [ -x "$dir.tmp/sql" ] ||
+      go_build "$dir" "go.temporal.io/server/cmd/server@v$server_version" "go.temporal.io/server/cmd/tools/sql@v$server_version"
+    # The schema the tool applies ships in the module's source, which `go install` left in the module cache.
+    local src; src="$(go env GOMODCACHE)/go.temporal.io/server@v$server_version/schema/postgresql/v12"
+    rm -rf "$dir.tmp/schema" && cp -r "$src" "$dir.tmp/schema" && chmod -R u+w "$dir.tmp/schema"
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  fi
+  echo "export TEMPORAL_SERVER_PATH='$dir/server' TEMPORAL_SQL_TOOL_PATH='$dir/sql' TEMPORAL_SCHEMA_DIR='$dir/schema'"
+}
+
+provision_ui() {
+  local dir="$cache/temporal-ui-$ui_version"
+  if [ ! -x "$dir/server" ]; then
+    [ -x "$dir.tmp/server" ] || go_build "$dir" "github.com/temporalio/ui-server/v2/cmd/server@v$ui_version"
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  fi
+  echo "export TEMPORAL_UI_SERVER_PATH='$dir/server'"
+}
+
 for what in $want; do
   case "$what" in
     cli) p="$(provision_cli)"; [ -n "$p" ] && echo "export TEMPORAL_CLI_PATH='$p'" ;;
     test-server) p="$(provision_test_server)"; [ -n "$p" ] && echo "export TEMPORAL_TEST_SERVER_PATH='$p'" ;;
+    server) provision_server ;;
+    ui) provision_ui ;;
     *) log "unknown tool $what"; exit 2 ;;
   esac
 done

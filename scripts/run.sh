@@ -5,7 +5,7 @@
 # binaries from the registries, and the tests' browser from Debian's archive, before they are needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmd="${1:?usage: run.sh start|api|worker|admin|test|test:faults|fuzz|build|typecheck [args...]}"; shift
+cmd="${1:?usage: run.sh start|api|worker|admin|test|test:faults|fuzz|build|rehearse|typecheck [args...]}"; shift
 
 stamp=node_modules/.payments-install-stamp
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
@@ -70,6 +70,13 @@ case "$cmd" in
     fi
     export SCHEMATHESIS_BIN="$st_venv/bin/schemathesis"
     exec "${tsnode[@]}" scripts/fuzz.ts "$@" ;;
+  rehearse)
+    # Production's topology natively (real Temporal server and UI built with Go, HAProxy, 2 APIs, 2 workers
+    # from dist/), restarted piece by piece under load; see scripts/rehearse/run.ts and README.
+    eval "$(bash scripts/provision-temporal.sh cli server ui)"
+    command -v haproxy >/dev/null 2>&1 || { echo "run.sh: installing HAProxy (Debian's)" >&2; apt-get install -y -q haproxy >&2 || { apt-get update -q >&2 && apt-get install -y -q haproxy >&2; }; }
+    "${tsnode[@]}" scripts/build.ts # what runs is the production build of this tree
+    exec "${tsnode[@]}" scripts/rehearse/run.ts "$@" ;;
   build) exec "${tsnode[@]}" scripts/build.ts "$@" ;; # dist/: compiled JS, assets, entry points, workflow bundle
   typecheck) exec tsc -p tsconfig.json --noEmit ;;
   *) exec "$cmd" "$@" ;;

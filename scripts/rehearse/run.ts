@@ -1,0 +1,137 @@
+/**
+ * `npm run rehearse`: production's topology, run natively on this machine (no container engine here),
+ * from the registries only, then restarted piece by piece under load (issue 15 §3):
+ *   PostgreSQL for Temporal and PostgreSQL for the app (npm's embedded server, two instances), a real
+ *   Temporal server and its Web UI (built with Go by scripts/provision-temporal.sh), `node dist/migrate.js`,
+ *   two `node dist/api.js` behind HAProxy with TLS ending there, two `node dist/worker.js`.
+ * Then, under steady mixed load: a rolling restart of every API and worker, one at a time; a restart of
+ * the Temporal server; a restart of the app's PostgreSQL. Then the checks (checks.ts), the figures, and
+ * exit 0 only if everything held. Loopback only; everything it started is stopped at the end; its
+ * directory (logs included) is printed and kept. REHEARSE_STEADY_SECONDS (10) sets the load between steps.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase } from '../../src/db/orm.js';
+import { freePort } from '../../src/dev/free-port.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/dev/embedded-postgres.js';
+import { ensureDevCertificate } from '../../src/dev/tls.js';
+import { addWithdrawalMethod, createBusiness, DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
+import { startReceiver } from '../../test/support/webhook-receiver.js';
+import { checkOutcome } from './checks.js';
+import { createClient, Stats } from './client.js';
+import { startLoad, type LoadBusiness } from './load.js';
+import { sleep, stopAll } from './proc.js';
+import { formatReport, type Step } from './report.js';
+import { startServices } from './services.js';
+import { binariesFromEnv, startTemporal, uiReachableOutsideLoopback } from './temporal.js';
+
+const STEADY_MS = Number(process.env.REHEARSE_STEADY_SECONDS ?? 10) * 1000;
+const BUSINESSES = 3;
+const log = (line: string) => process.stderr.write(`rehearse: ${line}\n`);
+const timed = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
+  const t0 = Date.now();
+  const result = await work();
+  log(`${what} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  return result;
+};
+
+const root = mkdtempSync(path.join(os.tmpdir(), 'payments-rehearsal-'));
+const started = Date.now();
+const cleanup: (() => Promise<unknown>)[] = [];
+let exitCode = 1;
+try {
+  const bins = binariesFromEnv();
+  log(`directory ${root}`);
+  const temporalDbPort = await freePort();
+  const temporalDb = await timed('PostgreSQL for Temporal up', () => startEmbeddedPostgres({ databaseDir: path.join(root, 'pg-temporal'), port: temporalDbPort, database: 'postgres' }));
+  cleanup.unshift(() => temporalDb.stop());
+  const appDbPort = await freePort();
+  const startAppDb = () => startEmbeddedPostgres({ databaseDir: path.join(root, 'pg-app'), port: appDbPort, database: 'payments' });
+  let appDb: EmbeddedDatabase = await timed('PostgreSQL for the app up', startAppDb);
+  cleanup.unshift(() => appDb.stop());
+
+  const temporal = await timed('Temporal server up (schema set up, namespace and search attributes registered), Web UI up', () =>
+    startTemporal({ root, bins, db: { port: temporalDbPort, user: 'postgres', password: 'postgres' } }),
+  );
+  cleanup.unshift(() => temporal.stop());
+  const uiExposed = await uiReachableOutsideLoopback(temporal.uiOrigin);
+  if (uiExposed) throw new Error(`the Temporal UI answers on ${uiExposed}; it must listen on loopback only`);
+
+  const tls = await ensureDevCertificate(path.join(root, 'proxy-tls'));
+  const receiver = await startReceiver();
+  cleanup.unshift(() => receiver.close());
+  const services = await timed('migrated; 2 APIs, 2 workers and HAProxy up', () =>
+    startServices({ root, databaseUrl: appDb.url(), temporalAddress: temporal.address, tls, webhookCaFile: receiver.caFile, encryptionKey: randomBytes(32).toString('base64') }),
+  );
+  cleanup.unshift(() => services.stop());
+
+  // Businesses as an operator makes them (the admin command's services), each with a registered wallet.
+  const orm = await openDatabase(appDb.url());
+  const businesses: LoadBusiness[] = [];
+  for (let i = 0; i < BUSINESSES; i++) {
+    const { business, keys } = await createBusiness(orm.em.fork(), {
+      ...DEMO_BUSINESS,
+      name: `Rehearsal business ${i + 1}`,
+      rateLimitTier: 'enterprise',
+      rateLimitPerMinute: 1_000_000,
+      rateLimitBurst: 1_000_000,
+      // Reserves of half of them are released within the run, so refunds meet released and held ones.
+      reserveHoldMs: i % 2 ? 20_000 : DEMO_BUSINESS.reserveHoldMs,
+    });
+    const wallet = `payouts+${i}@rehearsal.example`;
+    await addWithdrawalMethod(orm.em.fork(), business.id, 'wallet', { walletEmail: wallet });
+    businesses.push({ id: business.id, key: keys.find((k) => k.mode === 'test')!.secret, wallet, sessions: new Set(), refunds: new Set(), withdrawals: new Set() });
+  }
+  await orm.close();
+
+  const stats = new Stats();
+  const client = createClient(services.proxyOrigin, readFileSync(tls.caFile), stats);
+  cleanup.unshift(async () => client.close());
+  for (const biz of businesses) {
+    const hook = await client.post('/api/webhooks', { url: receiver.url(), events: ['*'] }, biz.key, [201]);
+    if (hook.status !== 201) throw new Error(`could not register a webhook endpoint: ${hook.status} ${hook.text}`);
+  }
+
+  log(`load on: ${BUSINESSES} businesses, 2 buyers and 1 treasurer each, through ${services.proxyOrigin}`);
+  const load = startLoad(client, stats, businesses);
+  const trafficStarted = Date.now();
+  const steps: Step[] = [];
+  const step = async (what: string, run: () => Promise<{ downMs: number; upMs: number; clean?: boolean }>) => {
+    await sleep(STEADY_MS);
+    const before = stats.requests;
+    const t = await timed(`${what}`, run);
+    steps.push({ what, ...t, requestsDuring: stats.requests - before });
+  };
+  try {
+    for (const s of [...services.apis, ...services.workers]) await step(`roll ${s.name} (SIGTERM, exit, start, ready)`, () => services.roll(s));
+    await step('restart the Temporal server', temporal.restart);
+    await step('restart the app PostgreSQL', async () => {
+      const t0 = Date.now();
+      await appDb.stop();
+      const downMs = Date.now() - t0;
+      const t1 = Date.now();
+      appDb = await startAppDb();
+      return { downMs, upMs: Date.now() - t1 };
+    });
+    await sleep(STEADY_MS);
+  } finally {
+    log('load off; waiting for the loops to finish their current step');
+    await load.stop();
+  }
+  const trafficSeconds = (Date.now() - trafficStarted) / 1000;
+
+  log('settling, then checking every money process and the ledger');
+  const received = () => receiver.received.map((r) => ({ path: r.path, eventId: String(r.headers['x-webhook-id']) }));
+  const checks = await checkOutcome(appDb.url(), businesses, received);
+  const report = formatReport({ root, stats, figures: load.figures, steps, checks, trafficSeconds, totalSeconds: (Date.now() - started) / 1000, uiOrigin: temporal.uiOrigin });
+  process.stdout.write(`${report.text}\n`);
+  exitCode = report.ok ? 0 : 1;
+} catch (err) {
+  process.stderr.write(`rehearse: FAILED to run: ${(err as Error).stack ?? err}\nrehearse: logs under ${root}/logs\n`);
+} finally {
+  for (const step of cleanup) await step().catch((err) => log(`stopping: ${(err as Error).message}`));
+  await stopAll();
+}
+process.exit(exitCode);
