@@ -33,14 +33,29 @@ const TIMEOUT_CHARGED = '4000000000000408';
 const record = process.env.RECORD_HISTORIES === '1' ? describe : describe.skip;
 const recorded: Fixture[] = [];
 
-/** Pays a new session with `card` (whatever the answer) and records the checkout workflow's history. */
-async function payAndRecord(stack: TestStack, biz: TestBusiness, card: string, name: string, branch: string, recordedWith?: string) {
+/** Pays a new session with `card` (whatever the answer) and waits for its checkout workflow to close. */
+async function payAndWait(stack: TestStack, biz: TestBusiness, card: string) {
   const session = await createSession(stack, biz.testKey);
   await pay(stack, session.id, payBody(card));
   const workflowId = checkoutWorkflowId(session.id);
-  const history = await closedHistory(stack.temporal, workflowId);
+  return { sessionId: session.id as string, workflowId, history: await closedHistory(stack.temporal, workflowId) };
+}
+
+/** Pays a new session with `card` and records the checkout workflow's history. */
+async function payAndRecord(stack: TestStack, biz: TestBusiness, card: string, name: string, branch: string, recordedWith?: string) {
+  const { sessionId, workflowId, history } = await payAndWait(stack, biz, card);
   recorded.push(saveHistory(history, { name, workflowId, workflowType: 'checkoutWorkflow', branch, recordedWith }));
-  return session.id as string;
+  return sessionId;
+}
+
+/** Waits for a reserve's release and records it. */
+async function recordRelease(stack: TestStack, sessionId: string, name: string, branch: string, outcome: string) {
+  const [reserve] = await sql<{ id: string }>(stack, 'select id from reserves where payment_id = ?', [sessionId]);
+  const workflowId = reserveReleaseWorkflowId(reserve.id);
+  const history = await closedHistory(stack.temporal, workflowId);
+  const result = await stack.temporal.workflow.getHandle(workflowId).result();
+  if (result !== outcome) throw new Error(`${workflowId} ended ${result}, not ${outcome}`);
+  recorded.push(saveHistory(history, { name, workflowId, workflowType: 'reserveReleaseWorkflow', branch }));
 }
 
 async function refundAndRecord(stack: TestStack, biz: TestBusiness, card: string, name: string, branch: string) {
@@ -92,11 +107,15 @@ record('recording replay fixtures from the real dev server', () => {
 
       const shortHold = await stack.business({ reserveHoldMs: 3_000 });
       const paid = await payAndRecord(stack, shortHold, CARDS.success, 'checkout-payment-succeeded-short-hold', 'payment: success, 3 s reserve hold');
-      const [reserve] = await sql<{ id: string }>(stack, 'select id from reserves where payment_id = ?', [paid]);
-      const reserveFlow = reserveReleaseWorkflowId(reserve.id);
-      recorded.push(
-        saveHistory(await closedHistory(stack.temporal, reserveFlow), { name: 'reserve-release-released', workflowId: reserveFlow, workflowType: 'reserveReleaseWorkflow', branch: 'reserve release' }),
-      );
+      await recordRelease(stack, paid, 'reserve-release-released', 'reserve release: released', 'released');
+      // All held, 8 s: the refund of a second payment (4658) takes the whole first reserve (4498) before
+      // its hold ends, so its release finds nothing left.
+      const allHeld = await stack.business({ reserveBps: 10_000, reserveHoldMs: 8_000 });
+      const consumed = (await payAndWait(stack, allHeld, CARDS.success)).sessionId;
+      const refunded = (await payAndWait(stack, allHeld, CARDS.success)).sessionId;
+      const refund = await stack.http.post('/api/refunds', { checkoutSessionId: refunded }, { key: allHeld.testKey });
+      if (refund.status !== 201) throw new Error(`refund: ${refund.status} ${refund.text}`);
+      await recordRelease(stack, consumed, 'reserve-release-nothing-left', 'reserve release: nothing left (a refund consumed the reserve)', 'nothing_to_release');
 
       await withdrawAndRecord(stack, 'payouts@merchant.example', 'withdrawal-paid', 'withdrawal: paid');
       await withdrawAndRecord(stack, 'payouts@fail.test', 'withdrawal-failed', 'withdrawal: failed (the wallet cannot receive funds)');
