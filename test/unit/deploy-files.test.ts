@@ -1,0 +1,94 @@
+/**
+ * docker-compose.yml cannot run here (no container engine), but `npm run rehearse` runs the same
+ * topology natively (issue 15 §3). This keeps the two from drifting apart: both use the same files under
+ * deploy/ and the same entry points, and the Temporal UI is published on no public address (§4).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ENTRY_POINTS } from '../../scripts/rehearse/services.js';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
+const compose = read('docker-compose.yml');
+const dockerfile = read('Dockerfile');
+const rehearsal = ['scripts/rehearse/temporal.ts', 'scripts/rehearse/services.ts'].map(read).join('\n');
+
+/** One service's block of docker-compose.yml: from `  name:` to the next service or top-level key. */
+function service(name: string): string {
+  const lines = compose.split('\n');
+  const start = lines.findIndex((l) => l === `  ${name}:` || l.startsWith(`  ${name}: &`));
+  if (start < 0) throw new Error(`docker-compose.yml has no service ${name}`);
+  const end = lines.findIndex((l, i) => i > start && /^ {0,2}\S/.test(l));
+  return lines.slice(start, end < 0 ? undefined : end).join('\n');
+}
+
+/** `path.join(DEPLOY, 'a', 'b')` and `'deploy/a/b'` in the rehearsal's sources, as `deploy/a/b`. */
+function rehearsalDeployPaths(): Set<string> {
+  const found = new Set<string>([...rehearsal.matchAll(/'(deploy\/[^']+)'/g)].map((m) => m[1]));
+  for (const m of rehearsal.matchAll(/path\.join\(DEPLOY((?:, '[^']+')+)\)/g)) {
+    found.add(['deploy', ...[...m[1].matchAll(/'([^']+)'/g)].map((p) => p[1])].join('/'));
+  }
+  return found;
+}
+
+describe('docker-compose.yml and npm run rehearse share deploy/', () => {
+  const used = rehearsalDeployPaths();
+
+  it.each([
+    ['temporal', 'deploy/temporal/config', './deploy/temporal:/etc/temporal/deploy'],
+    ['temporal', 'deploy/temporal/dynamicconfig.yaml', './deploy/temporal:/etc/temporal/deploy'],
+    ['temporal-schema', 'deploy/temporal', './deploy/temporal:/etc/temporal/deploy'],
+    ['temporal-register', 'deploy/temporal', './deploy/temporal:/etc/temporal/deploy'],
+    ['temporal-ui', 'deploy/temporal-ui/config', './deploy/temporal-ui:/etc/temporal-ui'],
+    ['proxy', 'deploy/haproxy/haproxy.cfg', './deploy/haproxy:/usr/local/etc/haproxy'],
+  ])('%s: the rehearsal uses %s and compose mounts it (%s)', (name, file, mount) => {
+    expect(existsSync(path.join(root, file))).toBe(true);
+    expect([...used].some((u) => u === file || u.startsWith(`${file}/`))).toBe(true);
+    expect(service(name)).toContain(mount);
+  });
+
+  it('the Temporal server starts with the same config directory and environment name in both', () => {
+    expect(existsSync(path.join(root, 'deploy/temporal/config/production.yaml'))).toBe(true);
+    expect(rehearsal).toContain("'--config', 'deploy/temporal/config', '--env', 'production'");
+    expect(service('temporal')).toMatch(/--config", "\/etc\/temporal\/deploy\/config", "--env", "production"/);
+    expect(service('temporal')).toContain('TEMPORAL_DYNAMIC_CONFIG: /etc/temporal/deploy/dynamicconfig.yaml');
+  });
+
+  it('the schema and registration jobs run the same scripts', () => {
+    expect(rehearsal).toContain("script('setup-schema.sh')");
+    expect(rehearsal).toContain("script('register.sh')");
+    expect(service('temporal-schema')).toContain('/etc/temporal/deploy/setup-schema.sh');
+    expect(service('temporal-register')).toContain('/etc/temporal/deploy/register.sh');
+  });
+
+  it('the proxy gets every variable its configuration reads, in both', () => {
+    const names = [...read('deploy/haproxy/haproxy.cfg').matchAll(/"\$\{(\w+)\}/g)].map((m) => m[1]);
+    expect(new Set(names)).toEqual(new Set(['HTTPS_BIND', 'TLS_PEM', 'PROXY_ERRORS_DIR', 'API_1', 'API_1_ADMIN', 'API_2', 'API_2_ADMIN']));
+    for (const name of names) {
+      expect(service('proxy')).toMatch(new RegExp(`\\b${name}: `));
+      expect(read('scripts/rehearse/services.ts')).toMatch(new RegExp(`\\b${name}: `));
+    }
+  });
+
+  it('the same entry points: the rehearsal, compose and the Dockerfile', () => {
+    expect(ENTRY_POINTS).toEqual({ api: 'dist/api.js', worker: 'dist/worker.js', migrate: 'dist/migrate.js' });
+    // The proxy's two servers: api-1, and api-2 made from it.
+    expect(service('api-1')).toMatch(/^  api-1: &api$/m);
+    expect(service('api-1')).toMatch(/command: \["node", "--enable-source-maps", "dist\/api\.js"\]/);
+    expect(service('api-2')).toMatch(/^    <<: \*api$/m);
+    expect(service('worker')).toMatch(/command: \["node", "--enable-source-maps", "dist\/worker\.js"\]/);
+    expect(service('migrate')).toMatch(/command: \["node", "--enable-source-maps", "dist\/migrate\.js"\]/);
+    expect(dockerfile).toMatch(/dist\/api\.js/);
+    expect(rehearsal).toContain('ENTRY_POINTS[s.kind]');
+    expect(rehearsal).toContain('ENTRY_POINTS.migrate');
+    expect(compose).not.toMatch(/--import", "tsx"/);
+  });
+
+  it('the Temporal UI is published on loopback only, in compose and in the rehearsal', () => {
+    const ports = [...service('temporal-ui').matchAll(/^\s+- "([^"]+)"$/gm)].map((m) => m[1]).filter((p) => /:\d+$/.test(p));
+    expect(ports.length).toBeGreaterThan(0);
+    for (const p of ports) expect(p).toMatch(/^127\.0\.0\.1:/);
+    expect(rehearsal).toContain("TEMPORAL_UI_BIND: '127.0.0.1'");
+    expect(read('deploy/temporal-ui/config/production.yaml')).toContain('host: {{ env "TEMPORAL_UI_BIND" | default "127.0.0.1" }}');
+  });
+});
