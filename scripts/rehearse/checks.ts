@@ -44,6 +44,7 @@ export async function checkOutcome(databaseUrl: string, businesses: LoadBusiness
     while (Date.now() - started < 180_000) {
       left = (await db.query(IN_FLIGHT)).rows;
       if (!left.length) break;
+      if (Math.round((Date.now() - started) / 1000) % 10 === 0) process.stderr.write(`rehearse: in flight: ${left.map((l) => `${l.n} ${l.what}`).join(', ')}\n`);
       await new Promise((r) => setTimeout(r, 1_000));
     }
     const settleSeconds = (Date.now() - started) / 1000;
