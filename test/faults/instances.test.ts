@@ -20,14 +20,14 @@ let apis: HttpClient[];
 beforeAll(async () => {
   receiver = await startReceiver();
   stack = await startFaultStack('instances', { env: { WITHDRAWAL_PROCESSING_DELAY: '1s', WEBHOOK_CA_FILE: receiver.caFile } });
-  const [api1, api2] = await Promise.all([
-    startApiProcess(stack.wiring, { name: 'api-1' }),
-    startApiProcess(stack.wiring, { name: 'api-2' }),
-    startWorkerProcess(stack.wiring, { name: 'worker-1' }),
-    startWorkerProcess(stack.wiring, { name: 'worker-2' }),
-  ]);
+  // One after another: four processes starting at once (each worker bundles its workflows) on two
+  // cores took more than a minute to come up in a full run.
+  const api1 = await startApiProcess(stack.wiring, { name: 'api-1' });
+  const api2 = await startApiProcess(stack.wiring, { name: 'api-2' });
+  await startWorkerProcess(stack.wiring, { name: 'worker-1' });
+  await startWorkerProcess(stack.wiring, { name: 'worker-2' });
   apis = [stack.client(api1.origin), stack.client(api2.origin)];
-}, 180_000);
+}, 420_000); // four processes started one after another, each bounded by its own start timeout
 
 afterAll(async () => {
   await killAll();

@@ -96,7 +96,9 @@ describe('Temporal restarted under load', () => {
   it('every workflow resumes and finishes: the ones waiting on timers and the ones started after', async () => {
     // A customer whose payment got a 503 pays again.
     await Promise.all(calls.filter((c) => c.op === 'pay' && c.res!.status === 503).map((c) => payAgainIfPending(http, c, sessionStatus)));
-    for (const c of calls.filter((c) => c.op !== 'pay' && c.res!.status === 503)) c.res = await retryUntilDone(http, c, biz.testKey);
+    // Each client retries on its own, at the same time as the others: one after another, n retries of up
+    // to 90 s each could outlast the test's own timeout and fail it without saying which wait was late.
+    await Promise.all(calls.filter((c) => c.op !== 'pay' && c.res!.status === 503).map(async (c) => (c.res = await retryUntilDone(http, c, biz.testKey))));
 
     const reserveRelease = await workflowResult(stack.temporal, `reserve-release-${before.reserve}`);
     expect(reserveRelease).toBe('released');
@@ -125,7 +127,7 @@ describe('Temporal restarted under load', () => {
     await until('the outbox to drain', async () => (await undispatched()).length === 0, 60_000).catch(async () => {
       throw new Error(`outbox rows never dispatched: ${JSON.stringify(await undispatched())}`);
     });
-  }, 300_000);
+  }, 480_000); // above the sum of its bounded waits (60 + 90 + 60 + 120 + 60 s), so a late step fails with its own name
 
   it('made nothing twice', async () => {
     const withdrawalIds = calls.filter((c) => c.op === 'withdrawal').map((c) => c.res!.body.data.id);

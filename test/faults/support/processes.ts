@@ -119,7 +119,9 @@ export async function startApiProcess(wiring: Wiring, opts: { name?: string; por
 export async function startWorkerProcess(wiring: Wiring, opts: { name?: string; env?: Record<string, string> } = {}): Promise<ServiceProcess> {
   const name = opts.name ?? 'worker';
   const proc = spawnProcess(name, 'src/main/worker.ts', { ...baseEnv(wiring, name), ADMIN_PORT: String(await freePort()), ...opts.env });
-  await proc.waitFor('worker running');
+  // A worker bundles its workflows (webpack) before it polls: seconds alone, over a minute when the
+  // machine's two cores are busy.
+  await proc.waitFor('worker running', 180_000);
   return proc;
 }
 
