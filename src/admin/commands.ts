@@ -4,6 +4,9 @@ import { durationMs } from '../config.js';
 import { dollarsToCents, percentToBps } from '../domain/money.js';
 import { RATE_LIMIT_TIERS } from '../modules/businesses/business.entity.js';
 import { verifyLedger } from '../modules/ledger/verify.js';
+import { exportBalanceTransactions } from '../modules/balance-transactions/balance-transaction.queries.js';
+import { balanceTransactionsCsv } from '../modules/balance-transactions/balance-transaction.csv.js';
+import { Business } from '../modules/businesses/business.entity.js';
 import {
   addWithdrawalMethod,
   approveBusiness,
@@ -62,6 +65,13 @@ function parseOptions<S extends z.ZodType>(schema: S, options: Options): z.outpu
   }
   return result.data;
 }
+
+/** A date (its midnight UTC) or an ISO 8601 instant; `--to` is exclusive, so a month is `--from 2026-11-01 --to 2026-12-01`. */
+const instantOption = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: 'an ISO 8601 date or instant' })
+  .transform((value) => new Date(value))
+  .optional();
+const exportOptions = z.object({ mode: z.enum(['test', 'live']).default('test'), from: instantOption, to: instantOption });
 
 const keyLines = (keys: { id: string; mode: string; scope: string; secret: string }[]) =>
   keys.map((k) => `  ${k.mode.padEnd(4)} ${k.scope.padEnd(9)} ${k.secret}   (${k.id})`).join('\n');
@@ -145,6 +155,13 @@ export async function runCommand(em: EntityManager, args: string[], options: Opt
         exitCode: report.ok ? 0 : 1,
       };
     }
+    case 'balance-transactions export': {
+      const businessId = required(target, 'business id');
+      const o = parseOptions(exportOptions, options);
+      await em.findOneOrFail(Business, { id: businessId });
+      const items = await exportBalanceTransactions(em, { businessId, livemode: o.mode === 'live' }, { from: o.from, to: o.to });
+      return { text: balanceTransactionsCsv(items), json: { items } };
+    }
     default:
       throw new UsageError(USAGE);
   }
@@ -186,4 +203,6 @@ export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   withdrawal-method add BUSINESS_ID --type crypto --coin USDT|USDC --network ERC20|TRC20 --address ADDRESS
   withdrawal-method list BUSINESS_ID
   withdrawal-method remove METHOD_ID
-  ledger verify`;
+  ledger verify
+  balance-transactions export BUSINESS_ID [--mode test|live] [--from DATE] [--to DATE]
+                  CSV of the business's balance transactions created in [from, to), oldest first`;

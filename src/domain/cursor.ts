@@ -15,6 +15,7 @@ export function encodeCursor(position: CursorPosition): string {
 export const CURSOR_IDS = {
   session: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
   reserve: /^res_[0-9a-f]{32}$/,
+  balanceTransaction: /^txn_[0-9a-f]{32}_[apr]$/,
 } as const;
 
 /** Longer than any cursor this service writes (about 90 characters). */

@@ -4,6 +4,7 @@ import { newRequestId } from '../domain/ids.js';
 import { payRoutes } from '../modules/checkout/pay.routes.js';
 import { sessionRoutes } from '../modules/checkout/session.routes.js';
 import { balanceRoutes } from '../modules/ledger/balance.routes.js';
+import { balanceTransactionRoutes } from '../modules/balance-transactions/balance-transaction.routes.js';
 import { reserveRoutes } from '../modules/reserves/reserve.routes.js';
 import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
 import { refundRoutes } from '../modules/refunds/refund.routes.js';
@@ -24,7 +25,8 @@ import { storableIds } from './text-guard.js';
 /** A module's routes, registered on a router that already authenticates. */
 export type RouteModule = (router: Router, deps: AppDeps) => void;
 
-const apiModules: RouteModule[] = [sessionRoutes, balanceRoutes, reserveRoutes, refundRoutes, withdrawalRoutes, webhookRoutes];
+// Balance transactions before the balance, so `/balance/transactions` is never read as a `/balance/:x`.
+const apiModules: RouteModule[] = [sessionRoutes, balanceTransactionRoutes, balanceRoutes, reserveRoutes, refundRoutes, withdrawalRoutes, webhookRoutes];
 
 /** Modules whose routes need no API key; registered on a router that does not authenticate. */
 const publicApiModules: RouteModule[] = [payRoutes];

@@ -74,6 +74,7 @@ const catalogue = {
   withdrawal_not_found: { type: 'not_found', status: 404, message: 'Withdrawal not found' },
   refund_not_found: { type: 'not_found', status: 404, message: 'Refund not found' },
   reserve_not_found: { type: 'not_found', status: 404, message: 'Reserve not found' },
+  balance_transaction_not_found: { type: 'not_found', status: 404, message: 'Balance transaction not found' },
   webhook_endpoint_not_found: { type: 'not_found', status: 404, message: 'Webhook endpoint not found' },
   event_not_found: { type: 'not_found', status: 404, message: 'Event or delivery not found' },
   method_not_allowed: { type: 'method_not_allowed', status: 405, message: 'Method not allowed' },

@@ -32,6 +32,8 @@ async function main(): Promise<number> {
       coin: { type: 'string' },
       network: { type: 'string' },
       address: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
     },
   });
   if (values.help || positionals.length === 0) {

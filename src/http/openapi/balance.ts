@@ -1,5 +1,6 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { balanceResource } from '../../modules/ledger/balance.schemas.js';
+import { balanceTransactionPaths } from './balance-transactions.js';
 import { AUTHENTICATED, errors, ok } from './responses.js';
 
 export const balancePaths: ZodOpenApiPathsObject = {
@@ -21,4 +22,5 @@ export const balancePaths: ZodOpenApiPathsObject = {
       },
     },
   },
+  ...balanceTransactionPaths,
 };

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { cents, prefixedId, timestamp } from '../../http/envelope.js';
+import { BALANCE_TRANSACTION_ID, BALANCE_TRANSACTION_TYPES, BALANCE_TYPES } from './balance-transaction.rules.js';
+
+/** An ISO 8601 instant (any offset) or a date, which means its midnight UTC. */
+const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).meta({ example: '2026-11-01T00:00:00Z' });
+
+export const listBalanceTransactionsQuery = z.object({
+  type: z.enum(BALANCE_TRANSACTION_TYPES).optional(),
+  createdFrom: instant.optional().meta({ description: 'Only items created at or after this instant.' }),
+  createdTo: instant.optional().meta({ description: 'Only items created before this instant (exclusive).' }),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).optional().meta({ description: 'The `nextCursor` of the previous page.' }),
+});
+export type ListBalanceTransactionsQuery = z.output<typeof listBalanceTransactionsQuery>;
+
+/** Signed cents: positive credits the business. */
+const signedCents = () => z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
+
+export const fundingResource = z.object({
+  from: z.union([z.literal('available'), prefixedId('res')]).meta({ description: '`available`, or the reserve that gave this share.' }),
+  amountInCents: cents(),
+});
+
+export const balanceTransactionResource = z
+  .object({
+    id: z.string().regex(BALANCE_TRANSACTION_ID).meta({ example: 'txn_0190f4c2a7e07b3c9d1e2f3a4b5c6d40_a' }),
+    type: z.enum(BALANCE_TRANSACTION_TYPES),
+    amountInCents: signedCents().meta({ description: 'Signed: positive credits the business. A payment shows its gross share, fee included.' }),
+    feeInCents: cents().meta({ description: 'The fee taken from `amountInCents` (payments only; 0 otherwise).' }),
+    netInCents: signedCents().meta({ description: '`amountInCents − feeInCents`: the change to `balanceType`.' }),
+    balanceType: z.enum(BALANCE_TYPES),
+    sourceId: z.string().meta({ description: 'The checkout session, refund, reserve or withdrawal id.' }),
+    createdAt: timestamp(),
+    availableOn: timestamp().meta({ description: 'When the money is (or was) available: `releaseAt` for a reserve hold, otherwise `createdAt`.' }),
+    description: z.string(),
+    funding: z
+      .array(fundingResource)
+      .optional()
+      .meta({ description: 'Refund items only: how the whole refund was funded, from `available` and from each reserve.' }),
+  })
+  .meta({ id: 'BalanceTransaction' });
+export type BalanceTransactionResource = z.output<typeof balanceTransactionResource>;
+
+export const balanceTransactionListResource = z.object({
+  items: z.array(balanceTransactionResource),
+  meta: z.object({
+    hasMore: z.boolean(),
+    nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  }),
+});
+export type BalanceTransactionListResource = z.output<typeof balanceTransactionListResource>;
