@@ -39,7 +39,7 @@ export function formatReport(r: {
     `  answers:    ${list(stats.byStatus)} (every HTTP answer, retries included; 0 = no answer)`,
     `  retries:    ${retries} (${list(stats.retries)}); ${stats.retriedThenSucceeded} requests succeeded on a retry with their key`,
     `  failures:   ${stats.failures.length} requests ended in an undocumented answer or gave up`,
-    `  load:       ${f.payments} pays (${f.payAnswersLost} whose answer was lost and whose retry found the session paid), ${f.refunds} refunds (${f.refundsRefused} refused for balance), ${f.withdrawals} withdrawals (${f.withdrawalsRefused} refused for balance), ${f.cancels} cancels (${f.cancelsTooLate} too late)`,
+    `  load:       ${f.payments} pays (${f.payAnswersLost} whose retry found the session no longer payable), ${f.refunds} refunds (${f.refundsRefused} refused for balance), ${f.withdrawals} withdrawals (${f.withdrawalsRefused} refused for balance), ${f.cancels} cancels (${f.cancelsTooLate} too late)`,
     `  restarts:`,
     ...r.steps.map((x) => `    ${x.what.padEnd(58)} down ${s(x.downMs).padStart(6)}, up ${s(x.upMs).padStart(6)}, ${x.requestsDuring} requests meanwhile`),
     `  settled:    in ${checks.settleSeconds.toFixed(0)} s after the load`,

@@ -28,6 +28,10 @@ import { startServices } from './services.js';
 import { binariesFromEnv, startTemporal, uiReachableOutsideLoopback } from './temporal.js';
 
 const STEADY_MS = Number(process.env.REHEARSE_STEADY_SECONDS ?? 10) * 1000;
+/** How long Temporal and the app's PostgreSQL stay stopped before they start again: long enough for load to meet the outage. */
+const OUTAGE_MS = Number(process.env.REHEARSE_OUTAGE_SECONDS ?? 3) * 1000;
+/** A run that hangs anyway ends here, stopping what it started. */
+const WATCHDOG_MS = 20 * 60 * 1000;
 const BUSINESSES = 3;
 const log = (line: string) => process.stderr.write(`rehearse: ${line}\n`);
 const timed = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
@@ -36,6 +40,11 @@ const timed = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
   log(`${what} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   return result;
 };
+
+setTimeout(() => {
+  process.stderr.write(`rehearse: FAILED: still running after ${WATCHDOG_MS / 60_000} minutes; stopping\n`);
+  void stopAll().finally(() => process.exit(1));
+}, WATCHDOG_MS).unref();
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'payments-rehearsal-'));
 const started = Date.now();
@@ -106,10 +115,11 @@ try {
   };
   try {
     for (const s of [...services.apis, ...services.workers]) await step(`roll ${s.name} (SIGTERM, exit, start, ready)`, () => services.roll(s));
-    await step('restart the Temporal server', temporal.restart);
-    await step('restart the app PostgreSQL', async () => {
+    await step(`restart the Temporal server (down ${OUTAGE_MS / 1000} s at least)`, () => temporal.restart(OUTAGE_MS));
+    await step(`restart the app PostgreSQL (down ${OUTAGE_MS / 1000} s at least)`, async () => {
       const t0 = Date.now();
       await appDb.stop();
+      await sleep(OUTAGE_MS);
       const downMs = Date.now() - t0;
       const t1 = Date.now();
       appDb = await startAppDb();

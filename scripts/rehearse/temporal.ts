@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { freePortBlock, httpOk, startProc, tcpOpen, until, type Proc } from './proc.js';
+import { freePortBlock, httpOk, sleep, startProc, tcpOpen, until, type Proc } from './proc.js';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
 export const DEPLOY = path.join(REPO, 'deploy');
@@ -39,8 +39,8 @@ export function binariesFromEnv(): TemporalBinaries {
 export interface TemporalServer {
   address: string;
   uiOrigin: string;
-  /** SIGTERM, wait, start, wait until it serves; the two durations in ms. */
-  restart: () => Promise<{ downMs: number; upMs: number }>;
+  /** SIGTERM, wait for the exit, stay down `holdMs`, start, wait until it serves; the two durations in ms. */
+  restart: (holdMs?: number) => Promise<{ downMs: number; upMs: number }>;
   stop: () => Promise<void>;
 }
 
@@ -109,9 +109,10 @@ export async function startTemporal(opts: { root: string; bins: TemporalBinaries
   return {
     address,
     uiOrigin: `http://127.0.0.1:${uiPort}`,
-    restart: async () => {
+    restart: async (holdMs = 0) => {
       const t0 = Date.now();
       if (!(await server.stop())) throw new Error('the Temporal server did not stop within its grace period');
+      await sleep(holdMs);
       const downMs = Date.now() - t0;
       const upMs = await launch();
       return { downMs, upMs };
