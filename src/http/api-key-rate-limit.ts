@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa';
 import rateLimiterFlexible from 'rate-limiter-flexible';
 import type { Business } from '../modules/businesses/business.entity.js';
 import { callerOf } from './auth.js';
-import { postgresLimiter, rateLimitError, setRateLimitHeaders, type RateLimitState } from './rate-limit.js';
+import { postgresLimiter, rateLimitError, setRateLimitHeaders, stateOf, type RateLimitState } from './rate-limit.js';
 
 // A CommonJS package: its named exports are read off the default export under native ESM.
 const { BurstyRateLimiter, RateLimiterRes } = rateLimiterFlexible;
@@ -74,14 +74,8 @@ export function createKeyLimiter(orm: MikroORM) {
     const drewOnAllowance = !allowed || res.consumedPoints > budget.perMinute;
     const allowance = drewOnAllowance && hasAllowance ? await extraLimiter.get(keyId) : before;
     const extraLeft = hasAllowance ? (allowance?.remainingPoints ?? extraLimiter.points) : 0;
-    const msBeforeNext = Math.max(0, res.msBeforeNext);
-    return {
-      limit: budget.burst,
-      remaining: allowed ? res.remainingPoints + extraLeft : 0,
-      resetAt: Math.ceil((Date.now() + msBeforeNext) / 1000),
-      retryAfter: allowed ? 0 : Math.max(1, Math.ceil(msBeforeNext / 1000)),
-      allowed,
-    };
+    // One policy for the key, as X-RateLimit-* show it: `burst` requests in a minute at most.
+    return stateOf('apikey', 60, budget.burst, res.remainingPoints + extraLeft, res.msBeforeNext, allowed);
   };
 }
 

@@ -78,9 +78,10 @@ const catalogue = {
   webhook_endpoint_not_found: { type: 'not_found', status: 404, message: 'Webhook endpoint not found' },
   event_not_found: { type: 'not_found', status: 404, message: 'Event or delivery not found' },
   method_not_allowed: { type: 'method_not_allowed', status: 405, message: 'Method not allowed' },
+  // 422, as the IETF Idempotency-Key draft says (the spec names no status for a reused key).
   idempotency_key_reused: {
     type: 'idempotency_error',
-    status: 400,
+    status: 422,
     message: 'This Idempotency-Key was used with a different request',
   },
   idempotency_key_in_progress: {

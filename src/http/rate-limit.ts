@@ -18,12 +18,18 @@ export interface RateLimitRule {
   durationSeconds: number;
 }
 
-/** What one call left of the budget: the spec's `X-RateLimit-*` figures. */
+/** What one call left of the budget: the spec's `X-RateLimit-*` figures and the IETF draft's `RateLimit*`. */
 export interface RateLimitState {
+  /** The policy's name in `RateLimit-Policy` and `RateLimit` (the rule's name: `apikey`, `pay`, `balance`, `public`). */
+  policy: string;
+  /** The policy's window in seconds (`w`). */
+  windowSeconds: number;
   limit: number;
   remaining: number;
   /** Unix time (seconds) at which the window resets. */
   resetAt: number;
+  /** Whole seconds until then (`t`); equal to `retryAfter` on a refusal. */
+  resetInSeconds: number;
   /** Whole seconds until the next call may succeed; 0 when this one was allowed. */
   retryAfter: number;
   allowed: boolean;
@@ -76,23 +82,41 @@ export function createRateLimiter(orm: MikroORM, rule: RateLimitRule): RateLimit
         res = err;
         allowed = false;
       }
-      const msBeforeNext = Math.max(0, res.msBeforeNext);
-      return {
-        limit: rule.points,
-        remaining: res.remainingPoints,
-        resetAt: Math.ceil((Date.now() + msBeforeNext) / 1000),
-        retryAfter: allowed ? 0 : Math.max(1, Math.ceil(msBeforeNext / 1000)),
-        allowed,
-      };
+      return stateOf(rule.name, rule.durationSeconds, rule.points, res.remainingPoints, res.msBeforeNext, allowed);
     },
   };
 }
 
-/** Sets the spec's `X-RateLimit-*` headers for a call's state. */
+/** The figures of one call, from what the limiter answered. */
+export function stateOf(policy: string, windowSeconds: number, limit: number, remaining: number, msBeforeNext: number, allowed: boolean): RateLimitState {
+  const ms = Math.max(0, msBeforeNext);
+  const retryAfter = allowed ? 0 : Math.max(1, Math.ceil(ms / 1000));
+  return {
+    policy,
+    windowSeconds,
+    limit,
+    remaining: allowed ? remaining : 0,
+    resetAt: Math.ceil((Date.now() + ms) / 1000),
+    resetInSeconds: allowed ? Math.ceil(ms / 1000) : retryAfter,
+    retryAfter,
+    allowed,
+  };
+}
+
+/**
+ * Sets the spec's `X-RateLimit-*` headers for a call's state and, beside them with the same figures, the
+ * IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers-11): `RateLimit-Policy` names the
+ * policy with its quota `q` (= X-RateLimit-Limit) and window `w`; `RateLimit` gives what is left, `r`
+ * (= X-RateLimit-Remaining), and `t`, the seconds until X-RateLimit-Reset (= Retry-After on a 429, as
+ * the draft asks: Retry-After never points before the end of the effective window). A later, tighter
+ * limit (the balance's) replaces all five, so they always describe one policy.
+ */
 export function setRateLimitHeaders(ctx: Context, state: RateLimitState): void {
   ctx.set('X-RateLimit-Limit', String(state.limit));
   ctx.set('X-RateLimit-Remaining', String(state.remaining));
   ctx.set('X-RateLimit-Reset', String(state.resetAt));
+  ctx.set('RateLimit-Policy', `"${state.policy}";q=${state.limit};w=${state.windowSeconds}`);
+  ctx.set('RateLimit', `"${state.policy}";r=${state.remaining};t=${state.resetInSeconds}`);
 }
 
 /** The spec's 429: `rate_limit_exceeded`, `retryAfter` in the body and a `Retry-After` header. */

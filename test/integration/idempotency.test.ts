@@ -8,6 +8,7 @@ import { Business } from '../../src/modules/businesses/business.entity.js';
 import { claimKey, purgeExpiredKeys, storeAnswer } from '../../src/modules/idempotency/idempotency.store.js';
 import { requestFingerprint } from '../../src/modules/idempotency/request-fingerprint.js';
 import { createHttpClient } from '../support/http.js';
+import { eventually } from '../support/payments.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
@@ -53,11 +54,11 @@ describe('Idempotency-Key on POST', () => {
     expect(again.text).toBe(first.text);
   });
 
-  it('refuses the same key with a different body: 400 idempotency_error', async () => {
+  it('refuses the same key with a different body: 422 idempotency_error (IETF Idempotency-Key draft)', async () => {
     const key = randomUUID();
     expect((await create(key)).status).toBe(201);
     const res = await create(key, body('Another order'));
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({
       type: 'idempotency_error',
       message: 'This Idempotency-Key was used with a different request',
@@ -130,12 +131,56 @@ describe('Idempotency-Key on POST', () => {
     const busy = await create(key);
     expect(busy.status).toBe(409);
     expect(busy.body.error.message).toBe('A request with this Idempotency-Key is in progress');
-    expect((await create(key, body('Different'))).status).toBe(400);
+    expect((await create(key, body('Different'))).status).toBe(422);
 
     await sql(`update idempotency_keys set locked_until = now() - interval '1 second' where key = ?`, [key]);
     const retried = await create(key);
     expect(retried.status).toBe(201);
     expect((await create(key)).text).toBe(retried.text);
+  });
+
+  it('answers 409 to a repeat while the first request is really still running, then replays its answer', async () => {
+    const owner = await stack.business();
+    const key = randomUUID();
+    // Hold the first request inside its effect: it has claimed the key, and its session insert waits
+    // for this lock. Nothing else in this file writes sessions meanwhile (tests run one at a time).
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const lock = stack.orm.em.fork().transactional(async (tx) => {
+      await tx.execute('lock table checkout_sessions in share mode');
+      locked();
+      await held;
+    });
+    await lockTaken;
+    try {
+      let firstAnswered = false;
+      const first = create(key, body(), { apiKey: owner.testKey }).finally(() => (firstAnswered = true));
+      await eventually('the first request claims the key', async () => (await sql('select 1 from idempotency_keys where key = ?', [key])).length === 1);
+      const busy = await create(key, body(), { apiKey: owner.testKey });
+      expect(busy.status).toBe(409);
+      expect(firstAnswered).toBe(false);
+      expect(busy.body).toEqual({
+        success: false,
+        error: { type: 'idempotency_error', message: 'A request with this Idempotency-Key is in progress', requestId: expect.stringMatching(/^req_/) },
+      });
+      // A different body under the key is still the reused-key error, in flight or not.
+      expect((await create(key, body('Different'), { apiKey: owner.testKey })).status).toBe(422);
+      release();
+      await lock;
+      const done = await first;
+      expect(done.status).toBe(201);
+      expect(done.headers['idempotent-replayed']).toBeUndefined();
+      const again = await create(key, body(), { apiKey: owner.testKey });
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.text).toBe(done.text);
+      expect(await sessionCount(owner.id)).toBe(1);
+    } finally {
+      release();
+      await lock.catch(() => undefined);
+    }
   });
 
   it('never commits an effect whose answer cannot be stored (the claim was taken over)', async () => {

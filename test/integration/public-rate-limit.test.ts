@@ -31,8 +31,16 @@ const pay = (stack: TestStack, id: string, headers: Record<string, string> = {},
   stack.http.post(`${prefix}/checkout/${id}/pay`, {}, { headers });
 const cancel = (stack: TestStack, id: string) => stack.http.request('POST', `/checkout/${id}/cancel`, {});
 
+/** The IETF RateLimit fields on a 429 say what X-RateLimit-* and Retry-After say (the public or the pay policy). */
+function expectIetfFields(res: { headers: Record<string, unknown> }) {
+  const policy = String(res.headers['ratelimit-policy']).match(/^"(public|pay)";q=(\d+);w=60$/);
+  expect(policy?.[2]).toBe(res.headers['x-ratelimit-limit']);
+  expect(res.headers.ratelimit).toBe(`"${policy?.[1]}";r=0;t=${res.headers['retry-after']}`);
+}
+
 function expectLimited(res: { status: number; body: any; headers: Record<string, unknown> }) {
   expect(res.status).toBe(429);
+  expectIetfFields(res);
   const seconds = Number(res.headers['retry-after']);
   expect(seconds).toBeGreaterThanOrEqual(1);
   expect(seconds).toBeLessThanOrEqual(60);
@@ -50,6 +58,8 @@ function expectLimited(res: { status: number; body: any; headers: Record<string,
 function expectLimitedPage(res: { status: number; text: string; headers: Record<string, unknown> }) {
   expect(res.status).toBe(429);
   expect(res.headers['content-type']).toMatch(/^text\/html/);
+  expectIetfFields(res);
+  expect(res.headers['ratelimit-policy']).toBe('"public";q=5;w=60');
   expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   expect(res.text).toContain('Too many requests');
 }

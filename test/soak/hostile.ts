@@ -84,7 +84,7 @@ const ATTEMPTS: Attempt[] = [
   async (api, biz) => {
     const headers = { 'Idempotency-Key': randomUUID() };
     await api.post('/api/checkout/sessions', sessionBody(), { key: biz.key, headers, accept: [201] });
-    await api.post('/api/checkout/sessions', sessionBody({ description: 'another body' }), { key: biz.key, headers, accept: [error(400, 'idempotency_error')] });
+    await api.post('/api/checkout/sessions', sessionBody({ description: 'another body' }), { key: biz.key, headers, accept: [error(422, 'idempotency_error')] });
   },
 ];
 

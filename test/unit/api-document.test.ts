@@ -88,7 +88,7 @@ describe('the API document', () => {
 });
 
 describe('the no-drift check of the test client', () => {
-  const headers = { 'x-request-id': 'req_0c5a8e61a3f14a5e9d4b7c2a1f0e9d8c', 'api-version': 'v1', 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '119', 'x-ratelimit-reset': '1795000000' };
+  const headers = { 'x-request-id': 'req_0c5a8e61a3f14a5e9d4b7c2a1f0e9d8c', 'api-version': 'v1', 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '119', 'x-ratelimit-reset': '1795000000', ratelimit: '"balance";r=29;t=60', 'ratelimit-policy': '"balance";q=30;w=60', etag: '"3q2-7wEjR0aY1b8kWb9v0A"' };
   const balance = { availableInCents: 0, reservedInCents: 0, pendingInCents: 0, currency: 'USD', livemode: false, updatedAt: null };
 
   it('accepts an answer the document describes, on /api and /api/v1', () => {

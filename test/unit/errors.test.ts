@@ -6,7 +6,7 @@ const STATUS_BY_TYPE: Record<ErrorType, number[]> = {
   permission_error: [403],
   not_found: [404],
   method_not_allowed: [405],
-  idempotency_error: [400, 409],
+  idempotency_error: [409, 422],
   rate_limit_exceeded: [429],
   service_unavailable: [503],
   api_error: [500],

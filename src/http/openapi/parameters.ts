@@ -10,8 +10,21 @@ export const idempotencyKeyHeader = z.object({
     .meta({
       param: { id: 'IdempotencyKey' },
       description:
-        'Makes the POST safe to retry: the first answer (status and body) is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key. Scoped to the business and mode. The same key with another method, path or body is 400 `idempotency_error`; a repeat while the first is still running is 409. Failed requests are not stored, so the key can be reused after fixing the request.',
+        'Makes the POST safe to retry: the first answer (status and body) is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key. Scoped to the business and mode. The same key with another method, path or body is 422 `idempotency_error`; a repeat while the first is still running is 409 `idempotency_error` (both as the IETF Idempotency-Key draft says). Failed requests are not stored, so the key can be reused after fixing the request.',
       example: 'order-1001-refund',
+    }),
+});
+
+/** The optional `If-None-Match` header of the single-resource reads (they answer 304 when it matches). */
+export const ifNoneMatchHeader = z.object({
+  'If-None-Match': z
+    .string()
+    .optional()
+    .meta({
+      param: { id: 'IfNoneMatch' },
+      description:
+        'One or more ETags from earlier answers (`"…"`, `W/"…"`, comma-separated) or `*`. When one matches the current ETag (weak comparison, RFC 9110) the answer is 304 with no body.',
+      example: '"3q2-7wEjR0aY1b8kWb9v0A"',
     }),
 });
 

@@ -2,8 +2,8 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { createRefundInput, listRefundsQuery, refundPagination, refundResource } from '../../modules/refunds/refund.schemas.js';
 import { z } from 'zod';
 import { refundExample } from './examples.js';
-import { idempotencyKeyHeader, idPath } from './parameters.js';
-import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, ok } from './responses.js';
+import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from './parameters.js';
+import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok } from './responses.js';
 
 const tags = ['Refunds'];
 
@@ -54,11 +54,13 @@ export const refundPaths: ZodOpenApiPathsObject = {
       operationId: 'getRefund',
       tags,
       summary: 'Read a refund',
-      requestParams: { path: idPath('ref', 'The refund id.') },
+      requestParams: { path: idPath('ref', 'The refund id.'), header: ifNoneMatchHeader },
       responses: {
         '200': ok('The refund', refundResource, {
           example: { success: true, data: { ...refundExample, status: 'completed', completedAt: '2026-11-21T09:32:40.000Z' } },
+          etag: true,
         }),
+        '304': notModified(),
         ...errors(...AUTHENTICATED, 'refund_not_found'),
       },
     },

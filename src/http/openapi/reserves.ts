@@ -2,8 +2,8 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { listReservesQuery } from '../../modules/reserves/reserve.queries.js';
 import { reserveConfigResource, reserveListResource, reserveResource, reserveSummaryResource } from '../../modules/reserves/reserve.schemas.js';
 import { reserveExample } from './examples.js';
-import { idPath } from './parameters.js';
-import { AUTHENTICATED, errors, linkById, ok } from './responses.js';
+import { idPath, ifNoneMatchHeader } from './parameters.js';
+import { AUTHENTICATED, errors, linkById, notModified, ok } from './responses.js';
 
 const tags = ['Reserves'];
 
@@ -30,13 +30,16 @@ export const reservePaths: ZodOpenApiPathsObject = {
       tags,
       summary: 'Summarise reserves',
       description: 'With no reserves, counts and totals are 0 and both next-release fields are null.',
+      requestParams: { header: ifNoneMatchHeader },
       responses: {
         '200': ok('The summary', reserveSummaryResource, {
           example: {
             success: true,
             data: { totalReservedAmountInCents: 50_700, activeReserveCount: 3, upcomingReleaseCount: 3, nextReleaseAt: '2027-02-19T09:31:12.000Z', nextReleaseAmountInCents: 507 },
           },
+          etag: true,
         }),
+        '304': notModified(),
         ...errors(...AUTHENTICATED),
       },
     },
@@ -46,10 +49,13 @@ export const reservePaths: ZodOpenApiPathsObject = {
       operationId: 'getReserveConfig',
       tags,
       summary: "Read the business's reserve terms",
+      requestParams: { header: ifNoneMatchHeader },
       responses: {
         '200': ok('The reserve terms', reserveConfigResource, {
           example: { success: true, data: { enabled: true, reservePercentage: 10, holdPeriodDays: 90, holdPeriod: 'P90D' } },
+          etag: true,
         }),
+        '304': notModified(),
         ...errors(...AUTHENTICATED),
       },
     },
@@ -59,9 +65,10 @@ export const reservePaths: ZodOpenApiPathsObject = {
       operationId: 'getReserve',
       tags,
       summary: 'Read a reserve',
-      requestParams: { path: idPath('res', 'The reserve id.') },
+      requestParams: { path: idPath('res', 'The reserve id.'), header: ifNoneMatchHeader },
       responses: {
-        '200': ok('The reserve', reserveResource, { example: { success: true, data: reserveExample } }),
+        '200': ok('The reserve', reserveResource, { example: { success: true, data: reserveExample }, etag: true }),
+        '304': notModified(),
         ...errors(...AUTHENTICATED, 'reserve_not_found'),
       },
     },

@@ -27,6 +27,25 @@ const rateLimitHeaders = {
   'X-RateLimit-Limit': integerHeader('X-RateLimit-Limit', 'Requests allowed in the window (for an API key: its burst).'),
   'X-RateLimit-Remaining': integerHeader('X-RateLimit-Remaining', 'Requests left in the window.'),
   'X-RateLimit-Reset': integerHeader('X-RateLimit-Reset', 'Unix time (seconds) at which the window resets.'),
+  // The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers-11), the same figures.
+  'RateLimit-Policy': z
+    .string()
+    .regex(/^"[a-z][a-z0-9-]*";q=\d+;w=\d+$/)
+    .meta({
+      description:
+        'The policy that counted this request (IETF RateLimit header fields draft): its name, `q` = X-RateLimit-Limit and `w` = its window in seconds. Names: `apikey`, `balance`, `pay`, `public`.',
+      example: '"apikey";q=120;w=60',
+      header: { id: 'RateLimit-Policy' },
+    }),
+  RateLimit: z
+    .string()
+    .regex(/^"[a-z][a-z0-9-]*";r=\d+;t=\d+$/)
+    .meta({
+      description:
+        'What is left under that policy (IETF RateLimit header fields draft): `r` = X-RateLimit-Remaining and `t` = seconds until X-RateLimit-Reset (on a 429, equal to Retry-After).',
+      example: '"apikey";r=117;t=42',
+      header: { id: 'RateLimit' },
+    }),
 };
 
 const optional = <T extends Record<string, z.ZodType>>(shape: T) =>
@@ -36,6 +55,14 @@ const idempotentReplayed = z.literal('true').meta({
   description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key.',
   header: { id: 'Idempotent-Replayed' },
 });
+const etag = z
+  .string()
+  .regex(/^"[A-Za-z0-9_-]+"$/)
+  .meta({
+    description: 'A strong entity tag of this representation (a hash of the body). Send it back in `If-None-Match` to get 304 while the resource is unchanged.',
+    example: '"3q2-7wEjR0aY1b8kWb9v0A"',
+    header: { id: 'ETag' },
+  });
 const retryAfter = z.number().int().min(1).meta({ description: 'Seconds to wait before retrying.', header: { id: 'Retry-After' } });
 const allow = z.string().meta({ description: 'The methods this path does allow.', header: { id: 'Allow' } });
 
@@ -55,9 +82,10 @@ const pascal = (name: string) => name.replace(/(^|_)([a-z])/g, (_m, _s, c: strin
 export function ok(
   description: string,
   data: z.ZodType,
-  opts: { example?: unknown; siblings?: z.ZodRawShape; idempotent?: boolean; rateLimited?: boolean; links?: ZodOpenApiLinksObject } = {},
+  opts: { example?: unknown; siblings?: z.ZodRawShape; idempotent?: boolean; rateLimited?: boolean; etag?: boolean; links?: ZodOpenApiLinksObject } = {},
 ): ZodOpenApiResponseObject {
   const headers: Record<string, z.ZodType> = { ...alwaysHeaders, ...(opts.rateLimited === false ? {} : rateLimitHeaders) };
+  if (opts.etag) headers.ETag = etag;
   if (opts.idempotent) {
     headers['Idempotent-Replayed'] = idempotentReplayed.optional();
   }
@@ -74,6 +102,14 @@ export function ok(
   };
 }
 
+/** The 304 of a conditional read (`conditionalGet`): no body, the same ETag and rate-limit headers. */
+export function notModified(): ZodOpenApiResponseObject {
+  return {
+    description: 'Not modified: `If-None-Match` matched the current ETag (weak comparison; `*` matches any). No body.',
+    headers: z.object({ ...alwaysHeaders, ...rateLimitHeaders, ETag: etag }),
+  };
+}
+
 const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid request',
   401: 'Missing or invalid API key',
@@ -81,6 +117,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not found',
   405: 'Method not allowed on this path',
   409: 'Conflict',
+  422: 'The Idempotency-Key was used with a different request',
   429: 'Rate limit exceeded',
   500: 'Unexpected server error',
   503: 'A dependency (database or Temporal) is unreachable; retry',

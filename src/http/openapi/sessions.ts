@@ -1,8 +1,8 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { createSessionInput, listSessionsQuery, sessionListResource, sessionResource } from '../../modules/checkout/session.schemas.js';
 import { pageMetaExample, sessionExample, sessionListItemExample } from './examples.js';
-import { idempotencyKeyHeader, sessionIdPath } from './parameters.js';
-import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, ok } from './responses.js';
+import { idempotencyKeyHeader, ifNoneMatchHeader, sessionIdPath } from './parameters.js';
+import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok } from './responses.js';
 
 const tags = ['Checkout sessions'];
 
@@ -65,9 +65,10 @@ export const sessionPaths: ZodOpenApiPathsObject = {
       tags,
       summary: 'Read a checkout session',
       description: "Another business's or mode's session, or an id that is not a UUID, is not found.",
-      requestParams: { path: sessionIdPath },
+      requestParams: { path: sessionIdPath, header: ifNoneMatchHeader },
       responses: {
-        '200': ok('The session, with its items', sessionResource, { example: { success: true, data: sessionExample } }),
+        '200': ok('The session, with its items', sessionResource, { example: { success: true, data: sessionExample }, etag: true }),
+        '304': notModified(),
         ...errors(...AUTHENTICATED, 'session_not_found'),
       },
     },

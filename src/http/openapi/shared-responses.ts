@@ -14,6 +14,7 @@ const STATUS_NAMES: Record<string, string> = {
   '403': 'Forbidden',
   '404': 'NotFound',
   '409': 'Conflict',
+  '422': 'UnprocessableContent',
   '429': 'TooManyRequests',
   '500': 'InternalError',
   '503': 'ServiceUnavailable',

@@ -13,8 +13,8 @@ import {
   updateEndpointInput,
 } from '../../modules/webhooks/webhook.schemas.js';
 import { endpointExample, pageMetaExample } from './examples.js';
-import { idempotencyKeyHeader, idPath } from './parameters.js';
-import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, ok, WRITE } from './responses.js';
+import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from './parameters.js';
+import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok, WRITE } from './responses.js';
 
 const tags = ['Webhooks'];
 const whId = idPath('wh', 'The webhook endpoint id.');
@@ -116,9 +116,10 @@ export const webhookPaths: ZodOpenApiPathsObject = {
       operationId: 'getWebhookEndpoint',
       tags,
       summary: 'Read a webhook endpoint',
-      requestParams: { path: whId },
+      requestParams: { path: whId, header: ifNoneMatchHeader },
       responses: {
-        '200': ok('The endpoint', endpointResource, { example: { success: true, data: endpointExample } }),
+        '200': ok('The endpoint', endpointResource, { example: { success: true, data: endpointExample }, etag: true }),
+        '304': notModified(),
         ...errors(...AUTHENTICATED, 'webhook_endpoint_not_found'),
       },
     },

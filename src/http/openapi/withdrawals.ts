@@ -8,8 +8,8 @@ import {
   withdrawalResource,
 } from '../../modules/withdrawals/withdrawal.schemas.js';
 import { pageMetaExample, withdrawalExample } from './examples.js';
-import { idempotencyKeyHeader, idPath } from './parameters.js';
-import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, ok } from './responses.js';
+import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from './parameters.js';
+import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok } from './responses.js';
 
 const tags = ['Withdrawals'];
 const wdId = idPath('wd', 'The withdrawal id.');
@@ -74,9 +74,10 @@ export const withdrawalPaths: ZodOpenApiPathsObject = {
       tags,
       summary: 'Read a withdrawal',
       description: '`processorTransactionId` (wallet) or `transactionHash` (crypto) once completed; `failureReason` once failed.',
-      requestParams: { path: wdId },
+      requestParams: { path: wdId, header: ifNoneMatchHeader },
       responses: {
-        '200': ok('The withdrawal', withdrawalResource, { example: { success: true, data: withdrawalExample } }),
+        '200': ok('The withdrawal', withdrawalResource, { example: { success: true, data: withdrawalExample }, etag: true }),
+        '304': notModified(),
         ...errors(...AUTHENTICATED, 'withdrawal_not_found'),
       },
     },

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { callerOf } from '../../http/auth.js';
+import { conditionalGet } from '../../http/conditional-get.js';
 import { idempotency } from '../../http/idempotency.js';
 import { parseBody } from '../../http/validate.js';
 import type { AppDeps } from '../../http/deps.js';
@@ -34,7 +35,7 @@ export function sessionRoutes(router: Router, deps: AppDeps): void {
     };
   });
 
-  router.get('/checkout/sessions/:id', async (ctx) => {
+  router.get('/checkout/sessions/:id', conditionalGet, async (ctx) => {
     const { session, items } = await findSession(deps.orm.em.fork(), callerOf(ctx), ctx.params.id);
     ctx.body = { success: true, data: sessionView(session, items, deps.checkoutBaseUrl) };
   });

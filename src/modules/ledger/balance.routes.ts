@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import { callerOf } from '../../http/auth.js';
+import { conditionalGet } from '../../http/conditional-get.js';
 import type { AppDeps } from '../../http/deps.js';
 import { createRateLimiter, rateLimit } from '../../http/rate-limit.js';
 import type { BalanceResource } from './balance.schemas.js';
@@ -26,7 +27,7 @@ export function balanceRoutes(router: Router, deps: AppDeps): void {
   // The spec's per-operation limit, counted per API key.
   const limiter = createRateLimiter(deps.orm, { name: 'balance', points: 30, durationSeconds: 60 });
 
-  router.get('/balance', rateLimit(limiter, (ctx) => callerOf(ctx).keyId), async (ctx) => {
+  router.get('/balance', rateLimit(limiter, (ctx) => callerOf(ctx).keyId), conditionalGet, async (ctx) => {
     const caller = callerOf(ctx);
     ctx.body = { success: true, data: balanceView(await readBalance(deps.orm.em.fork(), caller), caller.livemode) };
   });

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import { callerOf } from '../../http/auth.js';
+import { conditionalGet } from '../../http/conditional-get.js';
 import type { AppDeps } from '../../http/deps.js';
 import { idempotency } from '../../http/idempotency.js';
 import { metrics } from '../../ops/metrics.js';
@@ -29,7 +30,7 @@ export function refundRoutes(router: Router, deps: AppDeps): void {
     ctx.body = { success: true, data: items.map(refundView), pagination };
   });
 
-  router.get('/refunds/:id', async (ctx) => {
+  router.get('/refunds/:id', conditionalGet, async (ctx) => {
     const refund = await findRefund(deps.orm.em.fork(), callerOf(ctx), ctx.params.id);
     ctx.body = { success: true, data: refundView(refund) };
   });

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import { callerOf } from '../../http/auth.js';
+import { conditionalGet } from '../../http/conditional-get.js';
 import type { AppDeps } from '../../http/deps.js';
 import { parseQuery } from '../../http/validate.js';
 import { findReserve, listReserves, listReservesQuery, reserveSummary } from './reserve.queries.js';
@@ -13,15 +14,15 @@ export function reserveRoutes(router: Router, deps: AppDeps): void {
   });
 
   // Registered before `/reserves/:id`, which would otherwise read `summary` and `config` as ids.
-  router.get('/reserves/summary', async (ctx) => {
+  router.get('/reserves/summary', conditionalGet, async (ctx) => {
     ctx.body = { success: true, data: await reserveSummary(deps.orm.em.fork(), callerOf(ctx)) };
   });
 
-  router.get('/reserves/config', async (ctx) => {
+  router.get('/reserves/config', conditionalGet, async (ctx) => {
     ctx.body = { success: true, data: reserveConfigView(callerOf(ctx).business) };
   });
 
-  router.get('/reserves/:id', async (ctx) => {
+  router.get('/reserves/:id', conditionalGet, async (ctx) => {
     ctx.body = { success: true, data: reserveView(await findReserve(deps.orm.em.fork(), callerOf(ctx), ctx.params.id)) };
   });
 }

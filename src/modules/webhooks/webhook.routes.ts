@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from '../../http/errors.js';
 import { callerOf } from '../../http/auth.js';
+import { conditionalGet } from '../../http/conditional-get.js';
 import type { AppDeps } from '../../http/deps.js';
 import { idempotency } from '../../http/idempotency.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
@@ -71,7 +72,7 @@ export function webhookRoutes(router: Router, deps: AppDeps): void {
     ctx.body = { success: true, data: { items: items.map(endpointView), meta } };
   });
 
-  router.get('/webhooks/:id', async (ctx) => {
+  router.get('/webhooks/:id', conditionalGet, async (ctx) => {
     ctx.body = { success: true, data: endpointView(await findEndpoint(em(), callerOf(ctx), ctx.params.id)) };
   });
 

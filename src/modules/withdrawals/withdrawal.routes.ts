@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { withdrawalCancelledSignal } from '../../../workflows/withdrawal.js';
 import { callerOf } from '../../http/auth.js';
+import { conditionalGet } from '../../http/conditional-get.js';
 import type { AppDeps } from '../../http/deps.js';
 import { idempotency } from '../../http/idempotency.js';
 import { metrics } from '../../ops/metrics.js';
@@ -32,7 +33,7 @@ export function withdrawalRoutes(router: Router, deps: AppDeps): void {
     ctx.body = { success: true, data: { items: items.map(withdrawalListView), meta } };
   });
 
-  router.get('/withdrawals/:id', async (ctx) => {
+  router.get('/withdrawals/:id', conditionalGet, async (ctx) => {
     const withdrawal = await findWithdrawal(deps.orm.em.fork(), callerOf(ctx), ctx.params.id);
     ctx.body = { success: true, data: withdrawalView(withdrawal) };
   });
