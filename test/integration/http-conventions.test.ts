@@ -121,6 +121,7 @@ describe('conditional reads: ETag and If-None-Match', () => {
       { key: biz.testKey },
     );
     expect(withdrawal.status).toBe(201);
+    const transactions = await stack.http.get('/api/balance/transactions?limit=1', { key: biz.testKey });
     const endpoint = await stack.http.post('/api/webhooks', { url: 'https://merchant.example/hooks', events: ['*'] }, { key: biz.testKey });
     Object.assign(reads, {
       session: `/api/checkout/sessions/${session.id}`,
@@ -129,6 +130,7 @@ describe('conditional reads: ETag and If-None-Match', () => {
       withdrawal: `/api/v1/withdrawals/${withdrawal.body.data.id}`,
       webhook: `/api/webhooks/${endpoint.body.data.endpoint.id}`,
       balance: '/api/balance',
+      balanceTransaction: `/api/balance/transactions/${transactions.body.data.items[0].id}`,
       reserveConfig: '/api/reserves/config',
       reserveSummary: '/api/reserves/summary',
     });
@@ -136,7 +138,7 @@ describe('conditional reads: ETag and If-None-Match', () => {
   const get = (path: string, ifNoneMatch?: string) =>
     stack.http.get(path, { key: biz.testKey, headers: ifNoneMatch === undefined ? {} : { 'If-None-Match': ifNoneMatch } });
 
-  it.each(['session', 'refund', 'reserve', 'withdrawal', 'webhook', 'balance', 'reserveConfig', 'reserveSummary'])(
+  it.each(['session', 'refund', 'reserve', 'withdrawal', 'webhook', 'balance', 'balanceTransaction', 'reserveConfig', 'reserveSummary'])(
     '%s: a strong ETag, stable while unchanged; 304 with no body on a match, weak form and `*` included; 200 otherwise',
     async (name) => {
       const path = reads[name];

@@ -7,7 +7,8 @@ import {
   listBalanceTransactionsQuery,
   type BalanceTransactionResource,
 } from '../../modules/balance-transactions/balance-transaction.schemas.js';
-import { AUTHENTICATED, errors, linkById, ok } from './responses.js';
+import { ifNoneMatchHeader } from './parameters.js';
+import { AUTHENTICATED, errors, linkById, notModified, ok } from './responses.js';
 
 const tags = ['Balance'];
 
@@ -68,9 +69,11 @@ export const balanceTransactionPaths: ZodOpenApiPathsObject = {
         path: z.object({
           id: z.string().regex(BALANCE_TRANSACTION_ID).meta({ description: 'The balance transaction id (`txn_…`).', example: paymentExample.id }),
         }),
+        header: ifNoneMatchHeader,
       },
       responses: {
-        '200': ok('The balance transaction', balanceTransactionResource, { example: { success: true, data: paymentExample } }),
+        '200': ok('The balance transaction', balanceTransactionResource, { example: { success: true, data: paymentExample }, etag: true }),
+        '304': notModified(),
         ...errors(...AUTHENTICATED, 'balance_transaction_not_found'),
       },
     },

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import { callerOf } from '../../http/auth.js';
+import { conditionalGet } from '../../http/conditional-get.js';
 import type { AppDeps } from '../../http/deps.js';
 import { parseQuery } from '../../http/validate.js';
 import { findBalanceTransaction, listBalanceTransactions } from './balance-transaction.queries.js';
@@ -16,7 +17,7 @@ export function balanceTransactionRoutes(router: Router, deps: AppDeps): void {
     ctx.body = { success: true, data: await listBalanceTransactions(deps.orm.em.fork(), callerOf(ctx), query) };
   });
 
-  router.get('/balance/transactions/:id', async (ctx) => {
+  router.get('/balance/transactions/:id', conditionalGet, async (ctx) => {
     ctx.body = { success: true, data: await findBalanceTransaction(deps.orm.em.fork(), callerOf(ctx), ctx.params.id) };
   });
 }
