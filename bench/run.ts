@@ -69,6 +69,8 @@ async function main() {
     LOG_LEVEL: 'warn',
     DATA_DIR: path.join(infra.root, 'data'),
     WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // One ring for every process of the run: the API seals workflow inputs the worker must open.
+    PAYLOAD_ENCRYPTION_KEYS: `bench-1:${randomBytes(32).toString('base64')}`,
     // The fan-out scenario's receivers run on this machine, under the benchmark's own CA.
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
     WEBHOOK_CA_FILE: infra.tls.caFile,

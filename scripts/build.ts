@@ -71,6 +71,8 @@ for (const [entry, target] of Object.entries(ENTRIES)) {
 const { code } = await bundleWorkflowCode({
   workflowsPath: path.join(root, 'workflows/index.ts'),
   workflowInterceptorModules: [path.join(root, 'workflows/failure-metrics.ts')],
+  // The worker's data converter names it (src/temporal/payload-codec.ts): workflow failures' messages are sealed too.
+  failureConverterPath: path.join(root, 'src/temporal/failure-converter.cjs'),
   logger: { info() {}, warn: (m: string) => process.stderr.write(`build: bundler: ${m}\n`), error() {}, debug() {}, trace() {}, log() {} } as never,
 });
 writeFileSync(path.join(outDir, 'workflow-bundle.js'), code);

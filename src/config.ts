@@ -25,6 +25,34 @@ export const encryptionKey = z.string().transform((value, ctx) => {
   return bytes;
 });
 
+/** One key of the payload codec's key ring (src/temporal/payload-codec.ts): its id travels with every payload it seals. */
+export interface PayloadKey {
+  id: string;
+  key: Buffer;
+}
+
+/**
+ * `keyId:base64key,…` (PAYLOAD_ENCRYPTION_KEYS): the keys that seal Temporal payloads. The first seals new
+ * payloads; the others only open old ones, so a key is rotated by putting a new one first.
+ */
+export const payloadKeyRing = z.string().transform((value, ctx) => {
+  const keys: PayloadKey[] = [];
+  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const at = part.indexOf(':');
+    const id = part.slice(0, Math.max(at, 0));
+    const key = encryptionKey.safeParse(part.slice(at + 1));
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(id)) ctx.addIssue({ code: 'custom', message: 'each key must be keyId:base64key (id of letters, digits, . _ -)' });
+    else if (!key.success) ctx.addIssue({ code: 'custom', message: `key "${id}" must be 32 bytes as 64 hex digits or base64` });
+    else if (keys.some((k) => k.id === id)) ctx.addIssue({ code: 'custom', message: `key id "${id}" appears twice` });
+    else keys.push({ id, key: key.data });
+  }
+  if (!keys.length) ctx.addIssue({ code: 'custom', message: 'must name at least one keyId:base64key' });
+  return keys;
+});
+
+/** The key ring of NODE_ENV=test when none is given: fixed, so every process of a test run opens the others' payloads. */
+export const TEST_PAYLOAD_ENCRYPTION_KEYS = `test-1:${Buffer.alloc(32, 5).toString('base64')}`;
+
 /** Comma-separated durations (`0,1s,2s`): the webhook retry delays, for end-to-end tests only. */
 const durationList = z.string().transform((value, ctx) =>
   value.split(',').map((part) => {
@@ -89,6 +117,11 @@ const schema = z.object({
   WITHDRAWAL_PROCESSING_DELAY: durationMs.default(10 * 60 * 1000),
   WEBHOOK_ENCRYPTION_KEY: encryptionKey.optional(),
   WEBHOOK_CA_FILE: z.string().min(1).optional(),
+  PAYLOAD_ENCRYPTION_KEYS: payloadKeyRing.optional(),
+  /** The bearer token the codec endpoint (admin port, /codec/decode) asks of an operator. */
+  CODEC_AUTH_TOKEN: z.string().min(32, 'must be at least 32 characters (openssl rand -hex 32)').optional(),
+  /** Origins (the Temporal Web UI's) allowed to call the codec endpoint from a browser; comma-separated. */
+  CODEC_CORS_ORIGINS: z.string().optional(),
   ALLOW_PRIVATE_WEBHOOK_URLS: flag.optional(),
   /** Let the card simulator serve live keys. Unset: yes outside production; in production no, live money moves are refused. */
   ALLOW_SIMULATED_LIVE_PAYMENTS: flag.optional(),
@@ -114,8 +147,12 @@ export interface Config {
     metricsAddress?: string;
     shutdownGraceMs: number;
     maxCachedWorkflows?: number;
+    /** The payload codec's key ring, active key first; outside test, generated under the data dir in development. */
+    encryptionKeys?: PayloadKey[];
   };
   admin: { host: string; port: number };
+  /** The codec endpoint on the admin port, which the Temporal Web UI and CLI decode through. */
+  codec: { authToken?: string; corsOrigins: string[] };
   http: {
     host: string;
     port: number;
@@ -197,6 +234,16 @@ export function loadConfig(
       // Tests stop workers constantly; there an activity is cancelled at once, as the SDK does by default.
       shutdownGraceMs: c.WORKER_SHUTDOWN_GRACE ?? (c.NODE_ENV === 'test' ? 0 : 30_000),
       maxCachedWorkflows: c.WORKER_MAX_CACHED_WORKFLOWS,
+      encryptionKeys: c.PAYLOAD_ENCRYPTION_KEYS ?? (c.NODE_ENV === 'test' ? payloadKeyRing.parse(TEST_PAYLOAD_ENCRYPTION_KEYS) : undefined),
+    },
+    codec: {
+      authToken: c.CODEC_AUTH_TOKEN,
+      // `npm start`'s UI, at localhost or 127.0.0.1, unless told otherwise.
+      corsOrigins: c.CODEC_CORS_ORIGINS
+        ? c.CODEC_CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean)
+        : c.NODE_ENV === 'development'
+          ? [`http://localhost:${c.DEV_TEMPORAL_UI_PORT}`, `http://127.0.0.1:${c.DEV_TEMPORAL_UI_PORT}`]
+          : [],
     },
     http: {
       host: c.HOST,

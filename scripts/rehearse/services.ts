@@ -4,6 +4,7 @@
  * configuration, TLS ending at the proxy. Each process can be rolled (SIGTERM, wait, start, wait ready).
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../../src/dev/free-port.js';
@@ -40,6 +41,9 @@ export interface Wiring {
   encryptionKey: string;
 }
 
+/** One payload key ring for every API and worker of the rehearsal: what one seals, the others open. */
+const PAYLOAD_KEYS = `rehearsal-1:${randomBytes(32).toString('base64')}`;
+
 function baseEnv(w: Wiring, name: string, proxyPort: number): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
@@ -51,6 +55,7 @@ function baseEnv(w: Wiring, name: string, proxyPort: number): Record<string, str
     TEMPORAL_NAMESPACE: 'default',
     TEMPORAL_TASK_QUEUE: 'payments',
     WEBHOOK_ENCRYPTION_KEY: w.encryptionKey,
+    PAYLOAD_ENCRYPTION_KEYS: PAYLOAD_KEYS,
     WEBHOOK_CA_FILE: w.webhookCaFile,
     // The merchant's receiver is on this machine, which production refuses unless told.
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',

@@ -25,6 +25,8 @@ export async function startTemporalDevServer(opts: {
   /** More `start-dev` flags, e.g. `--sqlite-pragma journal_mode=wal` for the benchmark. */
   extraArgs?: string[];
   log?: (line: string) => void;
+  /** The codec server the Web UI decodes payloads through (`--ui-codec-endpoint`). */
+  uiCodecEndpoint?: string;
   /** Its own process group, so Ctrl-C at a terminal reaches only the parent, which stops it last (`npm start`). */
   ownProcessGroup?: boolean;
 }): Promise<TemporalDevServer> {
@@ -32,7 +34,8 @@ export async function startTemporalDevServer(opts: {
   const dbFile = path.join(opts.dataDir, 'temporal.sqlite');
   const address = `127.0.0.1:${opts.port}`;
   const searchAttributes = searchAttributeDefinitions.flatMap((d) => ['--search-attribute', d]);
-  const uiArgs = opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless'];
+  const codecArgs = opts.uiCodecEndpoint ? ['--ui-codec-endpoint', opts.uiCodecEndpoint] : [];
+  const uiArgs = opts.uiPort ? ['--ui-port', String(opts.uiPort), ...codecArgs] : ['--headless'];
   const args = [
     'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--db-filename', dbFile,
     '--log-level', 'warn', ...uiArgs, ...searchAttributes, ...(opts.extraArgs ?? []),
@@ -48,7 +51,7 @@ export async function startTemporalDevServer(opts: {
         ui: Boolean(opts.uiPort),
         uiPort: opts.uiPort ?? undefined,
         dbFilename: dbFile,
-        extraArgs: [...searchAttributes, ...(opts.extraArgs ?? [])],
+        extraArgs: [...(opts.uiPort ? codecArgs : []), ...searchAttributes, ...(opts.extraArgs ?? [])],
       },
     });
     return { address, uiUrl, stop: () => env.teardown() };

@@ -25,7 +25,7 @@ async function main() {
     tls = readTls(await ensureDevCertificate(config.dataDir));
   }
   const api = await startApi({ config, orm, temporal, log, tls });
-  const admin = await startAdmin({ config, orm, temporal, log, worker: false });
+  const admin = await startAdmin({ config, orm, temporal, log, worker: false, codec: true });
   log.info({ origin: api.origin, adminPort: admin.port }, 'API listening');
   logLivePayments(log, config);
 

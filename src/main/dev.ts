@@ -52,6 +52,8 @@ async function main() {
       cliPath: process.env.TEMPORAL_CLI_PATH,
       log: logTo('temporal.log'),
       ownProcessGroup: true,
+      // The UI decrypts histories through the codec endpoint this process serves on its admin port.
+      uiCodecEndpoint: `http://${config.admin.host}:${config.admin.port}/codec`,
     });
     stops.unshift(temporal.stop);
     temporalAddress = temporal.address;
@@ -73,7 +75,7 @@ async function main() {
     : await ensureDevCertificate(config.dataDir);
   const api = await startApi({ config: runConfig, orm, temporal, log, tls: readTls(tlsFiles) });
   stops.unshift(api.close);
-  const admin = await startAdmin({ config: runConfig, orm, temporal, log, worker: true });
+  const admin = await startAdmin({ config: runConfig, orm, temporal, log, worker: true, codec: true });
   stops.push(admin.close);
 
   const testKey = demoKeys.find((k) => k.mode === 'test')!;
@@ -83,6 +85,7 @@ async function main() {
     `  API              ${api.origin}/api`,
     `  Temporal UI      ${uiUrl ?? `(external Temporal at ${temporalAddress})`}`,
     `  Metrics, health  http://${config.admin.host}:${admin.port}/metrics  /healthz  /readyz`,
+    `  Codec endpoint   http://${config.admin.host}:${admin.port}/codec (the UI decrypts histories through it)`,
     `  Demo test key    ${testKey.secret}`,
     `  Live payments    ${livePaymentsNotice(runConfig).replace(/^live payments: /, '')}`,
     tlsFiles.caFile ? `  CA file to trust ${tlsFiles.caFile}` : '',

@@ -20,6 +20,7 @@ import { createEventFanout } from '../modules/webhooks/fanout.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.js';
 import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
 import { connectTemporal } from '../temporal/client.js';
+import { EncryptionCodec, payloadKeysFor } from '../temporal/payload-codec.js';
 import { ensurePurgeSchedule, ensureSessionExpirySweep } from '../temporal/schedules.js';
 
 /**
@@ -133,7 +134,7 @@ export async function startWorker(opts: {
   // Live mode fails closed: with live payments refused, the processor declines every live money move.
   const processor =
     config.livePayments === 'refused' ? refusingLive(opts.processor ?? simulatorWithBook(postgresChargeBook(orm))) : opts.processor;
-  const worker = await createWorker(connection, config.temporal, {
+  const worker = await createWorker(connection, { ...config.temporal, encryptionKeys: payloadKeysFor(config) }, {
     orm,
     webhooks,
     processor,
@@ -159,8 +160,25 @@ export async function startWorker(opts: {
  * The admin port of a process: `/metrics`, `/healthz`, and `/readyz` checking the database and Temporal.
  * A process that runs a worker also serves the Temporal SDK's metrics there.
  */
-export function startAdmin(opts: { config: Config; orm: MikroORM; temporal: Client; log: Logger; worker: boolean }): Promise<AdminServer> {
+export function startAdmin(opts: {
+  config: Config;
+  orm: MikroORM;
+  temporal: Client;
+  log: Logger;
+  worker: boolean;
+  /** Serve the Temporal codec endpoint (`/codec/decode`) the Web UI decrypts histories through: the API process does. */
+  codec?: boolean;
+}): Promise<AdminServer> {
   const { config, orm, temporal, log } = opts;
+  const codec = opts.codec
+    ? {
+        codec: new EncryptionCodec(payloadKeysFor(config)),
+        authToken: config.codec.authToken,
+        // `npm start` on loopback only: its UI has no login to pass a token with (docs/decisions.md).
+        openWithoutToken: config.env === 'development',
+        corsOrigins: config.codec.corsOrigins,
+      }
+    : undefined;
   return startAdminServer({
     host: config.admin.host,
     port: config.admin.port,
@@ -170,9 +188,10 @@ export function startAdmin(opts: { config: Config; orm: MikroORM; temporal: Clie
       temporal: () => temporal.workflowService.getSystemInfo({}),
     },
     sdkMetricsAddress: opts.worker ? config.temporal.metricsAddress : undefined,
+    codec,
   });
 }
 
 export async function connectTemporalFor(config: Config): Promise<Client> {
-  return connectTemporal({ ...config.temporal, address: defaultTemporalAddress(config) });
+  return connectTemporal({ ...config.temporal, address: defaultTemporalAddress(config), encryptionKeys: payloadKeysFor(config) });
 }

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { CODEC_PATH, serveCodec, type CodecEndpoint } from '../temporal/codec-server.js';
 import { registry } from './metrics.js';
 
 /** A dependency `/readyz` checks: resolves when reachable, rejects (or times out) when not. */
@@ -18,7 +19,9 @@ const CHECK_TIMEOUT_MS = 2000;
 /**
  * The operator's port, apart from the API's: Prometheus `/metrics` (this process's registry, plus the
  * Temporal SDK's metrics when a worker exports them), `/healthz` (the process is alive) and `/readyz`
- * (every dependency answers). Plain HTTP on a private interface: it carries no business data.
+ * (every dependency answers). Plain HTTP on a private interface. The API process also serves the
+ * Temporal codec endpoint here (`/codec/decode`), behind the operator's token: the only route on this
+ * port that returns business data, decrypted for an operator's Web UI or CLI.
  */
 export async function startAdminServer(opts: {
   host: string;
@@ -27,6 +30,8 @@ export async function startAdminServer(opts: {
   checks: Record<string, ReadinessCheck>;
   /** host:port of the SDK's Prometheus exporter, when this process runs a worker that has one. */
   sdkMetricsAddress?: string;
+  /** The codec endpoint under `/codec`, when this process serves it. */
+  codec?: CodecEndpoint;
 }): Promise<AdminServer> {
   let draining = false;
   const server = http.createServer((req, res) => {
@@ -35,6 +40,7 @@ export async function startAdminServer(opts: {
       res.end(body);
     };
     const path = (req.url ?? '/').split('?')[0];
+    if (opts.codec && (path === CODEC_PATH || path.startsWith(`${CODEC_PATH}/`))) return serveCodec(req, res, opts.codec);
     if (req.method !== 'GET') return send(405, JSON.stringify({ status: 'method_not_allowed' }));
     if (path === '/healthz') return send(200, JSON.stringify({ status: 'ok' }));
     if (path === '/readyz') {

@@ -4,6 +4,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type W
 import { createActivities, type ActivityDeps } from '../../activities/index.js';
 import type { Config } from '../config.js';
 import { metrics } from '../ops/metrics.js';
+import { encryptingDataConverter } from './payload-codec.js';
 
 // Run from the TypeScript sources (tsx, jest) or from the production build (dist/, plain node): the
 // workflow modules are the .ts or the compiled .js files beside this one's tree.
@@ -22,6 +23,7 @@ export const prebuiltWorkflowBundle = compiled ? fileURLToPath(new URL('../../wo
 
 function workflowCode(): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'interceptors'> {
   if (prebuiltWorkflowBundle && existsSync(prebuiltWorkflowBundle)) return { workflowBundle: { codePath: prebuiltWorkflowBundle } };
+  // Bundled at start, the SDK puts the data converter's failureConverterPath into the bundle itself.
   return { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules } };
 }
 
@@ -65,6 +67,9 @@ export async function createWorker(
     taskQueue: config.taskQueue,
     ...workflowCode(),
     activities: createActivities(deps),
+    // Opens and seals payloads in this thread, around the workflow sandbox; the failure converter it
+    // names is also in the bundle (scripts/build.ts), so workflow failures are sealed too.
+    dataConverter: encryptingDataConverter(config.encryptionKeys),
     // On shutdown, running activities get this long to finish before they are cancelled.
     shutdownGraceTime: config.shutdownGraceMs,
     // A workflow evicted from the cache is replayed from its (short) history at its next task.

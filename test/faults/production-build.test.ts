@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { freePort } from '../../src/dev/free-port.js';
 import type { HttpClient } from '../support/http.js';
+import { TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../src/config.js';
 import { TEST_WEBHOOK_ENCRYPTION_KEY } from '../support/stack.js';
 import { startFaultStack, type FaultStack } from './support/fault-stack.js';
 import { paidSession } from './support/flows.js';
@@ -47,6 +48,7 @@ function env(name: string, extra: Record<string, string> = {}): Record<string, s
     TEMPORAL_TASK_QUEUE: taskQueue,
     DATA_DIR: path.join(root, 'data', name),
     WEBHOOK_ENCRYPTION_KEY: TEST_WEBHOOK_ENCRYPTION_KEY,
+    PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
     LOG_LEVEL: 'info',
     LOADED_MODULES_FILE: path.join(root, `loaded-${name}.txt`),
     ...extra,

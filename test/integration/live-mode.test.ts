@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../src/config.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { payCheckout } from '../../src/modules/checkout/pay.service.js';
 import { simulatorProcessor } from '../../src/modules/processor/simulator.js';
@@ -124,6 +125,7 @@ describe('the entry points (npm run api, npm run worker) with NODE_ENV unset', (
         TEMPORAL_METRICS_ADDRESS: 'off',
         ADMIN_PORT: String(await freePort()),
         WEBHOOK_ENCRYPTION_KEY: TEST_WEBHOOK_ENCRYPTION_KEY,
+        PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
         LOG_LEVEL: 'info',
         ...env,
       },

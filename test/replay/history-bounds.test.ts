@@ -8,7 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { sessionExpiryWorkflow } from '../../workflows/session-expiry.js';
-import { createTimeSkippingEnv, workflowBundle } from '../support/time-skipping.js';
+import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -29,7 +29,7 @@ describe('the session expiry sweep keeps its history bounded', () => {
       return { expired: 0, nextSweepAt: new Date((await env.currentTimeMs()) + 60_000).toISOString() };
     };
     const taskQueue = `history-bounds-${Math.random()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: { expireDueSessions } });
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), dataConverter: testDataConverter, activities: { expireDueSessions } });
     await worker.runUntil(async () => {
       const workflowId = `session-expiry-${taskQueue}`;
       const first = await env.client.workflow.start(sessionExpiryWorkflow, { workflowId, taskQueue });

@@ -7,6 +7,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { bundleWorkflowCode, Worker, type ReplayResult, type ReplayWorkerOptions } from '@temporalio/worker';
+import { payloadKeyRing, TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../src/config.js';
+import { encryptingDataConverter, failureConverterPath } from '../../src/temporal/payload-codec.js';
 import { workflowInterceptorModules, workflowsPath } from '../../src/temporal/worker.js';
 import { readHistory, readIndex, type Fixture } from './fixtures.js';
 import { copyOfWorkflows } from './recorder.js';
@@ -20,7 +22,7 @@ const fixtures = readIndex();
 async function workerCode(path = workflowsPath): Promise<ReplayWorkerOptions['workflowBundle']> {
   const prebuilt = process.env.REPLAY_WORKFLOW_BUNDLE;
   if (prebuilt && path === workflowsPath) return { code: readFileSync(prebuilt, 'utf8') };
-  return { code: (await bundleWorkflowCode({ workflowsPath: path, workflowInterceptorModules, logger: quietLogger })).code };
+  return { code: (await bundleWorkflowCode({ workflowsPath: path, workflowInterceptorModules, failureConverterPath, logger: quietLogger })).code };
 }
 
 const quiet = () => {};
@@ -32,6 +34,9 @@ async function replay(workflowBundle: ReplayWorkerOptions['workflowBundle'], whi
     workflowBundle,
     // The worker's sinks (failure metrics); never called during replay, but registered as on the worker.
     sinks: { metrics: { workflowFailed: { fn: () => {} } } },
+    // The worker's data converter: fixtures recorded before payload encryption pass through its codec
+    // unchanged, those recorded since (by the test key ring) are opened by it.
+    dataConverter: encryptingDataConverter(payloadKeyRing.parse(TEST_PAYLOAD_ENCRYPTION_KEYS)),
   };
   const histories = which.map((f) => ({ workflowId: f.workflowId, history: readHistory(f) }));
   const results = new Map<string, ReplayResult>();

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, TEST_PAYLOAD_ENCRYPTION_KEYS, type Config } from '../../src/config.js';
 import { openDatabase } from '../../src/db/orm.js';
 import { createLogger } from '../../src/log.js';
 import { connectTemporalFor, startApi, startWorker } from '../../src/main/runtime.js';
@@ -67,6 +67,8 @@ export async function startStack(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // A fixed key, so no key file is generated under the repository's data directory.
     WEBHOOK_ENCRYPTION_KEY: TEST_WEBHOOK_ENCRYPTION_KEY,
+    // The test key ring, also when a test runs the stack as production (NODE_ENV=test has it by default).
+    PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
     // Every test pays from 127.0.0.1: the per-address public limit is tested on its own, with its own figure.
     PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
     ...env,

@@ -1,7 +1,15 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { payloadKeyRing, TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../src/config.js';
+import { encryptingDataConverter, failureConverterPath } from '../../src/temporal/payload-codec.js';
 import { installRuntime, workflowsPath } from '../../src/temporal/worker.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
+
+/**
+ * The service's data converter with the test key ring: the environment's client and every test's Worker
+ * seal and open payloads as the real ones do (`dataConverter: testDataConverter` in Worker.create).
+ */
+export const testDataConverter = encryptingDataConverter(payloadKeyRing.parse(TEST_PAYLOAD_ENCRYPTION_KEYS));
 
 /**
  * Temporal's time-skipping test server, provisioned from Maven Central by scripts/provision-temporal.sh
@@ -10,9 +18,10 @@ import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   installRuntime();
   const path = process.env.TEMPORAL_TEST_SERVER_PATH;
-  const env = await TestWorkflowEnvironment.createTimeSkipping(
-    path ? { server: { executable: { type: 'existing-path', path } } } : undefined,
-  );
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    ...(path ? { server: { executable: { type: 'existing-path', path } } } : {}),
+    client: { dataConverter: testDataConverter },
+  });
   // Workflows upsert the operator-facing search attributes, so the test server must know them too.
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
@@ -30,6 +39,6 @@ const INDEXED_VALUE_TYPE: Record<string, number> = { KEYWORD: 2, INT: 3, BOOL: 5
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** The workflows bundled once per test file; a new Worker per test reuses it. */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath, logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} } as never });
+  bundle ??= bundleWorkflowCode({ workflowsPath, failureConverterPath, logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} } as never });
   return bundle;
 }

@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { checkoutWorkflow, sessionClosedSignal } from '../../workflows/checkout.js';
 import type { Activities } from '../../activities/index.js';
-import { createTimeSkippingEnv, workflowBundle } from '../support/time-skipping.js';
+import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -19,6 +19,7 @@ async function runWith(activities: Partial<Activities>, fn: (taskQueue: string) 
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(),
+    dataConverter: testDataConverter,
     activities,
   });
   await worker.runUntil(fn(taskQueue));

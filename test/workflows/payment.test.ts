@@ -5,7 +5,7 @@ import { Worker } from '@temporalio/worker';
 import type { PaymentActivities } from '../../activities/payment.js';
 import type { Activities } from '../../activities/index.js';
 import { checkoutWorkflow, payUpdate, type PayRequest } from '../../workflows/checkout.js';
-import { createTimeSkippingEnv, workflowBundle } from '../support/time-skipping.js';
+import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -32,7 +32,7 @@ function mocks(charge: jest.Mock<PaymentActivities['chargeCard']>): Mocks {
 
 async function withCheckout(activities: Mocks, fn: (handle: Awaited<ReturnType<typeof start>>) => Promise<void>) {
   const taskQueue = `payment-${Math.random()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), dataConverter: testDataConverter, activities });
   await worker.runUntil(async () => fn(await start(taskQueue)));
 }
 

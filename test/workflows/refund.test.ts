@@ -6,7 +6,7 @@ import type { Activities } from '../../activities/index.js';
 import { REFUND_DECLINED } from '../../workflows/failure-types.js';
 import { refundStatusQuery, refundWorkflow, type RefundRecord } from '../../workflows/refund.js';
 import { PaymentStatus } from '../../workflows/search-attributes.js';
-import { createTimeSkippingEnv, workflowBundle } from '../support/time-skipping.js';
+import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -39,7 +39,7 @@ function mocks() {
 
 async function run(activities: Partial<Activities>) {
   const taskQueue = `refund-${Math.random()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), dataConverter: testDataConverter, activities });
   return worker.runUntil(async () => {
     const handle = await env.client.workflow.start(refundWorkflow, {
       workflowId: `refund-test-${Math.random()}`,

@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { ReserveActivities } from '../../activities/reserves.js';
 import { reserveReleaseStateQuery, reserveReleaseWorkflow } from '../../workflows/reserve-release.js';
-import { createTimeSkippingEnv, workflowBundle } from '../support/time-skipping.js';
+import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ const DAY = 24 * 3600 * 1000;
 
 async function runWith(activities: Partial<ReserveActivities>, fn: (taskQueue: string) => Promise<void>) {
   const taskQueue = `reserve-${Math.random()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), dataConverter: testDataConverter, activities });
   await worker.runUntil(fn(taskQueue));
 }
 

@@ -4,7 +4,7 @@ import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { nextSweepAt } from '../../src/modules/checkout/expiry.js';
 import { sessionExpiryWorkflow, sweepNowSignal } from '../../workflows/session-expiry.js';
-import { createTimeSkippingEnv, workflowBundle } from '../support/time-skipping.js';
+import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -45,7 +45,7 @@ async function runSweep(
   started: (handle: WorkflowHandle<typeof sessionExpiryWorkflow>) => void = () => {},
 ) {
   const taskQueue = `session-expiry-${Math.random()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), dataConverter: testDataConverter, activities });
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start(sessionExpiryWorkflow, { workflowId: `session-expiry-${Math.random()}`, taskQueue });
     started(handle);

@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { WEBHOOK_RETRY_DELAYS_MS, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.js';
-import { createTimeSkippingEnv, workflowBundle } from '../support/time-skipping.js';
+import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -33,6 +33,7 @@ async function run(acts: ReturnType<typeof activities>, fn: (taskQueue: string) 
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(),
+    dataConverter: testDataConverter,
     activities: { attemptWebhookDelivery: acts.attemptWebhookDelivery, failWebhookDelivery: acts.failWebhookDelivery },
   });
   await worker.runUntil(fn(taskQueue));

@@ -12,7 +12,7 @@ import {
   withdrawalWorkflow,
   type WithdrawalRecord,
 } from '../../workflows/withdrawal.js';
-import { createTimeSkippingEnv, workflowBundle } from '../support/time-skipping.js';
+import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -51,7 +51,7 @@ function happyMocks() {
 
 async function run(activities: Partial<Activities>, fn: (start: () => ReturnType<typeof startWorkflow>) => Promise<void>) {
   const taskQueue = `withdrawal-${Math.random()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), dataConverter: testDataConverter, activities });
   await worker.runUntil(fn(() => startWorkflow(taskQueue)));
 }
 

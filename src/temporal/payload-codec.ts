@@ -1,0 +1,116 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
+import { ConfigError, payloadKeyRing, type Config, type PayloadKey } from '../config.js';
+
+/**
+ * Every payload Temporal stores (workflow and activity inputs and results, signals, updates, queries,
+ * memo, failure messages) leaves this process sealed with AES-256-GCM, so a history holds no customer's
+ * name, e-mail, address or payout destination in the clear. The sealed payload names its key, so a
+ * rotated key ring still opens old histories. Search attributes are not payloads: they stay plain and
+ * carry no personal data (workflows/search-attributes.ts).
+ */
+export const ENCRYPTED_ENCODING = 'binary/encrypted';
+export const KEY_ID_METADATA = 'encryption-key-id';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+const text = (value: string) => new TextEncoder().encode(value);
+const readText = (value: Uint8Array | null | undefined) => (value ? Buffer.from(value).toString('utf8') : undefined);
+const b64 = (value: Uint8Array | null | undefined) => Buffer.from(value ?? []).toString('base64');
+
+export class EncryptionCodec implements PayloadCodec {
+  private readonly byId: Map<string, Buffer>;
+
+  /** `keys[0]` seals; every key opens what it sealed. */
+  constructor(private readonly keys: PayloadKey[]) {
+    if (!keys.length) throw new Error('the payload codec needs at least one key');
+    this.byId = new Map(keys.map((k) => [k.id, k.key]));
+  }
+
+  async encode(payloads: Payload[]): Promise<Payload[]> {
+    const { id, key } = this.keys[0];
+    return payloads.map((payload) => {
+      // The whole payload, metadata included: its encoding (json/plain, binary/null) is no one's business either.
+      const plain = Buffer.from(JSON.stringify({ m: mapValues(payload.metadata ?? {}, b64), d: b64(payload.data) }));
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      cipher.setAAD(text(id)); // a payload relabelled with another key id does not open
+      const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
+      return {
+        metadata: { encoding: text(ENCRYPTED_ENCODING), [KEY_ID_METADATA]: text(id) },
+        data: Buffer.concat([iv, cipher.getAuthTag(), sealed]),
+      };
+    });
+  }
+
+  /** Payloads that are not sealed (histories from before encryption, the recorded fixtures) pass unchanged. */
+  async decode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads.map((payload) => {
+      if (readText(payload.metadata?.encoding) !== ENCRYPTED_ENCODING) return payload;
+      const id = readText(payload.metadata?.[KEY_ID_METADATA]) ?? '';
+      const key = this.byId.get(id);
+      if (!key) throw new Error(`payload sealed with key "${id}", which is not in PAYLOAD_ENCRYPTION_KEYS`);
+      const data = Buffer.from(payload.data ?? []);
+      const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, IV_BYTES));
+      decipher.setAAD(text(id));
+      decipher.setAuthTag(data.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+      const inner = JSON.parse(plain.toString('utf8')) as { m: Record<string, string>; d: string };
+      return { metadata: mapValues(inner.m, (v) => new Uint8Array(Buffer.from(v, 'base64'))), data: new Uint8Array(Buffer.from(inner.d, 'base64')) };
+    });
+  }
+}
+
+function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record<string, B> {
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, fn(v)]));
+}
+
+/**
+ * The failure converter the worker and client load by path (the SDK requires it, in the main thread and
+ * inside the workflow bundle): the default one with `encodeCommonAttributes`, so a failure's message and
+ * stack trace travel as a payload, sealed by the codec, and the history keeps only "Encoded failure".
+ */
+export const failureConverterPath = fileURLToPath(new URL('./failure-converter.cjs', import.meta.url));
+
+/** The data converter of every client and worker of this service. */
+export function encryptingDataConverter(keys: PayloadKey[] | undefined): DataConverter {
+  if (!keys?.length) throw new ConfigError('Invalid configuration: PAYLOAD_ENCRYPTION_KEYS is not set (keyId:base64key, active key first)');
+  return { payloadCodecs: [new EncryptionCodec(keys)], failureConverterPath };
+}
+
+const generated = new Map<string, PayloadKey[]>();
+
+/**
+ * The key ring of this process: PAYLOAD_ENCRYPTION_KEYS (a fixed test ring under NODE_ENV=test), or in
+ * development one key generated on first start under the data directory (mode 0600), which `npm start`'s
+ * API, worker and codec endpoint share. Production refuses to start without it: a lost key makes every
+ * open workflow's history unreadable, so it is managed like the database's credentials.
+ */
+export function payloadKeysFor(config: Pick<Config, 'env' | 'dataDir' | 'temporal'>): PayloadKey[] {
+  if (config.temporal.encryptionKeys?.length) return config.temporal.encryptionKeys;
+  if (config.env === 'production') {
+    throw new ConfigError(
+      'Invalid configuration: PAYLOAD_ENCRYPTION_KEYS is required in production (e.g. k1:$(openssl rand -base64 32); the first key seals)',
+    );
+  }
+  const file = path.join(config.dataDir, 'payload-encryption.keys');
+  const cached = generated.get(file);
+  if (cached) return cached;
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    try {
+      // `wx`: when two processes start together, the first one's key wins.
+      writeFileSync(file, `dev-1:${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+      chmodSync(file, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  const parsed = payloadKeyRing.safeParse(readFileSync(file, 'utf8').trim());
+  if (!parsed.success) throw new ConfigError(`Invalid configuration: ${file} does not hold keyId:base64key entries`);
+  generated.set(file, parsed.data);
+  return parsed.data;
+}
