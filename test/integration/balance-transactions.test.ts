@@ -2,6 +2,8 @@
  * Balance transactions (issue 19 §2): every cent of the balance explained, one item per money move and
  * balance type. The invariant under random sequences is in balance-transactions-invariant.test.ts.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { runCommand } from '../../src/admin/commands.js';
 import { CARDS, createSession, eventually, pay, payBody, paidSession, sql } from '../support/payments.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
@@ -214,4 +216,19 @@ describe('admin CLI: balance-transactions export', () => {
     expect((await run({ mode: 'test', from: '2020-01-01', to: '2020-02-01' })).text.split('\n')).toHaveLength(1);
     expect((await run({ mode: 'live' })).text.split('\n')).toHaveLength(1);
   });
+
+  it('runs as npm run admin does: stdout is the CSV, a bad date is a usage error', async () => {
+    const biz = await stack.business();
+    await paidSession(stack, biz);
+    const run = promisify(execFile);
+    const admin = (...args: string[]) =>
+      run(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', 'balance-transactions', 'export', biz.id, ...args], {
+        env: { ...process.env, DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: '' },
+      });
+    const { stdout } = await admin('--mode', 'test', '--from', '2020-01-01', '--to', '2100-01-01T00:00:00Z');
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines.slice(1).map((line) => line.split(',')[1])).toEqual(['payment', 'reserve_hold']);
+    await expect(admin('--from', 'last week')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--from') });
+  }, 60_000);
 });
