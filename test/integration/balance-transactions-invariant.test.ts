@@ -107,7 +107,7 @@ async function allTransactions(biz: TestBusiness): Promise<any[]> {
   const items: any[] = [];
   let cursor: string | null = null;
   do {
-    const res = await stack.http.get(`/api/balance/transactions?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key: biz.testKey });
+    const res: { status: number; body: any } = await stack.http.get(`/api/balance/transactions?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key: biz.testKey });
     expect(res.status).toBe(200);
     items.push(...res.body.data.items);
     cursor = res.body.data.meta.nextCursor;
