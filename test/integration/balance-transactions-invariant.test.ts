@@ -160,7 +160,7 @@ describe('the balance-transaction invariant', () => {
     );
   }, 300_000);
 
-  it('holds mid-flight too: pending withdrawals and refunds count where GET /api/balance counts them', async () => {
+  it('holds mid-flight too: a withdrawal still pending counts in pending_withdrawal, as GET /api/balance counts it', async () => {
     const biz = await stack.business({ reserveBps: 1000 });
     await addWalletMethod(stack.orm, biz.id);
     const paid: string[] = [];
