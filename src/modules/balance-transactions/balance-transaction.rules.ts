@@ -93,7 +93,7 @@ const DESCRIPTIONS: Record<BalanceTransactionType, (source: string) => string> =
   withdrawal_failure: (s) => `Withdrawal ${s} failed; its funds returned`,
 };
 
-export const describe = (type: BalanceTransactionType, sourceId: string, amount: number, balanceType: BalanceType): string =>
+export const descriptionOf = (type: BalanceTransactionType, sourceId: string, amount: number, balanceType: BalanceType): string =>
   type === 'withdrawal' && balanceType === 'pending_withdrawal' && amount < 0
     ? `Withdrawal ${sourceId} paid out`
     : DESCRIPTIONS[type](sourceId);

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { describe, sourceOfReference, typeOf, type BalanceType } from './balance-transaction.rules.js';
+import { descriptionOf, sourceOfReference, typeOf, type BalanceType } from './balance-transaction.rules.js';
 import type { BalanceTransactionResource } from './balance-transaction.schemas.js';
 
 /** One ledger transaction's move on one balance type, as `itemRows` reads it. */
@@ -43,7 +43,7 @@ export async function itemsOf(em: EntityManager, rows: ItemRow[]): Promise<Balan
       sourceId,
       createdAt,
       availableOn: reserve ? reserve.releaseAt : createdAt,
-      description: describe(type, sourceId, net, row.account),
+      description: descriptionOf(type, sourceId, net, row.account),
       ...(type === 'refund' ? { funding: funding.get(row.reference_id) ?? [] } : {}),
     };
   });
