@@ -1,0 +1,80 @@
+/**
+ * Issue 17 §2, done when "the UI decodes through the codec server with npm start": a Temporal dev server
+ * with its Web UI started as `npm start` starts it (`--ui-codec-endpoint` at the API's admin port), a
+ * paid session's workflow opened in the UI in Chromium, and what the page shows decoded by the codec
+ * endpoint from the UI's own calls (the history itself is sealed).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { BrowserContext } from 'playwright-core';
+import { startTemporalDevServer, type TemporalDevServer } from '../../src/dev/temporal-dev-server.js';
+import { freePort } from '../../src/dev/free-port.js';
+import { createLogger } from '../../src/log.js';
+import { startAdmin } from '../../src/main/runtime.js';
+import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
+import type { AdminServer } from '../../src/ops/admin-server.js';
+import { CARDS, createSession, pay, payBody } from '../support/payments.js';
+import { startStack, type TestStack } from '../support/stack.js';
+import { launchChromium } from './chromium.js';
+
+const NAME = 'Uma Uicodec';
+let dataDir: string;
+let temporal: TemporalDevServer;
+let stack: TestStack;
+let admin: AdminServer;
+let browser: { context: BrowserContext; close: () => Promise<void> };
+let uiOrigin: string;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'ui-codec-'));
+  const [temporalPort, uiPort, adminPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  uiOrigin = `http://localhost:${uiPort}`;
+  temporal = await startTemporalDevServer({
+    dataDir,
+    port: temporalPort,
+    uiPort,
+    cliPath: process.env.TEMPORAL_CLI_PATH,
+    uiCodecEndpoint: `http://127.0.0.1:${adminPort}/codec`,
+  });
+  stack = await startStack({ TEMPORAL_ADDRESS: temporal.address });
+  // As under `npm start`: development, no token (its UI has no login to pass one with), the UI's origin allowed.
+  const config = { ...stack.config, env: 'development' as const, admin: { host: '127.0.0.1', port: adminPort }, codec: { corsOrigins: [uiOrigin] } };
+  admin = await startAdmin({ config, orm: stack.orm, temporal: stack.temporal, log: createLogger('silent'), worker: false, codec: true });
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await admin?.close();
+  await stack?.stop();
+  await temporal?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+it("shows a paid session's workflow decoded through the codec endpoint", async () => {
+  const biz = await stack.business();
+  const session = await createSession(stack, biz.testKey);
+  const paid = await pay(stack, session.id, payBody(CARDS.success, { name: NAME }));
+  expect(paid.body.data.status).toBe('completed');
+  const described = await stack.temporal.workflow.getHandle(checkoutWorkflowId(session.id)).describe();
+  const expiresAt = new Date(session.expiresAt).toISOString();
+
+  const page = await browser.context.newPage();
+  const decoded: string[] = [];
+  page.on('response', async (response) => {
+    if (!response.url().endsWith('/codec/decode') || response.request().method() !== 'POST') return;
+    decoded.push(`${response.status()}`);
+    const body = (await response.json().catch(() => ({ payloads: [] }))) as { payloads: { data: string }[] };
+    for (const p of body.payloads) decoded.push(Buffer.from(p.data, 'base64').toString('utf8'));
+  });
+  await page.goto(`${uiOrigin}/namespaces/default/workflows/${described.workflowId}/${described.runId}/history`);
+  // The workflow's input as the UI shows it: only the codec endpoint can have opened it.
+  await page.getByText(expiresAt).first().waitFor({ timeout: 60_000 });
+  expect(decoded[0]).toBe('200');
+  // The summary and the pay update's outcome came back from the endpoint, and the page shows the summary.
+  expect(decoded).toContain(JSON.stringify(`Checkout ${session.id} of $46.58`));
+  expect(decoded).toContain(JSON.stringify({ outcome: 'completed', status: 'completed' }));
+  await page.getByText(`Checkout ${session.id} of $46.58`).first().waitFor({ timeout: 10_000 });
+  await page.close();
+}, 120_000);
