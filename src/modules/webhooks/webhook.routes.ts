@@ -10,7 +10,7 @@ import { listEventLog } from './event-log.js';
 import { retryDeliveries } from './manual-retry.js';
 import { webhookEncryptionKey } from './secret-box.js';
 import { createEndpointInput, eventLogQuery, pageQuery, updateEndpointInput } from './webhook.schemas.js';
-import { createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, rotateSecret, updateEndpoint } from './webhook.service.js';
+import { assertReachableUrl, createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, rotateSecret, updateEndpoint } from './webhook.service.js';
 import { deliveryView, endpointView } from './webhook.view.js';
 
 export function webhookRoutes(router: Router, deps: AppDeps): void {
@@ -61,6 +61,7 @@ export function webhookRoutes(router: Router, deps: AppDeps): void {
 
   router.post('/webhooks', async (ctx) => {
     const input = parseBody(ctx, createEndpointInput);
+    await assertReachableUrl(input.url, serviceDeps());
     await em().transactional(async (tx) => {
       const { endpoint, secret } = await createEndpoint(tx, callerOf(ctx), input, serviceDeps());
       await answerWithSecret(ctx, tx, 201, { endpoint: endpointView(endpoint), secret });
@@ -79,7 +80,8 @@ export function webhookRoutes(router: Router, deps: AppDeps): void {
   // The spec's conflict: PUT in the reference, PATCH in a guide. Both take the same partial body.
   const update = async (ctx: Context & { params: { id: string } }) => {
     const input = parseBody(ctx, updateEndpointInput);
-    const endpoint = await em().transactional((tx) => updateEndpoint(tx, callerOf(ctx), ctx.params.id, input, serviceDeps()));
+    if (input.url !== undefined) await assertReachableUrl(input.url, serviceDeps());
+    const endpoint = await em().transactional((tx) => updateEndpoint(tx, callerOf(ctx), ctx.params.id, input));
     ctx.body = { success: true, data: endpointView(endpoint) };
   };
   router.put('/webhooks/:id', update);

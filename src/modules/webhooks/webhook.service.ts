@@ -18,8 +18,12 @@ export interface EndpointServiceDeps {
 /** How long the secret before a rotation keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
-/** Refuses, unless allowed, a URL whose host is or resolves to a non-public address (SSRF). */
-async function assertReachableUrl(url: string, deps: EndpointServiceDeps): Promise<void> {
+/**
+ * Refuses, unless allowed, a URL whose host is or resolves to a non-public address (SSRF). Routes call
+ * it before they open their transaction: a DNS lookup, as slow as the URL's nameserver chooses, must
+ * never hold one of the pool's connections.
+ */
+export async function assertReachableUrl(url: string, deps: EndpointServiceDeps): Promise<void> {
   if (deps.allowPrivateUrls) return;
   const refused = await nonPublicAddresses(new URL(url).hostname, deps.resolveAll);
   if (refused.length) {
@@ -37,7 +41,6 @@ export const MAX_WEBHOOK_ENDPOINTS = 16;
  */
 export async function createEndpoint(em: EntityManager, caller: Caller, input: CreateEndpointInput, deps: EndpointServiceDeps) {
   requireTransaction(em);
-  await assertReachableUrl(input.url, deps);
   await em.execute('select pg_advisory_xact_lock(hashtext(?), ?)', [`webhook_endpoints:${caller.businessId}`, caller.livemode ? 1 : 0]);
   const existing = await em.count(WebhookEndpoint, { businessId: caller.businessId, livemode: caller.livemode, deletedAt: null });
   if (existing >= MAX_WEBHOOK_ENDPOINTS) throw new ApiError('too_many_webhook_endpoints', { params: { max: MAX_WEBHOOK_ENDPOINTS } });
@@ -88,10 +91,8 @@ export async function updateEndpoint(
   caller: Caller,
   id: string,
   input: UpdateEndpointInput,
-  deps: EndpointServiceDeps,
 ): Promise<WebhookEndpoint> {
   requireTransaction(tx);
-  if (input.url !== undefined) await assertReachableUrl(input.url, deps);
   const endpoint = await findEndpoint(tx, caller, id);
   if (input.url !== undefined) endpoint.url = input.url;
   if (input.events !== undefined) endpoint.events = input.events;
