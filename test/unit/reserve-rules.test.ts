@@ -31,10 +31,10 @@ describe('releasing on or after releaseAt', () => {
     expect(isDue(releaseAt, new Date('2026-11-24T00:00:00.001Z'))).toBe(true);
   });
 
-  it('references the first release by the reserve id and later ones by number', () => {
+  it('references the first release by the reserve id and a later one by the cents released before it', () => {
     expect(releaseReference('res_1', 0)).toBe('res_1');
-    expect(releaseReference('res_1', 1)).toBe('res_1#2');
-    expect(releaseReference('res_1', 2)).toBe('res_1#3');
+    expect(releaseReference('res_1', 450)).toBe('res_1#450');
+    expect(releaseReference('res_1', 900)).toBe('res_1#900');
   });
 });
 

@@ -28,11 +28,12 @@ export const isDue = (releaseAt: Date, at: Date): boolean => at.getTime() >= rel
 
 /**
  * The ledger reference of a reserve's release. Its first release is referenced by the reserve id; a
- * later one (of a share a failed refund gave back after the release) by `<id>#2`, `<id>#3`, … so that
- * each stays unique by (kind, reference) and `ledger verify` finds them all.
+ * later one (of a share a failed refund gave back after the release) by `<id>#<cents released before
+ * it>`. What a reserve has released only grows, so each reference is unique by (kind, reference), is
+ * known from the reserve row alone (no query under the balance lock), and `ledger verify` finds them all.
  */
-export const releaseReference = (reserveId: string, earlierReleases: number): string =>
-  earlierReleases === 0 ? reserveId : `${reserveId}#${earlierReleases + 1}`;
+export const releaseReference = (reserveId: string, releasedBefore: number): string =>
+  releasedBefore === 0 ? reserveId : `${reserveId}#${releasedBefore}`;
 
 /**
  * Takes up to `amount` from reserves, oldest first. Returns how much each gives and the total, which is

@@ -4,7 +4,6 @@ import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.servi
 import { requireTransaction } from '../../db/transaction.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import { transfer } from '../ledger/accounts.js';
-import { LedgerTransaction } from '../ledger/ledger.entity.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { HOLDING_STATUSES, Reserve, type ReserveStatus } from './reserve.entity.js';
 import { heldOf, isDue, planConsumption, releaseReference, reserveStatusOf } from './reserve.rules.js';
@@ -91,13 +90,9 @@ export async function releaseReserve(tx: EntityManager, reserveId: string, at: D
     return { status: reserve.status, releasedAmountInCents: reserve.releasedAmountInCents };
   }
   const held = heldOf(reserve);
-  const earlier = reserve.releasedAmountInCents === 0 ? 0 : await tx.count(LedgerTransaction, {
-    kind: 'reserve.release',
-    $or: [{ referenceId: reserve.id }, { referenceId: { $like: `${reserve.id}#%` } }],
-  });
   postTransaction(tx, balance, {
     kind: 'reserve.release',
-    referenceId: releaseReference(reserve.id, earlier),
+    referenceId: releaseReference(reserve.id, reserve.releasedAmountInCents),
     lines: transfer('reserved', 'available', held),
     at,
   });
@@ -109,10 +104,11 @@ export async function releaseReserve(tx: EntityManager, reserveId: string, at: D
 
 /**
  * A failed refund gives each reserve its own share back (the caller holds the balance lock and posts
- * `refunds_in_flight → reserved` for the total returned). The reserve keeps its `releaseAt`. One whose
- * `releaseAt` has passed is released at once through its release workflow: the first run may have
- * finished (releasing nothing from a consumed reserve), so a run of its own, started by the outbox in
- * this transaction, releases the share; a first run still going releases it too, and only one can.
+ * `refunds_in_flight → reserved` for the total returned). The reserve keeps its `releaseAt`. Every
+ * share gets a release run of its own, started by the outbox in this transaction: the first run may
+ * have finished (releasing nothing from a consumed reserve), been terminated, or been judged finished by
+ * a worker whose clock runs ahead of this one's. The new run sleeps until `releaseAt` (at once when it
+ * has passed) and releases the share; a first run still going may release it instead, and only one can.
  */
 export async function restoreReserves(
   tx: EntityManager,
@@ -130,7 +126,7 @@ export async function restoreReserves(
     reserve.consumedAmountInCents -= part.amount;
     reserve.status = reserveStatusOf(reserve);
     restored += part.amount;
-    if (isDue(reserve.releaseAt, at)) startReleaseAgain(tx, reserve, refundId, part.amount, at);
+    startReleaseAgain(tx, reserve, refundId, part.amount, at);
   }
   return restored;
 }
