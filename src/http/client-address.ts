@@ -23,6 +23,19 @@ function isProxy(address: ipaddr.IPv4 | ipaddr.IPv6, ranges: Range[]): boolean {
   return ranges.some(([base, bits]) => base.kind() === address.kind() && address.match(base, bits));
 }
 
+/**
+ * What a per-address budget counts against: an IPv4 address as is, an IPv6 address by its /64. One
+ * subscriber or host is routinely given a whole /64 and may pick any source address in it, so keying
+ * each IPv6 address alone would hand a card tester a fresh budget per request.
+ */
+export function addressBudgetKey(ip: string): string {
+  const address = parseAddress(ip);
+  if (!address) return ip || 'unknown';
+  if (address.kind() === 'ipv4') return address.toString();
+  const parts = (address as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${parts.join(':')}::/64`;
+}
+
 export interface ForwardedRequest {
   /** The TCP peer. */
   peer: string;

@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Context, Next } from 'koa';
 import rateLimiterFlexible from 'rate-limiter-flexible';
 import { ApiError } from './errors.js';
+import { addressBudgetKey } from './client-address.js';
 
 // A CommonJS package: its named exports are read off the default export under native ESM.
 const { RateLimiterPostgres, RateLimiterRes } = rateLimiterFlexible;
@@ -143,11 +144,11 @@ export function rateLimit(limiter: RateLimiter, keyOf: (ctx: Context) => string 
  * The public routes' limit (hosted page, pay, cancel; no API key to count against): one budget per
  * client address over all of them together, PUBLIC_RATE_LIMIT_PER_MINUTE a minute, shared by every API
  * process through the counters table. The address is `ctx.ip`, which believes X-Forwarded-For only from
- * TRUSTED_PROXIES. With the setting at 0 it lets everything through.
+ * TRUSTED_PROXIES, counted by its IPv6 /64 (`addressBudgetKey`). With the setting at 0 it lets everything through.
  */
 export function publicRateLimit(deps: { orm: MikroORM; config: { http: { publicRateLimitPerMinute: number } } }) {
   const perMinute = deps.config.http.publicRateLimitPerMinute;
   if (perMinute === 0) return (_ctx: Context, next: Next) => next();
   const limiter = createRateLimiter(deps.orm, { name: 'public', points: perMinute, durationSeconds: 60 });
-  return rateLimit(limiter, (ctx) => ctx.ip || 'unknown');
+  return rateLimit(limiter, (ctx) => addressBudgetKey(ctx.ip));
 }

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { forwardedRequest, proxyRanges } from '../../src/http/client-address.js';
+import { addressBudgetKey, forwardedRequest, proxyRanges } from '../../src/http/client-address.js';
 import { canonicalSessionId } from '../../src/modules/checkout/pay.routes.js';
 
 describe('forwardedRequest: who is asking', () => {
@@ -54,5 +54,19 @@ describe('canonicalSessionId', () => {
   it('leaves what is no UUID as it is, bounded', () => {
     expect(canonicalSessionId('nope')).toBe('nope');
     expect(canonicalSessionId('x'.repeat(300))).toHaveLength(64);
+  });
+});
+
+describe('addressBudgetKey: what the public limit counts against', () => {
+  it('counts an IPv4 address, mapped or not, as itself', () => {
+    expect(addressBudgetKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(addressBudgetKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+  });
+
+  it('counts every IPv6 address of one /64 as one client', () => {
+    const a = addressBudgetKey('2001:db8:1:2:aaaa:bbbb:cccc:dddd');
+    expect(a).toBe('2001:db8:1:2::/64');
+    expect(addressBudgetKey('2001:db8:1:2::1')).toBe(a);
+    expect(addressBudgetKey('2001:db8:1:3::1')).not.toBe(a);
   });
 });

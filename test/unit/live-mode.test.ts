@@ -82,10 +82,14 @@ describe("the worker's processor with live payments refused", () => {
 
   it('declines every live move without passing it on', async () => {
     expect(await guarded.charge({ ...charge, livemode: true })).toEqual({ status: 'declined', code: 'processing_error', message: LIVE_REFUSED_MESSAGE });
-    expect(await guarded.retrieveCharge('k', true)).toEqual({ status: 'not_found' });
     expect(await guarded.payout({ idempotencyKey: 'wd', amountInCents: 1, destination: wallet, livemode: true })).toEqual({ status: 'declined', message: LIVE_REFUSED_MESSAGE });
     expect(await guarded.refund({ chargeId: 'ch', amountInCents: 1, idempotencyKey: 're', livemode: true })).toEqual({ status: 'declined', message: LIVE_REFUSED_MESSAGE });
     expect(calls).toEqual([]);
+  });
+
+  it('still looks up a live charge, which moves no money: one made before live payments were refused is found, not failed', async () => {
+    expect(await guarded.retrieveCharge('k', true)).toEqual({ status: 'succeeded', chargeId: 'ch_1' });
+    expect(calls).toEqual(['retrieveCharge']);
   });
 
   it('passes test mode through unchanged', async () => {

@@ -38,16 +38,16 @@ export const LIVE_REFUSED_MESSAGE = new ApiError('live_payments_refused').messag
 
 /**
  * `processor` with every live-mode money move declined, never passed on: a live charge is declined
- * (`processing_error`, the session fails, nothing charged), a lookup finds no charge, a payout or refund
- * is declined (its money returns to the balance it came from). Test mode goes through unchanged.
+ * (`processing_error`, the session fails, nothing charged), a payout or refund is declined (its money
+ * returns to the balance it came from). A charge lookup moves no money and passes through, so a charge
+ * made before live payments were refused is still found, never failed while it stands. Test mode goes
+ * through unchanged.
  */
 export function refusingLive(processor: PaymentProcessor): PaymentProcessor {
   return {
     ...processor,
     charge: async (request) =>
       request.livemode ? { status: 'declined', code: 'processing_error', message: LIVE_REFUSED_MESSAGE } : processor.charge(request),
-    retrieveCharge: async (idempotencyKey, livemode) =>
-      livemode ? { status: 'not_found' } : processor.retrieveCharge(idempotencyKey, livemode),
     payout: async (request) => (request.livemode ? { status: 'declined', message: LIVE_REFUSED_MESSAGE } : processor.payout(request)),
     refund: async (request) => (request.livemode ? { status: 'declined', message: LIVE_REFUSED_MESSAGE } : processor.refund(request)),
   };
