@@ -35,7 +35,8 @@ export function startProc(logDir: string, name: string, file: string, args: stri
       take(Buffer.from(`spawn failed: ${err.message}\n`));
       resolve(-1);
     });
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': only then has all of its output been read (a failed start's last words included).
+    child.once('close', (code, signal) => {
       take(Buffer.from(`[rehearse] ${name} exited (${code ?? signal})\n`));
       running.delete(proc);
       log.end();
@@ -98,6 +99,24 @@ export function tcpOpen(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
+}
+
+const handedOut = new Set<number>();
+
+/**
+ * A free port below the kernel's ephemeral range (32768 and up), from 10000 to 19999: ports the OS hands
+ * out to other programs' `listen(0)` and outgoing connections on this busy machine never collide with it,
+ * and a restarted process gets its port back.
+ */
+export async function lowPort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * 10_000);
+    if (!handedOut.has(port) && !(await tcpOpen(port))) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('no free port from 10000 to 19999');
 }
 
 /** A base port with `offsets` all free (Temporal's services take several ports from one base). */

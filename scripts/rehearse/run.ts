@@ -10,11 +10,10 @@
  * directory (logs included) is printed and kept. REHEARSE_STEADY_SECONDS (10) sets the load between steps.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../src/db/orm.js';
-import { freePort } from '../../src/dev/free-port.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/dev/embedded-postgres.js';
 import { ensureDevCertificate } from '../../src/dev/tls.js';
 import { addWithdrawalMethod, createBusiness, DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
@@ -22,7 +21,7 @@ import { startReceiver } from '../../test/support/webhook-receiver.js';
 import { checkOutcome } from './checks.js';
 import { createClient, Stats } from './client.js';
 import { startLoad, type LoadBusiness } from './load.js';
-import { sleep, stopAll } from './proc.js';
+import { lowPort, sleep, stopAll } from './proc.js';
 import { formatReport, type Step } from './report.js';
 import { startServices } from './services.js';
 import { binariesFromEnv, startTemporal, uiReachableOutsideLoopback } from './temporal.js';
@@ -47,16 +46,19 @@ setTimeout(() => {
 }, WATCHDOG_MS).unref();
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'payments-rehearsal-'));
+// Enterable by the PostgreSQL user (as root, embedded PostgreSQL runs as `postgres`), so both data
+// directories stay inside it and go with it; nothing in it is secret beyond this run.
+chmodSync(root, 0o755);
 const started = Date.now();
 const cleanup: (() => Promise<unknown>)[] = [];
 let exitCode = 1;
 try {
   const bins = binariesFromEnv();
   log(`directory ${root}`);
-  const temporalDbPort = await freePort();
+  const temporalDbPort = await lowPort();
   const temporalDb = await timed('PostgreSQL for Temporal up', () => startEmbeddedPostgres({ databaseDir: path.join(root, 'pg-temporal'), port: temporalDbPort, database: 'postgres' }));
   cleanup.unshift(() => temporalDb.stop());
-  const appDbPort = await freePort();
+  const appDbPort = await lowPort();
   const startAppDb = () => startEmbeddedPostgres({ databaseDir: path.join(root, 'pg-app'), port: appDbPort, database: 'payments' });
   let appDb: EmbeddedDatabase = await timed('PostgreSQL for the app up', startAppDb);
   cleanup.unshift(() => appDb.stop());
@@ -143,5 +145,7 @@ try {
 } finally {
   for (const step of cleanup) await step().catch((err) => log(`stopping: ${(err as Error).message}`));
   await stopAll();
+  // The databases were this run's alone; the logs stay.
+  for (const dir of ['pg-temporal', 'pg-app']) rmSync(path.join(root, dir), { recursive: true, force: true });
 }
 process.exit(exitCode);

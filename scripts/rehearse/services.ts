@@ -6,9 +6,9 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
 import path from 'node:path';
-import { freePort } from '../../src/dev/free-port.js';
-import { httpOk, startProc, tcpOpen, until, type Proc } from './proc.js';
+import { httpOk, lowPort, startProc, until, type Proc } from './proc.js';
 import { DEPLOY, REPO } from './temporal.js';
 
 /** The entry points docker-compose.yml and the Dockerfile run (the compose test checks they agree). */
@@ -36,7 +36,7 @@ export interface Wiring {
   databaseUrl: string;
   temporalAddress: string;
   /** The proxy's certificate (and key), and the receiver's CA the workers trust for webhooks. */
-  tls: { certFile: string; keyFile: string };
+  tls: { certFile: string; keyFile: string; caFile: string };
   webhookCaFile: string;
   encryptionKey: string;
 }
@@ -71,7 +71,7 @@ function baseEnv(w: Wiring, name: string, proxyPort: number): Record<string, str
 
 export async function startServices(w: Wiring): Promise<Services> {
   const logDir = path.join(w.root, 'logs');
-  const proxyPort = await freePort();
+  const proxyPort = await lowPort();
   const migrate = spawnSync(process.execPath, [ENTRY_POINTS.migrate], { cwd: REPO, env: baseEnv(w, 'migrate', proxyPort), encoding: 'utf8' });
   if (migrate.status !== 0) throw new Error(`node ${ENTRY_POINTS.migrate} failed:\n${migrate.stdout}\n${migrate.stderr}`);
 
@@ -89,7 +89,7 @@ export async function startServices(w: Wiring): Promise<Services> {
   const ready = (s: Service) => until(`${s.name} ready`, () => httpOk(s.adminPort, '/readyz'), 90_000, s.proc);
 
   const make = async (kind: 'api' | 'worker', n: number): Promise<Service> => {
-    const spec = { name: `${kind}-${n}`, kind, port: kind === 'api' ? await freePort() : undefined, adminPort: await freePort() };
+    const spec = { name: `${kind}-${n}`, kind, port: kind === 'api' ? await lowPort() : undefined, adminPort: await lowPort() };
     return { ...spec, proc: launch(spec) };
   };
   const apis = [await make('api', 1), await make('api', 2)];
@@ -114,7 +114,18 @@ export async function startServices(w: Wiring): Promise<Services> {
   if (check.status !== 0) throw new Error(`haproxy -c rejected ${cfg}:\n${check.stdout}${check.stderr}`);
   // -db: stay in the foreground (the rehearsal supervises it); -W: master-worker, as systemd runs it.
   const proxy = startProc(logDir, 'haproxy', 'haproxy', ['-W', '-db', '-f', cfg], proxyEnv);
-  await until('HAProxy listening', () => tcpOpen(proxyPort), 20_000, proxy);
+  // An answer over TLS with this run's certificate: the port alone could be someone else's listener.
+  const ca = readFileSync(w.tls.caFile);
+  const answers = () =>
+    new Promise<boolean>((resolve) => {
+      const req = https.get({ host: '127.0.0.1', port: proxyPort, servername: 'localhost', path: '/', ca, agent: false, timeout: 3_000 }, (res) => {
+        res.resume();
+        resolve(proxy.child.exitCode === null && typeof res.statusCode === 'number');
+      });
+      req.on('error', () => resolve(false));
+      req.on('timeout', () => req.destroy());
+    });
+  await until('HAProxy serving TLS', answers, 20_000, proxy);
 
   return {
     apis,
