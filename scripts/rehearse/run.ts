@@ -74,7 +74,7 @@ try {
   const receiver = await startReceiver();
   cleanup.unshift(() => receiver.close());
   const services = await timed('migrated; 2 APIs, 2 workers and HAProxy up', () =>
-    startServices({ root, databaseUrl: appDb.url(), temporalAddress: temporal.address, tls, webhookCaFile: receiver.caFile, encryptionKey: randomBytes(32).toString('base64') }),
+    startServices({ root, databaseUrl: appDb.url(), temporalAddress: temporal.address, tls, webhookCaFile: receiver.caFile, encryptionKey: randomBytes(32).toString('base64'), payloadKeys: `rehearsal-1:${randomBytes(32).toString('base64')}` }),
   );
   cleanup.unshift(() => services.stop());
 

@@ -39,6 +39,8 @@ export interface Wiring {
   tls: { certFile: string; keyFile: string; caFile: string };
   webhookCaFile: string;
   encryptionKey: string;
+  /** Temporal payloads sealed as compose requires (PAYLOAD_ENCRYPTION_KEYS), one ring for every process. */
+  payloadKeys: string;
 }
 
 /** One payload key ring for every API and worker of the rehearsal: what one seals, the others open. */
@@ -55,6 +57,7 @@ function baseEnv(w: Wiring, name: string, proxyPort: number): Record<string, str
     TEMPORAL_NAMESPACE: 'default',
     TEMPORAL_TASK_QUEUE: 'payments',
     WEBHOOK_ENCRYPTION_KEY: w.encryptionKey,
+    PAYLOAD_ENCRYPTION_KEYS: w.payloadKeys,
     PAYLOAD_ENCRYPTION_KEYS: PAYLOAD_KEYS,
     WEBHOOK_CA_FILE: w.webhookCaFile,
     // The merchant's receiver is on this machine, which production refuses unless told.
