@@ -15,6 +15,9 @@ import { load } from './load.js';
 import { writeResults } from './report.js';
 import { freePort } from '../src/dev/free-port.js';
 import { peakRssMb, spawnService, startInfrastructure, stopService } from './stack.js';
+import { historyCounts } from './history-actions.js';
+import { buildWorkflowBundle } from './worker-bundle.js';
+import { quantileBound, scrapeScheduleToStart } from './worker-metrics.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 // Arrival rates above what the floors suggest the service can finish, so the figures measure capacity.
@@ -57,8 +60,8 @@ async function main() {
   const infra = await startInfrastructure();
   stopInfrastructure = infra.stop;
   const tlsEnv = { TLS_CERT: infra.tls.certFile, TLS_KEY: infra.tls.keyFile };
-  const [f1Port, f2Port, writesPort, workPort, apiPort, apiAdminPort, workerAdminPort] = await Promise.all(
-    Array.from({ length: 7 }, () => freePort()),
+  const [f1Port, f2Port, writesPort, workPort, apiPort, apiAdminPort, workerAdminPort, workerMetricsPort] = await Promise.all(
+    Array.from({ length: 8 }, () => freePort()),
   );
   const appEnv = {
     NODE_ENV: 'production',
@@ -87,7 +90,15 @@ async function main() {
   const writesAndWork = await track(spawnService('bench/floors/session-writes.ts', { ...tlsEnv, PORT: String(workPort), DATABASE_URL: infra.databaseUrl, REFERENCE: 'work' }));
   // Ready once its admin port answers, which opens after the worker has bundled its workflows (seconds of
   // CPU that would otherwise land in the first measurement).
-  const worker = await track(spawnService('src/main/worker.ts', { ...appEnv, ADMIN_PORT: String(workerAdminPort) }, workerAdminPort));
+  // The prebuilt bundle, as a production worker loads dist/workflow-bundle.js: no webpack in the worker.
+  // Its workflow cache is the service's default unless BENCH_MAX_CACHED_WORKFLOWS says otherwise.
+  const bundle = await buildWorkflowBundle(infra.root);
+  const cacheEnv: Record<string, string> = process.env.BENCH_MAX_CACHED_WORKFLOWS ? { WORKER_MAX_CACHED_WORKFLOWS: process.env.BENCH_MAX_CACHED_WORKFLOWS } : {};
+  // BENCH_WORKER_HEAP_MB caps V8's old space in every isolate of the worker (the workflow thread too):
+  // with a 4 GB default limit on this host, V8 lets garbage pile up long before it collects.
+  if (process.env.BENCH_WORKER_HEAP_MB) cacheEnv.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB}`.trim();
+  const workerEnv = { ...appEnv, ...cacheEnv, ADMIN_PORT: String(workerAdminPort), WORKFLOW_BUNDLE_PATH: bundle, TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${workerMetricsPort}` };
+  const worker = await track(spawnService('src/main/worker.ts', workerEnv, workerAdminPort));
   const api = await track(spawnService('src/main/api.ts', { ...appEnv, PORT: String(apiPort), ADMIN_PORT: String(apiAdminPort) }, apiPort));
   // A business on the enterprise tier with a budget far above the load, so rate limits do not shape results.
   const benchBusiness = async (name: string) => {
@@ -232,6 +243,14 @@ async function main() {
       .filter(([name]) => name.startsWith('(a) reference'))
       .map(([name, value]) => ({ name, ratio: value / figures['F2 Koa + INSERT (req/s)'] })),
     peakRssMb: { api: peakRssMb(api.pid), worker: peakRssMb(worker.pid) },
+    workerCache: `${process.env.BENCH_MAX_CACHED_WORKFLOWS ?? 'service default (src/config.ts)'}${process.env.BENCH_WORKER_HEAP_MB ? `, --max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB}` : ''}`,
+    // Over the whole run, every scenario's load included: Prometheus buckets, so upper bounds.
+    workflowTaskScheduleToStart: await scrapeScheduleToStart(workerAdminPort).then(
+      (h) => h && { count: h.count, meanMs: h.count ? Math.round(h.sumMs / h.count) : 0, p50AtMostMs: quantileBound(h, 0.5), p99AtMostMs: quantileBound(h, 0.99), buckets: h.buckets },
+      () => null,
+    ),
+    // Per business operation, from the recorded histories the replay tests keep (bench/history-actions.ts).
+    historyCounts: historyCounts(),
     scenarioRuns,
   };
   // Each service shuts down on its own (and writes its BENCH_CPU_PROF profile) before its servers go.

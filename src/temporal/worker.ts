@@ -17,9 +17,12 @@ export const workflowInterceptorModules = [sibling('../../workflows/failure-metr
 /**
  * The bundle `npm run build` writes beside the compiled code (dist/workflow-bundle.js). A production
  * worker loads it instead of running webpack over the workflows at every start (seconds of CPU);
- * from the sources there is none, and the worker bundles at start as before.
+ * from the sources there is none, and the worker bundles at start as before. `WORKFLOW_BUNDLE_PATH` names
+ * one explicitly (the benchmark builds it once, so the worker it measures never runs webpack: bundling
+ * alone raised its peak RSS by hundreds of MB).
  */
-export const prebuiltWorkflowBundle = compiled ? fileURLToPath(new URL('../../workflow-bundle.js', import.meta.url)) : undefined;
+export const prebuiltWorkflowBundle =
+  process.env.WORKFLOW_BUNDLE_PATH || (compiled ? fileURLToPath(new URL('../../workflow-bundle.js', import.meta.url)) : undefined);
 
 function workflowCode(): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'interceptors'> {
   if (prebuiltWorkflowBundle && existsSync(prebuiltWorkflowBundle)) return { workflowBundle: { codePath: prebuiltWorkflowBundle } };
@@ -72,7 +75,11 @@ export async function createWorker(
     dataConverter: encryptingDataConverter(config.encryptionKeys),
     // On shutdown, running activities get this long to finish before they are cancelled.
     shutdownGraceTime: config.shutdownGraceMs,
-    // A workflow evicted from the cache is replayed from its (short) history at its next task.
+    // One V8 context per workflow thread, shared by every cached workflow (the SDK's default since 1.9,
+    // stated so that no one turns it off unknowingly): about 1 MB a cached workflow instead of several.
+    reuseV8Context: true,
+    // A workflow evicted from the cache is replayed from its (short) history at its next task. The
+    // default is bounded in src/config.ts: the SDK's own scales with the heap limit (2,000+ on this host).
     maxCachedWorkflows: config.maxCachedWorkflows,
     sinks: { metrics: { workflowFailed: { fn: (_info: unknown, workflowType: string) => metrics.workflowFailure(workflowType) } } },
     ...options,
