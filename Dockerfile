@@ -16,6 +16,7 @@ COPY scripts ./scripts
 COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
+COPY contracts ./contracts
 RUN npm run build
 
 # ---- runtime: production dependencies and dist/, run by the unprivileged `node` user.

@@ -13,3 +13,4 @@ export function createIdempotencyActivities(deps: IdempotencyActivityDeps) {
     },
   };
 }
+export type IdempotencyActivities = ReturnType<typeof createIdempotencyActivities>;

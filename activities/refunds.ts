@@ -6,7 +6,7 @@ import { simulatorProcessor } from '../src/modules/processor/simulator.js';
 import { Refund } from '../src/modules/refunds/refund.entity.js';
 import { completeRefund, failRefund, startRefundProcessing } from '../src/modules/refunds/refund.lifecycle.js';
 import { refundView, type RefundRecord } from '../src/modules/refunds/refund.view.js';
-import { REFUND_DECLINED } from '../workflows/failure-types.js';
+import { REFUND_DECLINED } from '../contracts/failure-types.js';
 import { withHeartbeats } from './heartbeat.js';
 import { metrics } from '../src/ops/metrics.js';
 

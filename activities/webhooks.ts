@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { openSecret } from '../src/modules/webhooks/secret-box.js';
 import { signatureHeader } from '../src/modules/webhooks/signature.js';
 import { createWebhookTransport, storableText, type PostOutcome, type WebhookTransport } from '../src/modules/webhooks/post-webhook.js';
-import type { WebhookDeliveryResult } from '../workflows/webhook-delivery.js';
+import type { WebhookDeliveryResult } from '../contracts/webhooks.js';
 import { metrics } from '../src/ops/metrics.js';
 
 export interface WebhookActivityDeps {

@@ -12,7 +12,7 @@ import {
 } from '../src/modules/withdrawals/withdrawal.lifecycle.js';
 import { withdrawalView, type WithdrawalRecord } from '../src/modules/withdrawals/withdrawal.view.js';
 import { withHeartbeats } from './heartbeat.js';
-import { PAYOUT_DECLINED } from '../workflows/failure-types.js';
+import { PAYOUT_DECLINED } from '../contracts/failure-types.js';
 import { metrics } from '../src/ops/metrics.js';
 
 export interface WithdrawalActivityDeps {

@@ -1,7 +1,7 @@
 import { allHandlersFinished, condition, defineQuery, defineSignal, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import type { CheckoutActivities } from '../activities/checkout.js';
 import { payUpdate, runPayment, type PayResult } from './payment.js';
-import { PaymentStatus } from './search-attributes.js';
+import { PaymentStatus } from '../contracts/search-attributes.js';
 
 export { payUpdate, type PayRequest, type PayResult } from './payment.js';
 
@@ -16,7 +16,7 @@ export type CheckoutWorkflowState = 'awaiting_payment' | 'paying' | 'expired' | 
 export const sessionClosedSignal = defineSignal<[status: string]>('sessionClosed');
 export const checkoutStateQuery = defineQuery<CheckoutWorkflowState>('status');
 
-const { expireSession } = proxyActivities<Activities>({
+const { expireSession } = proxyActivities<CheckoutActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });

@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import type { IdempotencyActivities } from '../activities/idempotency.js';
 
-const { purgeExpiredIdempotencyKeys } = proxyActivities<Activities>({
+const { purgeExpiredIdempotencyKeys } = proxyActivities<IdempotencyActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '5 seconds', maximumInterval: '1 minute', maximumAttempts: 5 },
 });

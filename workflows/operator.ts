@@ -7,7 +7,7 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import { PaymentStatus } from './search-attributes.js';
+import { PaymentStatus } from '../contracts/search-attributes.js';
 
 /**
  * What an operator sees of a refund or withdrawal workflow in the Temporal UI, and the one thing they

@@ -1,6 +1,6 @@
 import { ActivityFailure, defineUpdate, patched, proxyActivities, setCurrentDetails, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
 import type { ChargeLookup, PaymentActivities, PaymentDetails } from '../activities/payment.js';
-import { PaymentStatus } from './search-attributes.js';
+import { PaymentStatus } from '../contracts/search-attributes.js';
 
 /** What the API sends: the card's token (never the card) and the customer's details. */
 export interface PayRequest extends PaymentDetails {

@@ -1,9 +1,9 @@
 import { defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
-import { REFUND_DECLINED } from './failure-types.js';
+import type { RefundActivities } from '../activities/refunds.js';
+import { REFUND_DECLINED } from '../contracts/failure-types.js';
 import { createOperatorView } from './operator.js';
 
-export type RefundRecord = Awaited<ReturnType<Activities['startRefundProcessing']>>;
+export type RefundRecord = Awaited<ReturnType<RefundActivities['startRefundProcessing']>>;
 
 export interface RefundWorkflowInput {
   refundId: string;
@@ -13,13 +13,13 @@ export interface RefundWorkflowInput {
 
 export const refundStatusQuery = defineQuery<RefundRecord>('status');
 
-const { startRefundProcessing, completeRefund, failRefund } = proxyActivities<Activities>({
+const { startRefundProcessing, completeRefund, failRefund } = proxyActivities<RefundActivities>({
   startToCloseTimeout: '30 seconds',
   // Database transitions: retried until the database is back; each is conditional, so safe to repeat.
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-const { refundOnProcessor } = proxyActivities<Activities>({
+const { refundOnProcessor } = proxyActivities<RefundActivities>({
   startToCloseTimeout: '1 minute',
   heartbeatTimeout: '10 seconds',
   // A few quick tries for a blip; after that the workflow's own backoff (and the operator's `retry`) takes over.

@@ -1,6 +1,6 @@
 import { defineQuery, proxyActivities, setCurrentDetails, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ReserveActivities } from '../activities/reserves.js';
-import { PaymentStatus } from './search-attributes.js';
+import { PaymentStatus } from '../contracts/search-attributes.js';
 
 export interface ReserveReleaseInput {
   reserveId: string;

@@ -1,7 +1,7 @@
 import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import type { CheckoutActivities } from '../activities/checkout.js';
 
-const { expireDueSessions } = proxyActivities<Activities>({
+const { expireDueSessions } = proxyActivities<CheckoutActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });

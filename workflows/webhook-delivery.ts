@@ -1,5 +1,6 @@
 import { log, proxyActivities, sleep } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import type { WebhookActivities } from '../activities/webhooks.js';
+import type { WebhookDeliveryResult } from '../contracts/webhooks.js';
 
 /** The spec's schedule: the delay before each of the 7 attempts. */
 export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
@@ -18,16 +19,16 @@ export interface WebhookDeliveryInput {
   delaysMs?: number[];
 }
 
-export type WebhookDeliveryResult = 'succeeded' | 'failed' | 'stopped';
+export type { WebhookDeliveryResult };
 
 // One attempt is one HTTP POST: the activity never retries on its own, the schedule below does. Its
 // timeout bounds the 10 s request plus two short database writes.
-const { attemptWebhookDelivery } = proxyActivities<Activities>({
+const { attemptWebhookDelivery } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 1 },
 });
 
-const { failWebhookDelivery } = proxyActivities<Activities>({
+const { failWebhookDelivery } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });

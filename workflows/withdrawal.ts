@@ -1,9 +1,9 @@
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
-import { PAYOUT_DECLINED } from './failure-types.js';
+import type { WithdrawalActivities } from '../activities/withdrawals.js';
+import { PAYOUT_DECLINED } from '../contracts/failure-types.js';
 import { createOperatorView, formatWait } from './operator.js';
 
-export type WithdrawalRecord = Awaited<ReturnType<Activities['startWithdrawalProcessing']>>;
+export type WithdrawalRecord = Awaited<ReturnType<WithdrawalActivities['startWithdrawalProcessing']>>;
 
 export interface WithdrawalWorkflowInput {
   withdrawalId: string;
@@ -17,13 +17,13 @@ export interface WithdrawalWorkflowInput {
 export const withdrawalCancelledSignal = defineSignal<[record: WithdrawalRecord]>('cancelled');
 export const withdrawalStatusQuery = defineQuery<WithdrawalRecord>('status');
 
-const { startWithdrawalProcessing, completeWithdrawal, failWithdrawal } = proxyActivities<Activities>({
+const { startWithdrawalProcessing, completeWithdrawal, failWithdrawal } = proxyActivities<WithdrawalActivities>({
   startToCloseTimeout: '30 seconds',
   // Database transitions: retried until the database is back; each is conditional, so safe to repeat.
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-const { payWithdrawal } = proxyActivities<Activities>({
+const { payWithdrawal } = proxyActivities<WithdrawalActivities>({
   startToCloseTimeout: '1 minute',
   heartbeatTimeout: '10 seconds',
   // A few quick tries for a blip; after that the workflow's own backoff (and the operator's `retry`) takes over.

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { searchAttributeDefinitions } from '../../workflows/search-attributes.js';
+import { searchAttributeDefinitions } from '../../contracts/search-attributes.js';
 
 export interface TemporalDevServer {
   address: string;

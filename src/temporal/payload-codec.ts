@@ -10,7 +10,7 @@ import { ConfigError, payloadKeyRing, type Config, type PayloadKey } from '../co
  * memo, failure messages) leaves this process sealed with AES-256-GCM, so a history holds no customer's
  * name, e-mail, address or payout destination in the clear. The sealed payload names its key, so a
  * rotated key ring still opens old histories. Search attributes are not payloads: they stay plain and
- * carry no personal data (workflows/search-attributes.ts).
+ * carry no personal data (contracts/search-attributes.ts).
  */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';

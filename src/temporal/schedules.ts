@@ -1,4 +1,5 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { purgeIdempotencyKeysWorkflow } from '../../workflows/idempotency-purge.js';
 import { sessionExpiryWorkflow, sweepNowSignal } from '../../workflows/session-expiry.js';
 
 /** One schedule per task queue, so every deployment (and every test worker) purges its own database. */
@@ -12,7 +13,8 @@ function purgeSchedule(taskQueue: string): ScheduleOptions {
     spec: { intervals: [{ every: '1 hour' }] },
     action: {
       type: 'startWorkflow',
-      workflowType: 'purgeIdempotencyKeysWorkflow',
+      // By reference: the SDK sends the function's name, and go-to-definition reaches the workflow.
+      workflowType: purgeIdempotencyKeysWorkflow,
       workflowId: `purge-idempotency-keys-${taskQueue}`,
       taskQueue,
       args: [],

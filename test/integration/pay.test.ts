@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
 import { postgresChargeBook } from '../../src/modules/processor/simulator-book.js';
 import { CHARGE_TIMEOUT_MESSAGE, createSimulatorProcessor, simulatorWithBook } from '../../src/modules/processor/simulator.js';
-import { PaymentStatus } from '../../workflows/search-attributes.js';
+import { PaymentStatus } from '../../contracts/search-attributes.js';
 import { CARDS, createSession, eventually, pay, payBody, paymentPostings, sql } from '../support/payments.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
 

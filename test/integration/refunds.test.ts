@@ -1,6 +1,6 @@
 import { verifyLedger } from '../../src/modules/ledger/verify.js';
 import { refundStatusQuery } from '../../workflows/refund.js';
-import { AmountInCents, BusinessId, PaymentStatus } from '../../workflows/search-attributes.js';
+import { AmountInCents, BusinessId, PaymentStatus } from '../../contracts/search-attributes.js';
 import { CARDS, createSession, eventually, pay, payBody, paidSession, sql } from '../support/payments.js';
 import { balanceOf, creditAvailable, testMode } from '../support/seed.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';

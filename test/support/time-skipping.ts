@@ -3,7 +3,7 @@ import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporali
 import { payloadKeyRing, TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../src/config.js';
 import { encryptingDataConverter, failureConverterPath } from '../../src/temporal/payload-codec.js';
 import { installRuntime, workflowsPath } from '../../src/temporal/worker.js';
-import { searchAttributeKeys } from '../../workflows/search-attributes.js';
+import { searchAttributeKeys } from '../../contracts/search-attributes.js';
 
 /**
  * The service's data converter with the test key ring: the environment's client and every test's Worker

@@ -3,9 +3,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
-import { REFUND_DECLINED } from '../../workflows/failure-types.js';
+import { REFUND_DECLINED } from '../../contracts/failure-types.js';
 import { refundStatusQuery, refundWorkflow, type RefundRecord } from '../../workflows/refund.js';
-import { PaymentStatus } from '../../workflows/search-attributes.js';
+import { PaymentStatus } from '../../contracts/search-attributes.js';
 import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
 
 let env: TestWorkflowEnvironment;

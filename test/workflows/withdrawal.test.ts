@@ -3,9 +3,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
-import { PAYOUT_DECLINED } from '../../workflows/failure-types.js';
+import { PAYOUT_DECLINED } from '../../contracts/failure-types.js';
 import { retrySignal } from '../../workflows/operator.js';
-import { PaymentStatus } from '../../workflows/search-attributes.js';
+import { PaymentStatus } from '../../contracts/search-attributes.js';
 import {
   withdrawalCancelledSignal,
   withdrawalStatusQuery,

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { WithStartWorkflowOperation, WorkflowUpdateStage, type Client } from '@temporalio/client';
 import { z } from 'zod';
 import { payUpdate, type PayRequest, type PayResult } from '../../../workflows/checkout.js';
-import { toSearchAttributePairs } from '../../../workflows/search-attributes.js';
+import { toSearchAttributePairs } from '../../../contracts/search-attributes.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import type { LivePayments } from '../../config.js';
 import { ApiError } from '../../http/errors.js';

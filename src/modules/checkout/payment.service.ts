@@ -4,6 +4,8 @@ import { Business } from '../businesses/business.entity.js';
 import { recordEvent } from '../events/record-event.js';
 import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { reserveReleaseWorkflow } from '../../../workflows/reserve-release.js';
+import { workflowStart } from '../outbox/workflow-start.js';
 import { createReserve, reserveReleaseWorkflowId } from '../reserves/reserve.service.js';
 import { expireSession, isPastExpiry } from './expiry.js';
 import { checkoutFailedPayload, checkoutSucceededPayload, paymentLines, paymentSplit } from './payment.rules.js';
@@ -103,14 +105,12 @@ export async function completePayment(
       // The release's start follows the commit through the outbox; the worker's relay dispatches it.
       tx.create(OutboxEntry, {
         createdAt: at,
-        message: {
-          kind: 'workflow.start',
-          workflowType: 'reserveReleaseWorkflow',
+        message: workflowStart(reserveReleaseWorkflow, {
           workflowId: reserveReleaseWorkflowId(reserve.id),
           args: [{ reserveId: reserve.id, releaseAt: reserve.releaseAt.toISOString() }],
           searchAttributes: { BusinessId: businessId, Livemode: livemode, AmountInCents: split.reserve },
           summary: `Release $${centsToDecimalString(split.reserve)} held from checkout ${session.id}`,
-        },
+        }),
       });
     }
     return { status: session.status, reserveId };

@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { toSearchAttributePairs } from '../../../workflows/search-attributes.js';
 import type { OutboxEntry, OutboxMessage } from './outbox.entity.js';
+import { startWorkflowOnce } from './workflow-start.js';
 
 type Handler<K extends OutboxMessage['kind']> = (message: Extract<OutboxMessage, { kind: K }>) => Promise<void>;
 export type OutboxHandlers = { [K in OutboxMessage['kind']]?: Handler<K> };
@@ -36,21 +36,10 @@ export function claimForFastPath(entry: OutboxEntry): OutboxEntry {
  */
 export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; taskQueue: string; log: Logger; handlers?: OutboxHandlers }) {
   const handlers: OutboxHandlers = {
+    // A row dispatched again after its workflow finished (a pay call may have started and closed it
+    // first) must not start a second run: "already started" is the harmless answer.
     'workflow.start': async (message) => {
-      try {
-        await deps.temporal.workflow.start(message.workflowType, {
-          workflowId: message.workflowId,
-          taskQueue: deps.taskQueue,
-          // A row dispatched again after its workflow finished (a pay call may have started and closed
-          // it first) must not start a second run: "already started" is the harmless answer.
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          args: message.args,
-          typedSearchAttributes: toSearchAttributePairs(message.searchAttributes ?? {}),
-          staticSummary: message.summary,
-        });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
+      await startWorkflowOnce(deps.temporal, deps.taskQueue, message);
     },
     ...deps.handlers,
   };

@@ -1,22 +1,13 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { SearchAttributeValues } from '../../../workflows/search-attributes.js';
+import type { AnyWorkflowStart } from './workflow-start.js';
 
 /**
  * Work that must follow a committed state change: starting a workflow, or fanning an event out to
  * webhook endpoints. Rows are written in the same transaction as the change, then dispatched; a relay
  * re-dispatches whatever a crash left behind, and deterministic workflow ids make a second dispatch
- * harmless.
+ * harmless. A workflow start is typed against the workflow it names (`workflowStart`, workflow-start.ts).
  */
-export type OutboxMessage =
-  | {
-      kind: 'workflow.start';
-      workflowType: string;
-      workflowId: string;
-      args: unknown[];
-      searchAttributes?: SearchAttributeValues;
-      summary?: string;
-    }
-  | { kind: 'event.fanout'; eventId: string };
+export type OutboxMessage = AnyWorkflowStart | { kind: 'event.fanout'; eventId: string };
 
 export const OutboxEntry = defineEntity({
   name: 'OutboxEntry',

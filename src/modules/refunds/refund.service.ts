@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import type { RefundWorkflowInput } from '../../../workflows/refund.js';
+import { refundWorkflow, type RefundWorkflowInput } from '../../../workflows/refund.js';
 import { newId } from '../../domain/ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import type { Caller } from '../../http/auth.js';
@@ -11,6 +11,7 @@ import { lines } from '../ledger/accounts.js';
 import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { workflowStart } from '../outbox/workflow-start.js';
 import { HOLDING_STATUSES, Reserve } from '../reserves/reserve.entity.js';
 import { heldOf } from '../reserves/reserve.rules.js';
 import { consumeReserves } from '../reserves/reserve.service.js';
@@ -85,14 +86,12 @@ export async function createRefund(
   // Claimed for the caller's fast path (`afterCommit`); the event's fan-out goes to the relay.
   const outbox = claimForFastPath(tx.create(OutboxEntry, {
     createdAt: now,
-    message: {
-      kind: 'workflow.start',
-      workflowType: 'refundWorkflow',
+    message: workflowStart(refundWorkflow, {
       workflowId: refundWorkflowId(refund.id),
       args,
       searchAttributes: { BusinessId: owner.businessId, Livemode: owner.livemode, PaymentStatus: 'pending', AmountInCents: amount },
       summary: `Refund ${refund.id} of $${centsToDecimalString(amount)} for session ${session.id}`,
-    },
+    }),
   }));
   return { refund, outbox };
 }

@@ -5,6 +5,8 @@ import { requireTransaction } from '../../db/transaction.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import { transfer } from '../ledger/accounts.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { reserveReleaseWorkflow } from '../../../workflows/reserve-release.js';
+import { workflowStart } from '../outbox/workflow-start.js';
 import { HOLDING_STATUSES, Reserve, type ReserveStatus } from './reserve.entity.js';
 import { heldOf, isDue, planConsumption, releaseReference, reserveStatusOf } from './reserve.rules.js';
 
@@ -137,13 +139,11 @@ export const reserveReleaseAgainWorkflowId = (reserveId: string, refundId: strin
 function startReleaseAgain(tx: EntityManager, reserve: Reserve, refundId: string, amount: number, at: Date): void {
   tx.create(OutboxEntry, {
     createdAt: at,
-    message: {
-      kind: 'workflow.start',
-      workflowType: 'reserveReleaseWorkflow',
+    message: workflowStart(reserveReleaseWorkflow, {
       workflowId: reserveReleaseAgainWorkflowId(reserve.id, refundId),
       args: [{ reserveId: reserve.id, releaseAt: reserve.releaseAt.toISOString() }],
       searchAttributes: { BusinessId: reserve.businessId, Livemode: reserve.livemode, AmountInCents: amount },
       summary: `Release $${centsToDecimalString(amount)} given back to reserve ${reserve.id} by failed refund ${refundId}`,
-    },
+    }),
   });
 }

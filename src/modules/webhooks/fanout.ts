@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { newId } from '../../domain/ids.js';
 import { Event } from '../events/event.entity.js';
 import { deliveryBody } from './delivery-body.js';
-import { deliveryWorkflowStart, startDeliveryWorkflow } from './delivery-start.js';
+import { startWorkflowOnce } from '../outbox/workflow-start.js';
+import { deliveryWorkflowStart } from './delivery-start.js';
 import { subscribesTo } from './event-subscriptions.js';
 import { WebhookDelivery, WebhookEndpoint } from './webhook.entity.js';
 
@@ -57,7 +58,7 @@ export function createEventFanout(deps: FanoutDeps) {
     await deps.afterDeliveriesCommitted?.();
     const unstarted = await em.find(WebhookDelivery, { eventId: event.id, generation: 0, status: 'pending', attemptCount: 0 });
     for (const delivery of unstarted) {
-      await startDeliveryWorkflow(deps.temporal, deps.taskQueue, deliveryWorkflowStart(delivery, deps.retryDelaysMs));
+      await startWorkflowOnce(deps.temporal, deps.taskQueue, deliveryWorkflowStart(delivery, deps.retryDelaysMs));
     }
   };
 }

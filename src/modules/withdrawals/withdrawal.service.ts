@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
-import type { WithdrawalWorkflowInput } from '../../../workflows/withdrawal.js';
+import { withdrawalWorkflow, type WithdrawalWorkflowInput } from '../../../workflows/withdrawal.js';
 import { pageMeta } from '../../domain/cursor.js';
 import { newId } from '../../domain/ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
@@ -9,6 +9,7 @@ import { methodDestination, WithdrawalMethod } from '../businesses/withdrawal-me
 import { lockBalance, postCovered, postTransaction, type Owner } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { workflowStart } from '../outbox/workflow-start.js';
 import { destinationText, matchingDestination, type Destination } from './destination.js';
 import { Withdrawal } from './withdrawal.entity.js';
 import type { CreateWithdrawalInput, ListWithdrawalsQuery } from './withdrawal.schemas.js';
@@ -54,9 +55,7 @@ export async function createWithdrawal(
   // Claimed for the caller's fast path (`afterCommit`).
   const outbox = claimForFastPath(tx.create(OutboxEntry, {
     createdAt: now,
-    message: {
-      kind: 'workflow.start',
-      workflowType: 'withdrawalWorkflow',
+    message: workflowStart(withdrawalWorkflow, {
       workflowId: withdrawalWorkflowId(withdrawal.id),
       args,
       searchAttributes: {
@@ -67,7 +66,7 @@ export async function createWithdrawal(
       },
       // No e-mail or address here: the Temporal UI is for operators, the destination stays in the database.
       summary: `Withdrawal ${withdrawal.id} of $${centsToDecimalString(input.amount)} to ${input.destinationType}`,
-    },
+    }),
   }));
   // The balance check and the move are one conditional UPDATE, the last statement before the commit.
   await postCovered(
