@@ -31,6 +31,8 @@ case "$cmd" in
   worker) exec "${tsnode[@]}" src/main/worker.ts "$@" ;;
   admin) exec "${tsnode[@]}" src/main/admin.ts "$@" ;;
   test)
+    # Lint first (eslint.config.js: the import direction, no style): an error fails the test command.
+    node node_modules/eslint/bin/eslint.js . || exit $?
     eval "$(bash scripts/provision-temporal.sh cli test-server)"
     bash scripts/provision-chromium.sh # Debian's Chromium for test/browser
     # The whole suite is two jest runs, one after the other: the main run (unit, workflow, integration and

@@ -1,0 +1,90 @@
+// ESLint guards the import direction (docs/architecture.md, "Rooms and the import direction"), nothing
+// else: no style rules, so it never asks for reformatting. `npm test` runs it first (scripts/run.sh).
+import { builtinModules } from 'node:module';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
+import tseslint from 'typescript-eslint';
+
+/** Node's built-in modules by their bare names (`fs`); the `node:` spelling is a pattern below. */
+const nodeBuiltins = builtinModules.filter((name) => !name.startsWith('_') && !name.startsWith('node:'));
+
+/**
+ * Files of src/modules that still import from src/http: services and queries throw `ApiError` and take
+ * `Caller`, and two validators reuse its zod helpers. Moving those out of src/http (domain errors that
+ * don't know HTTP, issue 16 §4) is still to do; until then these files are allowed, and any other
+ * module file importing src/http fails lint. Shrink this list, never grow it.
+ */
+const modulesImportingHttpToday = [
+  'src/modules/balance-transactions/balance-transaction.queries.ts',
+  'src/modules/checkout/pay.service.ts',
+  'src/modules/checkout/session.service.ts',
+  'src/modules/processor/live-mode.ts',
+  'src/modules/refunds/refund.service.ts',
+  'src/modules/reserves/reserve.queries.ts',
+  'src/modules/webhooks/event-log.ts',
+  'src/modules/webhooks/manual-retry.ts',
+  'src/modules/webhooks/webhook.service.ts',
+  'src/modules/withdrawals/destination.ts',
+  'src/modules/withdrawals/withdrawal.service.ts',
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', '.data/**', 'scratch/**', '.cache/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser, ecmaVersion: 'latest', sourceType: 'module' },
+    plugins: { import: importX, '@typescript-eslint': tseslint.plugin },
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      // Imports name the emitted `.js`; the resolver finds the `.ts` beside it, as tsc (NodeNext) does.
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'off' },
+  },
+  {
+    // One direction between files: a cycle makes load order matter and the layers meaningless. Type-only
+    // imports are not followed (they vanish at run time): a workflow names its activities' type.
+    files: ['src/**/*.ts', 'workflows/**/*.ts', 'activities/**/*.ts', 'contracts/**/*.ts'],
+    rules: { 'import/no-cycle': 'error' },
+  },
+  {
+    // The workflow sandbox (and the contracts it loads): deterministic code only. No Node built-ins, no
+    // service code, and activities by type only, as in Temporal's samples.
+    files: ['workflows/**/*.ts', 'contracts/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code is deterministic: no Node built-ins (I/O belongs in an activity).' })),
+          patterns: [
+            { group: ['node:*'], message: 'Workflow code is deterministic: no Node built-ins (I/O belongs in an activity).' },
+            { group: ['**/src/**', '../src', '../../src'], message: 'Workflow code does not load the service: move what is shared to contracts/.' },
+            { group: ['**/activities/**', '../activities'], allowTypeImports: true, message: 'Workflows take activities by type only (proxyActivities<…>).' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Activities run workflow steps; they take shared values from contracts/, never from workflows/.
+    files: ['activities/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/workflows/**', '../workflows'], allowTypeImports: true, message: 'Activities import no values from workflows/: share them through contracts/.' }] },
+      ],
+    },
+  },
+  {
+    // Domain code does not know HTTP. A module's HTTP edge (its routes, its request/response schemas and
+    // OpenAPI description) is where src/http is used; the rest of a module is not.
+    files: ['src/modules/**/*.ts'],
+    ignores: ['src/modules/**/*.routes.ts', 'src/modules/**/*.schemas.ts', 'src/modules/**/*.openapi.ts', ...modulesImportingHttpToday],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/http/**', '../../http'], message: 'Module code does not import src/http: throw a domain error, take what it needs as a parameter.' }] },
+      ],
+    },
+  },
+);
