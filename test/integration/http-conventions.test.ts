@@ -110,8 +110,8 @@ describe('conditional reads: ETag and If-None-Match', () => {
     // (the withdrawal waits 10 minutes before processing, so it stays pending).
     await eventually('the refund settles', async () => {
       const read = await stack.http.get(`/api/refunds/${refund.body.data.id}`, { key: biz.testKey });
-      return read.body.data.status !== 'pending';
-    });
+      return read.body.data.status === 'completed' || read.body.data.status === 'failed';
+    }, 60_000);
     const reserves = await stack.http.get('/api/reserves', { key: biz.testKey });
     await addWalletMethod(stack.orm, biz.id);
     await creditAvailable(stack.orm, testMode(biz.id), 10_000);

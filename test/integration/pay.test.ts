@@ -5,6 +5,8 @@ import { CHARGE_TIMEOUT_MESSAGE, createSimulatorProcessor, simulatorWithBook } f
 import { PaymentStatus } from '../../contracts/search-attributes.js';
 import { CARDS, createSession, eventually, pay, payBody, paymentPostings, sql } from '../support/payments.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { EncryptionCodec } from '../../src/temporal/payload-codec.js';
+import { encryptedPayloads, plainText } from '../support/history-payloads.js';
 
 let stack: TestStack;
 let biz: TestBusiness;
@@ -115,10 +117,11 @@ describe('POST /api/checkout/:id/pay: card outcomes', () => {
     await pay(stack, session.id, payBody('4242 4242 4242 4242'));
     const rows = await sql(stack, 'select row_to_json(s)::text as json from checkout_sessions s where id = ?', [session.id]);
     const events = await eventsOf(session.id);
-    const history = JSON.stringify(await stack.temporal.workflow.getHandle(checkoutWorkflowId(session.id)).fetchHistory());
-    // Payloads are base64 in the history: decode every one of them.
-    const payloads = [...history.matchAll(/"data":"([A-Za-z0-9+/=]+)"/g)].map((m) => Buffer.from(m[1], 'base64').toString('utf8'));
-    const everything = JSON.stringify([rows, events, history, payloads]);
+    const history = await stack.temporal.workflow.getHandle(checkoutWorkflowId(session.id)).fetchHistory();
+    // Payloads are sealed in the history (the payload codec): open every one of them, as an operator can.
+    const opened = await new EncryptionCodec(stack.config.temporal.encryptionKeys!).decode(encryptedPayloads(history).sealed);
+    const payloads = opened.map((p) => Buffer.from(p.data ?? []).toString('utf8'));
+    const everything = JSON.stringify([rows, events, plainText(history), payloads]);
     expect(everything).not.toContain('4242424242424242');
     expect(everything).not.toContain('"cvc"');
     expect(everything).toContain('tok_sim_success_');
