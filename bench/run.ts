@@ -243,7 +243,7 @@ async function main() {
       .filter(([name]) => name.startsWith('(a) reference'))
       .map(([name, value]) => ({ name, ratio: value / figures['F2 Koa + INSERT (req/s)'] })),
     peakRssMb: { api: peakRssMb(api.pid), worker: peakRssMb(worker.pid) },
-    workerCache: `${process.env.BENCH_MAX_CACHED_WORKFLOWS ?? 'service default (src/config.ts)'}${process.env.BENCH_WORKER_HEAP_MB ? `, --max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB}` : ''}`,
+    workerCache: `${process.env.BENCH_MAX_CACHED_WORKFLOWS ?? 'service default (src/config.ts)'}${process.env.BENCH_WORKER_HEAP_MB ? `, --max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB}` : ''}${process.env.MALLOC_ARENA_MAX ? `, MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX}` : ''}`,
     // Over the whole run, every scenario's load included: Prometheus buckets, so upper bounds.
     workflowTaskScheduleToStart: await scrapeScheduleToStart(workerAdminPort).then(
       (h) => h && { count: h.count, meanMs: h.count ? Math.round(h.sumMs / h.count) : 0, p50AtMostMs: quantileBound(h, 0.5), p99AtMostMs: quantileBound(h, 0.99), buckets: h.buckets },

@@ -233,9 +233,10 @@ export function loadConfig(
         c.TEMPORAL_METRICS_ADDRESS === 'off' ? undefined : (c.TEMPORAL_METRICS_ADDRESS ?? (c.NODE_ENV === 'test' ? undefined : '127.0.0.1:9465')),
       // Tests stop workers constantly; there an activity is cancelled at once, as the SDK does by default.
       shutdownGraceMs: c.WORKER_SHUTDOWN_GRACE ?? (c.NODE_ENV === 'test' ? 0 : 30_000),
-      // Bounded so a worker fits in 600 MB: about 1 MB a cached workflow (shared V8 context) over a base of
-      // about 250 MB. The SDK's default grows with the heap limit (2,000+ here). Below the number of workflows
-      // active at once, tasks replay their (short) histories: see the README's Benchmark section.
+      // Bounded: the SDK's default grows with the heap limit (2,000+ on a 24 GB host). With the shared V8
+      // context a cached workflow cost about 0.25 MB under the bench (peak 748 MB at 100, 843 MB at 500), so
+      // 500 costs ~120 MB and covers the workflows active at once in the bench; beyond it a task replays
+      // its (short) history. See the README's Benchmark section.
       maxCachedWorkflows: c.WORKER_MAX_CACHED_WORKFLOWS ?? 500,
       encryptionKeys: c.PAYLOAD_ENCRYPTION_KEYS ?? (c.NODE_ENV === 'test' ? payloadKeyRing.parse(TEST_PAYLOAD_ENCRYPTION_KEYS) : undefined),
     },
