@@ -4,7 +4,6 @@
  * configuration, TLS ending at the proxy. Each process can be rolled (SIGTERM, wait, start, wait ready).
  */
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
@@ -43,9 +42,6 @@ export interface Wiring {
   payloadKeys: string;
 }
 
-/** One payload key ring for every API and worker of the rehearsal: what one seals, the others open. */
-const PAYLOAD_KEYS = `rehearsal-1:${randomBytes(32).toString('base64')}`;
-
 function baseEnv(w: Wiring, name: string, proxyPort: number): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
@@ -58,7 +54,6 @@ function baseEnv(w: Wiring, name: string, proxyPort: number): Record<string, str
     TEMPORAL_TASK_QUEUE: 'payments',
     WEBHOOK_ENCRYPTION_KEY: w.encryptionKey,
     PAYLOAD_ENCRYPTION_KEYS: w.payloadKeys,
-    PAYLOAD_ENCRYPTION_KEYS: PAYLOAD_KEYS,
     WEBHOOK_CA_FILE: w.webhookCaFile,
     // The merchant's receiver is on this machine, which production refuses unless told.
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
