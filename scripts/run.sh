@@ -31,8 +31,13 @@ case "$cmd" in
   worker) exec "${tsnode[@]}" src/main/worker.ts "$@" ;;
   admin) exec "${tsnode[@]}" src/main/admin.ts "$@" ;;
   test)
-    # Lint first (eslint.config.js: the import direction, no style): an error fails the test command.
-    node node_modules/eslint/bin/eslint.js . || exit $?
+    # The whole suite starts with the static checks: the type-check (jest's SWC transform strips types
+    # without checking them) and lint (eslint.config.js: the import direction, no style). Either failing
+    # fails the test command. A run of chosen files (`npm test -- <files>`) skips them, to stay quick.
+    if [ $# -eq 0 ]; then
+      tsc -p tsconfig.json --noEmit || exit $?
+      node node_modules/eslint/bin/eslint.js . || exit $?
+    fi
     eval "$(bash scripts/provision-temporal.sh cli test-server)"
     bash scripts/provision-chromium.sh # Debian's Chromium for test/browser
     # The whole suite is two jest runs, one after the other: the main run (unit, workflow, integration and
