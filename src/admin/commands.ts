@@ -19,6 +19,7 @@ import {
 } from '../modules/businesses/business.service.js';
 import type { WithdrawalMethod } from '../modules/businesses/withdrawal-method.entity.js';
 import { destinationSchema, type Destination } from '../modules/withdrawals/destination.js';
+import { queryInstant } from '../http/validate.js';
 
 /** What a command prints: a line for people and an object for `--json`. */
 export interface CommandResult {
@@ -67,8 +68,7 @@ function parseOptions<S extends z.ZodType>(schema: S, options: Options): z.outpu
 }
 
 /** A date (its midnight UTC) or an ISO 8601 instant; `--to` is exclusive, so a month is `--from 2026-11-01 --to 2026-12-01`. */
-const instantOption = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: 'an ISO 8601 date or instant' })
+const instantOption = queryInstant('an ISO 8601 date or instant')
   .transform((value) => new Date(value))
   .optional();
 const exportOptions = z.object({ mode: z.enum(['test', 'live']).default('test'), from: instantOption, to: instantOption });

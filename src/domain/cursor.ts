@@ -40,7 +40,8 @@ export function decodeCursor(cursor: string, list: keyof typeof CURSOR_IDS): Cur
   const [at, id] = value as unknown[];
   if (typeof at !== 'string' || typeof id !== 'string' || !ISO_INSTANT.test(at) || !CURSOR_IDS[list].test(id)) return null;
   const createdAt = new Date(at);
-  return Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at ? null : { createdAt, id };
+  // Year 0000 passes both checks above, and PostgreSQL refuses it.
+  return Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at || createdAt.getUTCFullYear() < 1 ? null : { createdAt, id };
 }
 
 export function pageMeta(total: number, page: number, limit: number, hasNextPage: boolean) {

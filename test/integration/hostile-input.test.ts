@@ -29,6 +29,7 @@ describe('list cursors the service did not write for that list: 400 validation_e
     ['a pair whose id is SQL', b64(JSON.stringify(['2026-01-01T00:00:00.000Z', "' or 1=1 --"]))],
     ['a date PostgreSQL cannot take', b64(JSON.stringify(['+275760-09-13T00:00:00.000Z', `res_${hex32}`]))],
     ['a date that is not a date', b64(JSON.stringify(['2026-13-45T99:00:00.000Z', `res_${hex32}`]))],
+    ['year 0000, which PostgreSQL has not', b64(JSON.stringify(['0000-01-01T00:00:00.000Z', `res_${hex32}`]))],
     ['a cursor far too long', 'A'.repeat(5000)],
   ];
 
@@ -115,5 +116,25 @@ describe('a deeply nested JSON body: 400 validation_error before any work', () =
     expect(deepest.body.error?.message).not.toBe(tooDeep.error.message);
     const brackets = await post('/api/checkout/sessions', JSON.stringify(sessionBody({ description: `${'[{'.repeat(100)}\\"` })));
     expect(brackets.status).toBe(201);
+  });
+});
+
+describe('dates in a query that PostgreSQL cannot store: 400 validation_error, never 500', () => {
+  const outOfRange = { path: expect.any(Array), message: 'Must be between 0001-01-01 and 9999-12-31 (UTC)' };
+  it.each([
+    ['/api/checkout/sessions?from=0000-01-01', 'from'],
+    ['/api/checkout/sessions?to=9999-12-31T23:00:00-02:00', 'to'],
+    ['/api/webhooks/events?from=0001-01-01T00:00:00%2B01:00', 'from'],
+    ['/api/balance/transactions?createdFrom=0000-01-01', 'createdFrom'],
+    ['/api/balance/transactions?createdTo=9999-12-31T23:00:00-02:00', 'createdTo'],
+  ])('%s', async (path, field) => {
+    const res = await stack.http.get(path, { key: biz.testKey });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ type: 'validation_error', message: 'Validation failed', requestId, errors: [{ ...outOfRange, path: [field] }] });
+  });
+
+  it('still takes the years at the edges of the range', async () => {
+    const res = await stack.http.get('/api/balance/transactions?createdFrom=0001-01-01&createdTo=9999-12-31T23:59:59Z', { key: biz.testKey });
+    expect(res.status).toBe(200);
   });
 });

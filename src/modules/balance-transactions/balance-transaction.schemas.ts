@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { cents, prefixedId, timestamp } from '../../http/envelope.js';
 import { BALANCE_TRANSACTION_ID, BALANCE_TRANSACTION_TYPES, BALANCE_TYPES } from './balance-transaction.rules.js';
+import { queryInstant } from '../../http/validate.js';
 
 /** An ISO 8601 instant (any offset) or a date, which means its midnight UTC. */
-const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).meta({ example: '2026-11-01T00:00:00Z' });
+const instant = queryInstant().meta({ example: '2026-11-01T00:00:00Z' });
 
 export const listBalanceTransactionsQuery = z.object({
   type: z.enum(BALANCE_TRANSACTION_TYPES).optional(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dollarsToCents } from '../../domain/money.js';
 import { cents, pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
-import { email } from '../../http/validate.js';
+import { email, queryInstant } from '../../http/validate.js';
 import { SESSION_STATUSES } from './session.entity.js';
 import { MAX_SESSION_SUBTOTAL_CENTS } from './totals.js';
 import { metadataSchema } from './metadata.schema.js';
@@ -66,7 +66,7 @@ export const createSessionInput = z
   });
 export type CreateSessionInput = z.output<typeof createSessionInput>;
 
-const isoDate = z.iso.datetime({ offset: true, error: 'Must be an ISO 8601 date-time' }).or(z.iso.date());
+const isoDate = queryInstant();
 
 export const listSessionsQuery = z.object({
   status: z.enum([...SESSION_STATUSES, 'all']).default('all'),

@@ -3,6 +3,7 @@ import { pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
 import { EVENT_TYPES } from '../events/event.entity.js';
 import { DELIVERY_STATUSES } from './webhook.entity.js';
 import { canonicalEventType, EVENT_ALIASES, SUBSCRIBABLE_EVENTS } from './event-subscriptions.js';
+import { queryInstant } from '../../http/validate.js';
 
 const URL_NOT_HTTPS = 'URL must be HTTPS';
 
@@ -80,7 +81,7 @@ export const pageQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
 });
 
-const isoDate = z.iso.datetime({ offset: true, error: 'Must be an ISO 8601 date-time' }).or(z.iso.date());
+const isoDate = queryInstant();
 
 export const eventLogQuery = pageQuery.extend({
   eventType: z
