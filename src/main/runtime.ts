@@ -20,6 +20,7 @@ import { createEventFanout } from '../modules/webhooks/fanout.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.js';
 import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
 import { connectTemporal } from '../temporal/client.js';
+import { isLoopbackHost } from '../temporal/codec-server.js';
 import { EncryptionCodec, payloadKeysFor } from '../temporal/payload-codec.js';
 import { ensurePurgeSchedule, ensureSessionExpirySweep } from '../temporal/schedules.js';
 
@@ -175,7 +176,7 @@ export function startAdmin(opts: {
         codec: new EncryptionCodec(payloadKeysFor(config)),
         authToken: config.codec.authToken,
         // `npm start` on loopback only: its UI has no login to pass a token with (docs/decisions.md).
-        openWithoutToken: config.env === 'development',
+        openWithoutToken: config.env === 'development' && isLoopbackHost(config.admin.host),
         corsOrigins: config.codec.corsOrigins,
       }
     : undefined;

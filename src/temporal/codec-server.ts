@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Temporal's remote codec protocol, which the Web UI (`--ui-codec-endpoint`, or its Data Encoder
@@ -37,8 +38,22 @@ const toWire = (p: Payload) => ({
   data: Buffer.from(p.data ?? []).toString('base64'),
 });
 
-export function authorised(endpoint: CodecEndpoint, header: string | undefined): boolean {
-  if (!endpoint.authToken) return endpoint.openWithoutToken;
+/** `localhost`, 127.0.0.0/8 or ::1, with or without a port: a name only this machine answers to. */
+export function isLoopbackHost(host: string | undefined): boolean {
+  const raw = (host ?? '').toLowerCase();
+  // `[::1]:9464` and `localhost:9464` carry a port; a bare IPv6 address (`::1`) is all colons and no port.
+  const name = raw.startsWith('[') ? raw.slice(1, raw.indexOf(']')) : raw.split(':').length === 2 ? raw.split(':')[0] : raw;
+  if (name === 'localhost') return true;
+  return ipaddr.isValid(name) && ipaddr.process(name).range() === 'loopback';
+}
+
+/**
+ * Without a token the endpoint is open only where `openWithoutToken` says (development, on a loopback
+ * listener), and then only to requests addressed to a loopback name: a web page whose DNS name was
+ * rebound to 127.0.0.1 sends its own name as Host, so it is refused.
+ */
+export function authorised(endpoint: CodecEndpoint, header: string | undefined, host?: string): boolean {
+  if (!endpoint.authToken) return endpoint.openWithoutToken && isLoopbackHost(host);
   const given = Buffer.from(/^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? '');
   const expected = Buffer.from(endpoint.authToken);
   return given.length === expected.length && timingSafeEqual(given, expected);
@@ -68,7 +83,7 @@ export function serveCodec(req: http.IncomingMessage, res: http.ServerResponse, 
   if (req.method === 'OPTIONS') return send(204, undefined);
   if (!action) return send(404, { error: 'not found' });
   if (req.method !== 'POST') return send(405, { error: 'method not allowed' }, { Allow: 'POST, OPTIONS' });
-  if (!authorised(endpoint, req.headers.authorization)) {
+  if (!authorised(endpoint, req.headers.authorization, req.headers.host)) {
     return send(401, { error: 'the codec endpoint needs the operator token: Authorization: Bearer <CODEC_AUTH_TOKEN>' }, { 'WWW-Authenticate': 'Bearer' });
   }
   void readBody(req).then(
