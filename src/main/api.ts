@@ -26,9 +26,6 @@ async function main() {
   }
   const api = await startApi({ config, orm, temporal, log, tls });
   const admin = await startAdmin({ config, orm, temporal, log, worker: false, codec: true });
-  log.info({ origin: api.origin, adminPort: admin.port }, 'API listening');
-  logLivePayments(log, config);
-
   gracefulShutdown({
     log,
     steps: [
@@ -41,6 +38,10 @@ async function main() {
       { name: 'admin server', run: admin.close },
     ],
   });
+  // Announced only once SIGTERM is handled: a supervisor that stops the process as soon as it reads
+  // this line must get a drain and exit 0, not the default action's kill.
+  log.info({ origin: api.origin, adminPort: admin.port }, 'API listening');
+  logLivePayments(log, config);
 }
 
 main().catch((err) => {

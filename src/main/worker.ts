@@ -16,9 +16,6 @@ async function main() {
   const temporal = await connectTemporalFor(config);
   const worker = await startWorker({ config, orm, temporal, log });
   const admin = await startAdmin({ config, orm, temporal, log, worker: true });
-  log.info({ taskQueue: config.temporal.taskQueue, adminPort: admin.port }, 'worker running');
-  logLivePayments(log, config);
-
   const shutdown = gracefulShutdown({
     log,
     steps: [
@@ -30,6 +27,9 @@ async function main() {
       { name: 'admin server', run: admin.close },
     ],
   });
+  // Announced only once SIGTERM is handled (as the API does).
+  log.info({ taskQueue: config.temporal.taskQueue, adminPort: admin.port }, 'worker running');
+  logLivePayments(log, config);
   // A worker that stops on its own (a fatal error) takes the process down the same way.
   await worker.running.catch((err) => log.error({ err }, 'worker stopped'));
   await shutdown(1);
