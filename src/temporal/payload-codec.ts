@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { devKeyFile } from '../dev/key-file.js';
 import { fileURLToPath } from 'node:url';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { ConfigError, payloadKeyRing, type Config, type PayloadKey } from '../config.js';
@@ -99,17 +99,7 @@ export function payloadKeysFor(config: Pick<Config, 'env' | 'dataDir' | 'tempora
   const file = path.join(config.dataDir, 'payload-encryption.keys');
   const cached = generated.get(file);
   if (cached) return cached;
-  if (!existsSync(file)) {
-    mkdirSync(config.dataDir, { recursive: true });
-    try {
-      // `wx`: when two processes start together, the first one's key wins.
-      writeFileSync(file, `dev-1:${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-      chmodSync(file, 0o600);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-  }
-  const parsed = payloadKeyRing.safeParse(readFileSync(file, 'utf8').trim());
+  const parsed = payloadKeyRing.safeParse(devKeyFile(config.dataDir, 'payload-encryption.keys', () => `dev-1:${randomBytes(32).toString('base64')}`));
   if (!parsed.success) throw new ConfigError(`Invalid configuration: ${file} does not hold keyId:base64key entries`);
   generated.set(file, parsed.data);
   return parsed.data;

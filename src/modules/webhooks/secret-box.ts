@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { devKeyFile } from '../../dev/key-file.js';
 import { ConfigError, encryptionKey, type Config } from '../../config.js';
 
 /**
@@ -46,17 +46,7 @@ export function webhookEncryptionKey(config: Pick<Config, 'env' | 'dataDir' | 'w
   const file = path.join(config.dataDir, 'webhook-encryption.key');
   const cached = keys.get(file);
   if (cached) return cached;
-  if (!existsSync(file)) {
-    mkdirSync(config.dataDir, { recursive: true });
-    try {
-      // `wx`: when the API and the worker start together, the first one's key wins.
-      writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-      chmodSync(file, 0o600);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-  }
-  const parsed = encryptionKey.safeParse(readFileSync(file, 'utf8').trim());
+  const parsed = encryptionKey.safeParse(devKeyFile(config.dataDir, 'webhook-encryption.key', () => randomBytes(32).toString('base64')));
   if (!parsed.success) throw new ConfigError(`Invalid configuration: ${file} does not hold a 32-byte key`);
   keys.set(file, parsed.data);
   return parsed.data;
