@@ -17,13 +17,13 @@ const modulesImportingHttpToday = [
   'src/modules/balance-transactions/balance-transaction.queries.ts',
   'src/modules/checkout/pay.service.ts',
   'src/modules/checkout/session.service.ts',
-  'src/modules/processor/live-mode.ts',
+  'src/modules/processor/live-mode.rules.ts',
   'src/modules/refunds/refund.service.ts',
   'src/modules/reserves/reserve.queries.ts',
-  'src/modules/webhooks/event-log.ts',
-  'src/modules/webhooks/manual-retry.ts',
+  'src/modules/webhooks/event-log.queries.ts',
+  'src/modules/webhooks/manual-retry.service.ts',
   'src/modules/webhooks/webhook.service.ts',
-  'src/modules/withdrawals/destination.ts',
+  'src/modules/withdrawals/destination.rules.ts',
   'src/modules/withdrawals/withdrawal.service.ts',
 ];
 

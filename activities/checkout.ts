@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { expireSession, sweepExpiredSessions } from '../src/modules/checkout/expiry.js';
+import { expireSession, sweepExpiredSessions } from '../src/modules/checkout/expiry.rules.js';
 
 export interface CheckoutActivityDeps {
   orm: MikroORM;

@@ -1,6 +1,6 @@
 import { createCheckoutActivities, type CheckoutActivityDeps } from './checkout.js';
 import { createIdempotencyActivities } from './idempotency.js';
-import { createPaymentActivities, type PaymentActivityDeps } from './payment.js';
+import { createPaymentActivities, type PaymentActivityDeps } from './checkout-payment.js';
 import { createReserveActivities } from './reserves.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
 import { createRefundActivities, type RefundActivityDeps } from './refunds.js';

@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { CheckoutSession } from '../src/modules/checkout/session.entity.js';
-import type { PaymentProcessor } from '../src/modules/processor/processor.js';
-import { simulatorProcessor } from '../src/modules/processor/simulator.js';
+import type { PaymentProcessor } from '../src/modules/processor/processor.port.js';
+import { simulatorProcessor } from '../src/modules/processor/charges.simulator.js';
 import { Refund } from '../src/modules/refunds/refund.entity.js';
 import { completeRefund, failRefund, startRefundProcessing } from '../src/modules/refunds/refund.lifecycle.js';
 import { refundView, type RefundRecord } from '../src/modules/refunds/refund.view.js';

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { openSecret } from '../src/modules/webhooks/secret-box.js';
-import { signatureHeader } from '../src/modules/webhooks/signature.js';
-import { createWebhookTransport, storableText, type PostOutcome, type WebhookTransport } from '../src/modules/webhooks/post-webhook.js';
+import { openSecret } from '../src/modules/webhooks/secret-box.crypto.js';
+import { signatureHeader } from '../src/modules/webhooks/signature.crypto.js';
+import { createWebhookTransport, storableText, type PostOutcome, type WebhookTransport } from '../src/modules/webhooks/delivery.transport.js';
 import type { WebhookDeliveryResult } from '../contracts/webhooks.js';
 import { metrics } from '../src/ops/metrics.js';
 

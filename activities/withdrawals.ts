@@ -1,9 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import type { PayoutReference } from '../src/modules/processor/payouts.js';
-import type { PaymentProcessor } from '../src/modules/processor/processor.js';
-import { simulatorProcessor } from '../src/modules/processor/simulator.js';
-import { parseDestination } from '../src/modules/withdrawals/destination.js';
+import type { PayoutReference } from '../src/modules/processor/payouts.simulator.js';
+import type { PaymentProcessor } from '../src/modules/processor/processor.port.js';
+import { simulatorProcessor } from '../src/modules/processor/charges.simulator.js';
+import { parseDestination } from '../src/modules/withdrawals/destination.rules.js';
 import { Withdrawal } from '../src/modules/withdrawals/withdrawal.entity.js';
 import {
   completeWithdrawal,

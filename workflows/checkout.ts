@@ -1,9 +1,9 @@
 import { allHandlersFinished, condition, defineQuery, defineSignal, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/checkout.js';
-import { payUpdate, runPayment, type PayResult } from './payment.js';
+import { payUpdate, runPayment, type PayResult } from './checkout-payment.js';
 import { PaymentStatus } from '../contracts/search-attributes.js';
 
-export { payUpdate, type PayRequest, type PayResult } from './payment.js';
+export { payUpdate, type PayRequest, type PayResult } from './checkout-payment.js';
 
 export interface CheckoutWorkflowInput {
   sessionId: string;

@@ -1,8 +1,8 @@
 /** Every workflow the worker runs. Deterministic code only: no I/O, no activity values. */
 export { checkoutWorkflow } from './checkout.js';
-export { sessionExpiryWorkflow } from './session-expiry.js';
-export { purgeIdempotencyKeysWorkflow } from './idempotency-purge.js';
-export { withdrawalWorkflow } from './withdrawal.js';
-export { refundWorkflow } from './refund.js';
-export { webhookDeliveryWorkflow } from './webhook-delivery.js';
-export { reserveReleaseWorkflow } from './reserve-release.js';
+export { sessionExpiryWorkflow } from './checkout-expiry.js';
+export { purgeIdempotencyKeysWorkflow } from './idempotency.js';
+export { withdrawalWorkflow } from './withdrawals.js';
+export { refundWorkflow } from './refunds.js';
+export { webhookDeliveryWorkflow } from './webhooks.js';
+export { reserveReleaseWorkflow } from './reserves.js';

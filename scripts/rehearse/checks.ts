@@ -3,7 +3,7 @@
  * has settled, and from the receiver: every payment, refund, withdrawal and webhook delivery reached a
  * final state, each exactly once, with exactly the ledger postings its status calls for; each object the
  * clients were told was created exists once (and nothing else was created); and the operator's own
- * `ledger verify` (src/modules/ledger/verify.ts, run as the admin command) is clean.
+ * `ledger verify` (src/modules/ledger/ledger-verify.service.ts, run as the admin command) is clean.
  */
 import { spawnSync } from 'node:child_process';
 import pg from 'pg';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { durationMs } from '../config.js';
 import { dollarsToCents, percentToBps } from '../domain/money.js';
 import { RATE_LIMIT_TIERS } from '../modules/businesses/business.entity.js';
-import { verifyLedger } from '../modules/ledger/verify.js';
+import { verifyLedger } from '../modules/ledger/ledger-verify.service.js';
 import { exportBalanceTransactions } from '../modules/balance-transactions/balance-transaction.queries.js';
 import { balanceTransactionsCsv } from '../modules/balance-transactions/balance-transaction.csv.js';
 import { Business } from '../modules/businesses/business.entity.js';
@@ -18,7 +18,7 @@ import {
   revokeApiKey,
 } from '../modules/businesses/business.service.js';
 import type { WithdrawalMethod } from '../modules/businesses/withdrawal-method.entity.js';
-import { destinationSchema, type Destination } from '../modules/withdrawals/destination.js';
+import { destinationSchema, type Destination } from '../modules/withdrawals/destination.rules.js';
 import { queryInstant } from '../http/validate.js';
 
 /** What a command prints: a line for people and an object for `--json`. */

@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ApiKeyMode, ApiKeyScope } from '../modules/businesses/api-key.entity.js';
 import { Business } from '../modules/businesses/business.entity.js';
-import { hashApiKey, keyMode, sameHash } from '../modules/businesses/api-key-secret.js';
+import { hashApiKey, keyMode, sameHash } from '../modules/businesses/api-key.crypto.js';
 import { ApiError } from './errors.js';
 
 /** Who is calling: every resource read or written belongs to this business and mode. */

@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { claimKey, releaseKey, storeAnswer, type Scope } from '../modules/idempotency/idempotency.store.js';
-import { isValidIdempotencyKey, operationPath, requestFingerprint } from '../modules/idempotency/request-fingerprint.js';
+import { isValidIdempotencyKey, operationPath, requestFingerprint } from '../modules/idempotency/request-fingerprint.rules.js';
 import { callerOf } from './auth.js';
 import { ApiError } from './errors.js';
 

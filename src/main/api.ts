@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
-import { logLivePayments } from '../modules/processor/live-mode.js';
+import { logLivePayments } from '../modules/processor/live-mode.rules.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
 import { connectTemporalFor, openDatabaseFor, startAdmin, startApi } from './runtime.js';
 

@@ -11,7 +11,7 @@ import { startTemporalDevServer } from '../dev/temporal-dev-server.js';
 import { ensureDevCertificate, readTls } from '../dev/tls.js';
 import { createLogger } from '../log.js';
 import { createBusiness, DEMO_BUSINESS, type IssuedKey } from '../modules/businesses/business.service.js';
-import { livePaymentsNotice } from '../modules/processor/live-mode.js';
+import { livePaymentsNotice } from '../modules/processor/live-mode.rules.js';
 import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase, startAdmin, startApi, startWorker } from './runtime.js';
 
 const stops: (() => Promise<void>)[] = [];

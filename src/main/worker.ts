@@ -4,7 +4,7 @@
  */
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
-import { logLivePayments } from '../modules/processor/live-mode.js';
+import { logLivePayments } from '../modules/processor/live-mode.rules.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
 import { connectTemporalFor, openDatabaseFor, startAdmin, startWorker } from './runtime.js';
 

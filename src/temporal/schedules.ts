@@ -1,6 +1,6 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
-import { purgeIdempotencyKeysWorkflow } from '../../workflows/idempotency-purge.js';
-import { sessionExpiryWorkflow, sweepNowSignal } from '../../workflows/session-expiry.js';
+import { purgeIdempotencyKeysWorkflow } from '../../workflows/idempotency.js';
+import { sessionExpiryWorkflow, sweepNowSignal } from '../../workflows/checkout-expiry.js';
 
 /** One schedule per task queue, so every deployment (and every test worker) purges its own database. */
 export const purgeScheduleId = (taskQueue: string) => `purge-idempotency-keys-${taskQueue}`;

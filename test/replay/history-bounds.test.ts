@@ -7,7 +7,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
-import { sessionExpiryWorkflow } from '../../workflows/session-expiry.js';
+import { sessionExpiryWorkflow } from '../../workflows/checkout-expiry.js';
 import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
 
 let env: TestWorkflowEnvironment;

@@ -8,7 +8,7 @@
  * fixture in the index (old-code histories stay until their keepUntil: docs/decisions.md, Workflow
  * versioning). The one branch today's code no longer takes, a charge failure declined at once, is
  * recorded by a worker running the payment workflow as it was before the `unknown-charge-lookup` patch
- * (`git show <commit>^:workflows/payment.ts` in a temporary copy of workflows/), so that fixture is a
+ * (`git show <commit>^:workflows/checkout-payment.ts` in a temporary copy of workflows/), so that fixture is a
  * real history of the old code too.
  */
 import { purgeScheduleId, sessionExpiryWorkflowId } from '../../src/temporal/schedules.js';
@@ -16,7 +16,7 @@ import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.j
 import { refundWorkflowId } from '../../src/modules/refunds/refund.service.js';
 import { reserveReleaseWorkflowId } from '../../src/modules/reserves/reserve.service.js';
 import { withdrawalWorkflowId } from '../../src/modules/withdrawals/withdrawal.service.js';
-import { webhookDeliveryWorkflowId } from '../../src/modules/webhooks/delivery-start.js';
+import { webhookDeliveryWorkflowId } from '../../src/modules/webhooks/delivery.workflow.js';
 import { DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
 import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
@@ -202,7 +202,7 @@ record('recording replay fixtures from the real dev server', () => {
         CARDS.processingError,
         'checkout-payment-charge-failed-before-lookup',
         'payment: charge failed, declined at once (code before the unknown-charge-lookup patch)',
-        `workflows/payment.ts at ${LOOKUP_COMMIT.slice(0, 7)}^`,
+        `workflows/checkout-payment.ts at ${LOOKUP_COMMIT.slice(0, 7)}^`,
       );
     } finally {
       await stopWorker();

@@ -104,7 +104,7 @@ describe('the replay check catches a non-deterministic change', () => {
     // A copy of workflows/ whose webhook workflow marks the delivery failed before its first attempt.
     const broken = copyOfWorkflows();
     try {
-      const file = broken.workflowsPath.replace(/index\.ts$/, 'webhook-delivery.ts');
+      const file = broken.workflowsPath.replace(/index\.ts$/, 'webhooks.ts');
       const source = readFileSync(file, 'utf8');
       const moved = source
         .replace('  await failWebhookDelivery(input.deliveryId);\n  return \'failed\';', "  return 'failed';")

@@ -8,8 +8,8 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/orm.js';
 import { createLogger } from '../../src/log.js';
 import { connectTemporalFor, startWorker } from '../../src/main/runtime.js';
-import type { PaymentProcessor } from '../../src/modules/processor/processor.js';
-import { simulatorProcessor } from '../../src/modules/processor/simulator.js';
+import type { PaymentProcessor } from '../../src/modules/processor/processor.port.js';
+import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
 
 const holding: PaymentProcessor = {
   ...simulatorProcessor,

@@ -9,8 +9,8 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/orm.js';
 import { createLogger } from '../../src/log.js';
 import { connectTemporalFor } from '../../src/main/runtime.js';
-import { createOutboxDispatcher } from '../../src/modules/outbox/dispatcher.js';
-import { createEventFanout } from '../../src/modules/webhooks/fanout.js';
+import { createOutboxDispatcher } from '../../src/modules/outbox/outbox.dispatcher.js';
+import { createEventFanout } from '../../src/modules/webhooks/fanout.service.js';
 
 const config = loadConfig();
 const log = createLogger('silent');

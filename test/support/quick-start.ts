@@ -1,5 +1,5 @@
 /**
- * A new user's first minutes, for test/integration/quick-start.test.ts: a fresh clone in a directory only
+ * A new user's first minutes, for test/ops/quick-start.test.ts: a fresh clone in a directory only
  * its owner can enter (mode 0700, as `mktemp -d` makes), the README's commands run there as the README
  * writes them, in an environment like a user's shell rather than this test run's.
  */

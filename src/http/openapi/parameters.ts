@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IDEMPOTENCY_KEY_PATTERN } from '../../modules/idempotency/request-fingerprint.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../modules/idempotency/request-fingerprint.rules.js';
 
 /** The optional `Idempotency-Key` header of every POST behind an API key. */
 export const idempotencyKeyHeader = z.object({

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../domain/ids.js';
 import { ApiKey, type ApiKeyMode, type ApiKeyScope } from './api-key.entity.js';
-import { generateApiKey } from './api-key-secret.js';
+import { generateApiKey } from './api-key.crypto.js';
 import { Business, type RateLimitTier } from './business.entity.js';
-import { destinationSchema, matchingDestination } from '../withdrawals/destination.js';
+import { destinationSchema, matchingDestination } from '../withdrawals/destination.rules.js';
 import { methodDestination, WithdrawalMethod, type DestinationType } from './withdrawal-method.entity.js';
 
 export interface NewBusiness {

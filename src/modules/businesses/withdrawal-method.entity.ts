@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { destinationSchema, type Destination } from '../withdrawals/destination.js';
+import { destinationSchema, type Destination } from '../withdrawals/destination.rules.js';
 import { Business } from './business.entity.js';
 
 export type DestinationType = Destination['destinationType'];

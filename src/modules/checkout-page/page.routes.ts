@@ -4,11 +4,11 @@ import compose from 'koa-compose';
 import type { AppDeps } from '../../http/deps.js';
 import { ApiError } from '../../http/errors.js';
 import { publicRateLimit } from '../../http/rate-limit.js';
-import { cancelSession } from '../checkout/cancel-session.js';
-import { loadCheckout } from '../checkout/load-checkout.js';
-import { withSessionId } from '../checkout/redirect.js';
-import { serveAsset } from './assets.js';
-import { allowOnPage, securityHeaders } from './security-headers.js';
+import { cancelSession } from '../checkout/cancel-session.service.js';
+import { loadCheckout } from '../checkout/load-checkout.queries.js';
+import { withSessionId } from '../checkout/redirect.rules.js';
+import { serveAsset } from './assets.routes.js';
+import { allowOnPage, securityHeaders } from './security-headers.routes.js';
 import { checkoutPage, messagePage } from './views/state-pages.js';
 
 /** The hosted checkout pages live under this path of the checkout origin; nothing else does. */

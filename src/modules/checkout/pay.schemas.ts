@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { email } from '../../http/validate.js';
 import { SESSION_STATUSES } from './session.entity.js';
-import { normaliseCardNumber } from '../processor/card.js';
-import { ISO_COUNTRY_CODES } from './countries.js';
+import { normaliseCardNumber } from '../processor/card.rules.js';
+import { ISO_COUNTRY_CODES } from './countries.rules.js';
 
 /** A whole number given as a JSON number or as digits in a string (form fields are strings). */
 const wholeNumber = (message: string) =>

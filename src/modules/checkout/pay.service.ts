@@ -6,12 +6,12 @@ import { toSearchAttributePairs } from '../../../contracts/search-attributes.js'
 import { centsToDecimalString } from '../../domain/money.js';
 import type { LivePayments } from '../../config.js';
 import { ApiError } from '../../http/errors.js';
-import { requireLivePayments } from '../processor/live-mode.js';
-import { InvalidCardError, type PaymentProcessor } from '../processor/processor.js';
+import { requireLivePayments } from '../processor/live-mode.rules.js';
+import { InvalidCardError, type PaymentProcessor } from '../processor/processor.port.js';
 import { parse } from '../../http/validate.js';
 import { payAnswerResource, payInput } from './pay.schemas.js';
-import { paymentRedirectUrl } from './redirect.js';
-import { expireSession, isPastExpiry } from './expiry.js';
+import { paymentRedirectUrl } from './redirect.rules.js';
+import { expireSession, isPastExpiry } from './expiry.rules.js';
 import { CheckoutSession } from './session.entity.js';
 import { checkoutWorkflowId } from './session.service.js';
 
@@ -22,7 +22,7 @@ export interface PayDeps {
   processor: PaymentProcessor;
   /** How long the request waits for the payment's outcome before answering `processing`. */
   waitMs: number;
-  /** `refused`: a live session cannot be paid here (src/modules/processor/live-mode.ts). The route passes the config's. */
+  /** `refused`: a live session cannot be paid here (src/modules/processor/live-mode.rules.ts). The route passes the config's. */
   livePayments?: LivePayments;
 }
 

@@ -3,8 +3,8 @@ import { dollarsToCents } from '../../domain/money.js';
 import { cents, pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
 import { email, queryInstant } from '../../http/validate.js';
 import { SESSION_STATUSES } from './session.entity.js';
-import { MAX_SESSION_SUBTOTAL_CENTS } from './totals.js';
-import { metadataSchema } from './metadata.schema.js';
+import { MAX_SESSION_SUBTOTAL_CENTS } from './totals.rules.js';
+import { metadataSchema } from './metadata.schemas.js';
 
 const PRICE_MESSAGE = 'Price must be between 0.01 and 999999.99';
 

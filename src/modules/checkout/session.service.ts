@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js';
 import { parse } from '../../http/validate.js';
 import { CheckoutSession, SessionItem, type NewSession } from './session.entity.js';
 import { listSessionsQuery, type CreateSessionInput, type ListSessionsQuery } from './session.schemas.js';
-import { sessionTotals } from './totals.js';
+import { sessionTotals } from './totals.rules.js';
 import { z } from 'zod';
 
 export interface SessionServiceDeps {
@@ -30,7 +30,7 @@ const INSERT_SESSION = `
 
 /**
  * Creates the session and its items. Nothing else: no workflow is started here. The expiry sweep
- * (workflows/session-expiry.ts) finds the session by its `expiresAt`, and the first pay starts the
+ * (workflows/checkout-expiry.ts) finds the session by its `expiresAt`, and the first pay starts the
  * session's checkout workflow. Within a transaction (an Idempotency-Key's answer is stored beside it),
  * the statement joins it.
  */

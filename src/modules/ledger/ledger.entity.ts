@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Business } from '../businesses/business.entity.js';
-import type { Account } from './accounts.js';
+import type { Account } from './accounts.rules.js';
 
 /**
  * One row per business and mode: the lock every money move takes (`SELECT … FOR UPDATE`) and the cached

@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../domain/ids.js';
-import { applyPosting, postingDeltas, type BalanceFigures, type PostingLine } from './accounts.js';
+import { applyPosting, postingDeltas, type BalanceFigures, type PostingLine } from './accounts.rules.js';
 import { Balance, LedgerEntry, LedgerTransaction } from './ledger.entity.js';
 import { requireTransaction } from '../../db/transaction.js';
 

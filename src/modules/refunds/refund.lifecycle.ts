@@ -1,9 +1,9 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { CheckoutSession } from '../checkout/session.entity.js';
-import { recordEvent } from '../events/record-event.js';
+import { recordEvent } from '../events/event.service.js';
 import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
 import { requireTransaction } from '../../db/transaction.js';
-import { transfer } from '../ledger/accounts.js';
+import { transfer } from '../ledger/accounts.rules.js';
 import { restoreReserves } from '../reserves/reserve.service.js';
 import { RefundReservePart } from './refund-reserve-part.entity.js';
 import { Refund } from './refund.entity.js';

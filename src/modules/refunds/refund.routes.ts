@@ -4,7 +4,7 @@ import { conditionalGet } from '../../http/conditional-get.js';
 import type { AppDeps } from '../../http/deps.js';
 import { idempotency } from '../../http/idempotency.js';
 import { metrics } from '../../ops/metrics.js';
-import { requireLivePayments } from '../processor/live-mode.js';
+import { requireLivePayments } from '../processor/live-mode.rules.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { createRefundInput, listRefundsQuery } from './refund.schemas.js';
 import { createRefund, findRefund, listRefunds } from './refund.service.js';

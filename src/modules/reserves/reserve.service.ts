@@ -3,10 +3,10 @@ import { newId } from '../../domain/ids.js';
 import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
 import { requireTransaction } from '../../db/transaction.js';
 import { centsToDecimalString } from '../../domain/money.js';
-import { transfer } from '../ledger/accounts.js';
+import { transfer } from '../ledger/accounts.rules.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
-import { reserveReleaseWorkflow } from '../../../workflows/reserve-release.js';
-import { workflowStart } from '../outbox/workflow-start.js';
+import { reserveReleaseWorkflow } from '../../../workflows/reserves.js';
+import { workflowStart } from '../outbox/workflow-start.rules.js';
 import { HOLDING_STATUSES, Reserve, type ReserveStatus } from './reserve.entity.js';
 import { heldOf, isDue, planConsumption, releaseReference, reserveStatusOf } from './reserve.rules.js';
 

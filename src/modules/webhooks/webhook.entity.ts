@@ -15,7 +15,7 @@ export const WebhookEndpoint = defineEntity({
     events: p.json<string[]>(),
     enabled: p.boolean().default(true),
     description: p.string().length(256).nullable(),
-    /** AES-256-GCM sealed (secret-box.ts); never shown after creation or rotation. */
+    /** AES-256-GCM sealed (secret-box.crypto.ts); never shown after creation or rotation. */
     secretSealed: p.text(),
     /** The secret before the last rotation, which still signs until `previousSecretExpiresAt`. */
     previousSecretSealed: p.text().nullable(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
 import { EVENT_TYPES } from '../events/event.entity.js';
 import { DELIVERY_STATUSES } from './webhook.entity.js';
-import { canonicalEventType, EVENT_ALIASES, SUBSCRIBABLE_EVENTS } from './event-subscriptions.js';
+import { canonicalEventType, EVENT_ALIASES, SUBSCRIBABLE_EVENTS } from './event-subscriptions.rules.js';
 import { queryInstant } from '../../http/validate.js';
 
 const URL_NOT_HTTPS = 'URL must be HTTPS';

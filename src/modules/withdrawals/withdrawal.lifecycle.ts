@@ -1,10 +1,10 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { recordEvent } from '../events/record-event.js';
-import type { PayoutReference } from '../processor/payouts.js';
+import { recordEvent } from '../events/event.service.js';
+import type { PayoutReference } from '../processor/payouts.simulator.js';
 import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
 import { Withdrawal } from './withdrawal.entity.js';
 import { withdrawalFailedPayload, withdrawalPaidPayload } from './withdrawal.events.js';
-import { transfer } from '../ledger/accounts.js';
+import { transfer } from '../ledger/accounts.rules.js';
 
 /**
  * The moves the withdrawal workflow asks for after the create. Each is a transition conditional on the

@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
-import { withdrawalCancelledSignal } from '../../../workflows/withdrawal.js';
+import { withdrawalCancelledSignal } from '../../../workflows/withdrawals.js';
 import { callerOf } from '../../http/auth.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import type { AppDeps } from '../../http/deps.js';
 import { idempotency } from '../../http/idempotency.js';
 import { metrics } from '../../ops/metrics.js';
-import { requireLivePayments } from '../processor/live-mode.js';
+import { requireLivePayments } from '../processor/live-mode.rules.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { createWithdrawalInput, listWithdrawalsQuery } from './withdrawal.schemas.js';
 import { cancelWithdrawal, createWithdrawal, findWithdrawal, listWithdrawals, withdrawalWorkflowId } from './withdrawal.service.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { dollarsToCents } from '../../domain/money.js';
-import { cryptoDetails, walletDetails } from './destination.js';
+import { cryptoDetails, walletDetails } from './destination.rules.js';
 import { cents, pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
 import { WITHDRAWAL_STATUSES } from './withdrawal.entity.js';
 

@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
-import { withdrawalWorkflow, type WithdrawalWorkflowInput } from '../../../workflows/withdrawal.js';
+import { withdrawalWorkflow, type WithdrawalWorkflowInput } from '../../../workflows/withdrawals.js';
 import { pageMeta } from '../../domain/cursor.js';
 import { newId } from '../../domain/ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
@@ -7,14 +7,14 @@ import type { Caller } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
 import { methodDestination, WithdrawalMethod } from '../businesses/withdrawal-method.entity.js';
 import { lockBalance, postCovered, postTransaction, type Owner } from '../ledger/ledger.service.js';
-import { claimForFastPath } from '../outbox/dispatcher.js';
+import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
-import { workflowStart } from '../outbox/workflow-start.js';
-import { destinationText, matchingDestination, type Destination } from './destination.js';
+import { workflowStart } from '../outbox/workflow-start.rules.js';
+import { destinationText, matchingDestination, type Destination } from './destination.rules.js';
 import { Withdrawal } from './withdrawal.entity.js';
 import type { CreateWithdrawalInput, ListWithdrawalsQuery } from './withdrawal.schemas.js';
 import { withdrawalView } from './withdrawal.view.js';
-import { transfer } from '../ledger/accounts.js';
+import { transfer } from '../ledger/accounts.rules.js';
 import { requireTransaction } from '../../db/transaction.js';
 
 export const withdrawalWorkflowId = (withdrawalId: string) => `withdrawal-${withdrawalId}`;

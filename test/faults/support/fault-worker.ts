@@ -15,8 +15,8 @@ import { loadConfig } from '../../../src/config.js';
 import { openDatabase } from '../../../src/db/orm.js';
 import { createLogger } from '../../../src/log.js';
 import { connectTemporalFor, defaultTemporalAddress, outboxFor } from '../../../src/main/runtime.js';
-import { startOutboxRelay } from '../../../src/modules/outbox/relay.js';
-import { webhookEncryptionKey } from '../../../src/modules/webhooks/secret-box.js';
+import { startOutboxRelay } from '../../../src/modules/outbox/outbox.relay.js';
+import { webhookEncryptionKey } from '../../../src/modules/webhooks/secret-box.crypto.js';
 import { connectWorker, createWorker } from '../../../src/temporal/worker.js';
 
 type Activity = (...args: unknown[]) => Promise<unknown>;

@@ -1,4 +1,4 @@
-import { html, type Html } from '../html.js';
+import { html, type Html } from '../html.view.js';
 
 export const ASSET_PATH = '/checkout/assets';
 

@@ -1,6 +1,6 @@
 import type { CheckoutSession, SessionItem } from '../../checkout/session.entity.js';
-import { formatCents } from '../format.js';
-import { html, type Html } from '../html.js';
+import { formatCents } from '../format.view.js';
+import { html, type Html } from '../html.view.js';
 
 /** Only http(s) image URLs are rendered (the API accepts no other, but the page does not rely on it). */
 const isWebUrl = (url: string | null | undefined): url is string => Boolean(url && /^https?:\/\//i.test(url));

@@ -1,8 +1,8 @@
 import type { CheckoutSession } from '../../checkout/session.entity.js';
-import { formatCents, formatDate } from '../format.js';
-import { html, type Html } from '../html.js';
-import type { CheckoutForPage } from '../../checkout/load-checkout.js';
-import { paymentRedirectUrl } from '../../checkout/redirect.js';
+import { formatCents, formatDate } from '../format.view.js';
+import { html, type Html } from '../html.view.js';
+import type { CheckoutForPage } from '../../checkout/load-checkout.queries.js';
+import { paymentRedirectUrl } from '../../checkout/redirect.rules.js';
 import { layout } from './layout.js';
 import { orderSummary } from './order-summary.js';
 import { paymentForm } from './payment-form.js';

@@ -1,0 +1,136 @@
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { centsToDecimalString } from '../../domain/money.js';
+import { Business } from '../businesses/business.entity.js';
+import { recordEvent } from '../events/event.service.js';
+import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
+import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { reserveReleaseWorkflow } from '../../../workflows/reserves.js';
+import { workflowStart } from '../outbox/workflow-start.rules.js';
+import { createReserve, reserveReleaseWorkflowId } from '../reserves/reserve.service.js';
+import { expireSession, isPastExpiry } from './expiry.rules.js';
+import { checkoutFailedPayload, checkoutSucceededPayload, paymentLines, paymentSplit } from './payment.rules.js';
+import { CheckoutSession, type SessionStatus, type ShippingAddress } from './session.entity.js';
+
+/** What the customer entered besides the card, and what the card's token told us about it. */
+export interface PaymentDetails {
+  customerName: string;
+  /** Given when the customer changed the prefilled e-mail. */
+  customerEmail?: string | null;
+  /** Only when the session asks for shipping. */
+  shipping?: ShippingAddress | null;
+  cardBrand: string;
+  cardLast4: string;
+}
+
+/**
+ * pending → processing, storing the customer's details and the attempt. The conditional update is the
+ * guard that makes a second or concurrent pay on the same session charge nothing: only one attempt
+ * moves it. The same attempt asking again (its activity retried after the answer was lost) is told it
+ * started, so it goes on to charge instead of leaving the session `processing` with nobody to finish it.
+ * A session past its `expiresAt` is not moved: it is cancelled instead.
+ */
+export async function beginPayment(
+  em: EntityManager,
+  sessionId: string,
+  details: PaymentDetails,
+  attemptId: string,
+): Promise<{ started: boolean; status: SessionStatus | null }> {
+  const now = new Date();
+  const moved = await em.nativeUpdate(
+    CheckoutSession,
+    { id: sessionId, status: 'pending', expiresAt: { $gt: now } },
+    {
+      status: 'processing',
+      paymentAttemptId: attemptId,
+      customerName: details.customerName,
+      ...(details.customerEmail ? { customerEmail: details.customerEmail } : {}),
+      shipping: details.shipping ?? null,
+      cardBrand: details.cardBrand,
+      cardLast4: details.cardLast4,
+      updatedAt: now,
+    },
+  );
+  if (moved === 1) return { started: true, status: 'processing' };
+  const current = await em.fork().findOne(CheckoutSession, { id: sessionId }, { fields: ['status', 'paymentAttemptId', 'expiresAt'] });
+  if (current?.status === 'processing' && current.paymentAttemptId === attemptId) return { started: true, status: 'processing' };
+  // Expired while the customer was paying: it is cancelled, whether or not the expiry sweep got there first.
+  if (current && isPastExpiry(current, now)) return { started: false, status: await expireSession(em, sessionId, now) };
+  return { started: false, status: current?.status ?? null };
+}
+
+/** What the charge needs, read from the database (the truth) rather than carried in workflow history. */
+export async function chargeRequestOf(em: EntityManager, sessionId: string) {
+  const session = await em.fork().findOneOrFail(CheckoutSession, { id: sessionId });
+  return { amountInCents: session.total, currency: 'USD' as const, livemode: session.livemode, status: session.status };
+}
+
+/**
+ * processing → completed, in one transaction under the balance lock: the ledger posting, the reserve,
+ * `checkout.succeeded` and the start of the reserve's release workflow. Safe to run twice: a session no
+ * longer `processing` is left as it is.
+ */
+export async function completePayment(
+  em: EntityManager,
+  sessionId: string,
+  chargeId: string,
+  at: Date = new Date(),
+): Promise<{ status: SessionStatus; reserveId: string | null }> {
+  return em.fork().transactional(async (tx) => {
+    const { businessId, livemode } = await tx.findOneOrFail(CheckoutSession, { id: sessionId }, { fields: ['businessId', 'livemode'] });
+    const balance = await lockBalance(tx, { businessId, livemode });
+    const session = await tx.findOneOrFail(CheckoutSession, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (session.status !== 'processing') return { status: session.status, reserveId: null };
+    const business = await tx.findOneOrFail(Business, { id: businessId });
+
+    session.status = 'completed';
+    session.completedAt = at;
+    session.processorChargeId = chargeId;
+    const split = paymentSplit(session, business.reserveBps);
+    postTransaction(tx, balance, { kind: 'payment', referenceId: session.id, lines: paymentLines(split), at });
+    recordEvent(tx, { businessId, livemode }, 'checkout.succeeded', checkoutSucceededPayload(session, at), at);
+
+    let reserveId: string | null = null;
+    if (split.reserve > 0) {
+      const reserve = createReserve(tx, {
+        businessId,
+        livemode,
+        paymentId: session.id,
+        originalAmountInCents: session.total,
+        reserveAmountInCents: split.reserve,
+        reserveBps: business.reserveBps,
+        reservedAt: at,
+        holdMs: business.reserveHoldMs,
+      });
+      reserveId = reserve.id;
+      // The release's start follows the commit through the outbox; the worker's relay dispatches it.
+      tx.create(OutboxEntry, {
+        createdAt: at,
+        message: workflowStart(reserveReleaseWorkflow, {
+          workflowId: reserveReleaseWorkflowId(reserve.id),
+          args: [{ reserveId: reserve.id, releaseAt: reserve.releaseAt.toISOString() }],
+          searchAttributes: { BusinessId: businessId, Livemode: livemode, AmountInCents: split.reserve },
+          summary: `Release $${centsToDecimalString(split.reserve)} held from checkout ${session.id}`,
+        }),
+      });
+    }
+    return { status: session.status, reserveId };
+  });
+}
+
+/** processing → failed with the decline, and `checkout.failed`, in one transaction. Safe to run twice. */
+export async function failPayment(
+  em: EntityManager,
+  sessionId: string,
+  failure: { code: string; message: string },
+  at: Date = new Date(),
+): Promise<{ status: SessionStatus }> {
+  return em.fork().transactional(async (tx) => {
+    const session = await tx.findOneOrFail(CheckoutSession, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (session.status !== 'processing') return { status: session.status };
+    session.status = 'failed';
+    session.failureCode = failure.code;
+    session.failureMessage = failure.message;
+    recordEvent(tx, { businessId: session.businessId, livemode: session.livemode }, 'checkout.failed', checkoutFailedPayload(session, failure, at), at);
+    return { status: session.status };
+  });
+}

@@ -1,0 +1,132 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { OutboxEntry, OutboxMessage } from './outbox.entity.js';
+import { startWorkflowOnce } from './workflow-start.rules.js';
+
+type Handler<K extends OutboxMessage['kind']> = (message: Extract<OutboxMessage, { kind: K }>) => Promise<void>;
+export type OutboxHandlers = { [K in OutboxMessage['kind']]?: Handler<K> };
+type RowId = string | number;
+
+interface ClaimedRow {
+  id: RowId;
+  message: OutboxMessage;
+}
+
+/** How long a claim keeps other dispatchers off a row; a crashed claimer's rows come back after it. */
+const CLAIM_SECONDS = 30;
+/** Rows one dispatcher hands to Temporal at once: enough to overlap round trips, few enough not to flood it. */
+const CONCURRENCY = 16;
+/** Fast-path rows are marked dispatched together, one statement per this many milliseconds. */
+const MARK_BATCH_MS = 10;
+
+/**
+ * Claims a row for the fast path of the request writing it, before its transaction commits: the claim
+ * rides on the insert, so the fast path needs no query of its own, and the relay leaves the row alone
+ * until the claim runs out (then a crash between commit and dispatch costs a delay, never the row).
+ */
+export function claimForFastPath(entry: OutboxEntry): OutboxEntry {
+  entry.claimedUntil = new Date(Date.now() + CLAIM_SECONDS * 1000);
+  return entry;
+}
+
+/**
+ * Delivers outbox rows. Every side effect is idempotent (deterministic workflow ids; a second start is
+ * "already started"), so a row dispatched twice after a crash does no harm; claims only avoid wasted work.
+ */
+export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; taskQueue: string; log: Logger; handlers?: OutboxHandlers }) {
+  const handlers: OutboxHandlers = {
+    // A row dispatched again after its workflow finished (a pay call may have started and closed it
+    // first) must not start a second run: "already started" is the harmless answer.
+    'workflow.start': async (message) => {
+      await startWorkflowOnce(deps.temporal, deps.taskQueue, message);
+    },
+    ...deps.handlers,
+  };
+  const execute = <T extends object[] = object[]>(sql: string, params: unknown[]) => deps.orm.em.getConnection().execute<T>(sql, params);
+  // `in (?)`: the driver expands an array parameter into a list, which `any(?)` would misread.
+  const markDispatched = (ids: RowId[]) => execute('update outbox set dispatched_at = now() where id in (?)', [ids]);
+  const markLater = batched(markDispatched, deps.log);
+
+  /** Runs one row's handler; a failure is recorded and the claim given back, so the relay retries it. */
+  async function handle(row: ClaimedRow): Promise<boolean> {
+    const handler = handlers[row.message.kind] as Handler<typeof row.message.kind> | undefined;
+    if (!handler) return false; // no dispatcher for this kind in this process: leave it for one that has
+    try {
+      await handler(row.message as never);
+      return true;
+    } catch (err) {
+      deps.log.warn({ err, outboxId: row.id }, 'outbox dispatch failed; the relay will retry');
+      await execute('update outbox set last_error = ?, claimed_until = null where id = ?', [String((err as Error).message).slice(0, 500), row.id]);
+      return false;
+    }
+  }
+
+  async function run(rows: ClaimedRow[]): Promise<RowId[]> {
+    const done: RowId[] = [];
+    let next = 0;
+    const lane = async () => {
+      while (next < rows.length) {
+        const row = rows[next++];
+        if (await handle(row)) done.push(row.id);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, rows.length) }, lane));
+    return done;
+  }
+
+  const claimSql = (filter: string) => `
+    update outbox set attempts = attempts + 1, claimed_until = now() + interval '${CLAIM_SECONDS} seconds'
+    where id in (
+      select id from outbox
+      where dispatched_at is null and (claimed_until is null or claimed_until < now()) and ${filter}
+      order by id limit ? for update skip locked)
+    returning id, message`;
+
+  /** Returns how many rows were dispatched (not merely claimed: a failed row is not progress). */
+  async function claimAndRun(sql: string, params: unknown[]): Promise<number> {
+    const rows = await execute<ClaimedRow[]>(sql, params);
+    const done = await run(rows);
+    if (done.length) await markDispatched(done);
+    return done.length;
+  }
+
+  return {
+    /** Fast path for rows `claimForFastPath` claimed, right after the commit that wrote them. */
+    async dispatchClaimed(entries: OutboxEntry[]): Promise<void> {
+      const done = await run(entries.map((e) => ({ id: e.id, message: e.message })));
+      if (done.length) await markLater(done);
+    },
+    /** Dispatches committed rows by id, claiming them first (rows written without a claim). */
+    async dispatch(ids: RowId[]): Promise<void> {
+      if (ids.length) await claimAndRun(claimSql('id in (?)'), [ids, ids.length]);
+    },
+    /**
+     * The relay's sweep: anything unclaimed, or left behind by a crash or an outage. Returns how many it
+     * dispatched, so a relay drains while it makes progress and, with Temporal down, waits for its next
+     * poll instead of re-claiming the same failing rows in a tight loop.
+     */
+    relayOnce: (batch = 100): Promise<number> => claimAndRun(claimSql('true'), [batch]),
+  };
+}
+export type OutboxDispatcher = ReturnType<typeof createOutboxDispatcher>;
+
+/**
+ * Collects ids from many callers and writes them with one statement per window. Each caller's promise
+ * settles with the write that carried its ids; a failed write leaves the rows claimed, and the relay
+ * dispatches them again (harmlessly) once the claim runs out.
+ */
+function batched(write: (ids: RowId[]) => Promise<unknown>, log: Logger) {
+  let pending: RowId[] = [];
+  let flush: Promise<void> | null = null;
+  return (ids: RowId[]): Promise<void> => {
+    pending.push(...ids);
+    flush ??= new Promise((resolve) => setTimeout(resolve, MARK_BATCH_MS)).then(async () => {
+      const batch = pending;
+      pending = [];
+      flush = null;
+      await write(batch).catch((err) => log.warn({ err }, 'marking outbox rows dispatched failed; the relay will redo them'));
+    });
+    return flush;
+  };
+}

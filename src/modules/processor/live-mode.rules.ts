@@ -1,0 +1,54 @@
+import type { Logger } from 'pino';
+import type { Config, LivePayments } from '../../config.js';
+import { ApiError } from '../../http/errors.js';
+import type { PaymentProcessor } from './processor.port.js';
+
+/**
+ * Live mode fails closed. There is no acquirer adapter yet, only the card simulator, so a production
+ * deployment answers live keys' money moves with the simulator only when ALLOW_SIMULATED_LIVE_PAYMENTS
+ * says so (config.livePayments = 'simulated'). Otherwise ('refused') every request that would move
+ * live money (pay a live session, create a live refund or withdrawal) is refused at the API edge with
+ * 403 permission_error, before anything is written, and the worker's processor declines any live move
+ * that reaches it anyway (a workflow from before the setting changed, an API configured otherwise).
+ */
+
+/** One line for the start-up banner and logs: which mode is in force, and why. */
+export function livePaymentsNotice(config: Pick<Config, 'env' | 'livePayments'>): string {
+  if (config.livePayments === 'refused') {
+    return 'live payments: refused, no acquirer configured (live keys can read, but cannot pay, refund or withdraw)';
+  }
+  return config.env === 'production'
+    ? 'live payments: simulated — ALLOW_SIMULATED_LIVE_PAYMENTS=true; live keys use the card simulator and no real money moves'
+    : `live payments: simulated — NODE_ENV=${config.env}; live keys use the card simulator and no real money moves`;
+}
+
+/** Logged by every process at start: a warning in production, where either answer matters to the operator. */
+export function logLivePayments(log: Logger, config: Pick<Config, 'env' | 'livePayments'>): void {
+  const level = config.env === 'production' ? 'warn' : 'info';
+  log[level]({ livePayments: config.livePayments }, livePaymentsNotice(config));
+}
+
+/** At the edge of every route that would move live money: 403 when live payments are refused. */
+export function requireLivePayments(livePayments: LivePayments, livemode: boolean): void {
+  if (livemode && livePayments === 'refused') throw new ApiError('live_payments_refused');
+}
+
+/** What the worker's guard answers a live move that reached it while live payments are refused: the API's words. */
+export const LIVE_REFUSED_MESSAGE = new ApiError('live_payments_refused').message;
+
+/**
+ * `processor` with every live-mode money move declined, never passed on: a live charge is declined
+ * (`processing_error`, the session fails, nothing charged), a payout or refund is declined (its money
+ * returns to the balance it came from). A charge lookup moves no money and passes through, so a charge
+ * made before live payments were refused is still found, never failed while it stands. Test mode goes
+ * through unchanged.
+ */
+export function refusingLive(processor: PaymentProcessor): PaymentProcessor {
+  return {
+    ...processor,
+    charge: async (request) =>
+      request.livemode ? { status: 'declined', code: 'processing_error', message: LIVE_REFUSED_MESSAGE } : processor.charge(request),
+    payout: async (request) => (request.livemode ? { status: 'declined', message: LIVE_REFUSED_MESSAGE } : processor.payout(request)),
+    refund: async (request) => (request.livemode ? { status: 'declined', message: LIVE_REFUSED_MESSAGE } : processor.refund(request)),
+  };
+}

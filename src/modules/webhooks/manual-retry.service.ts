@@ -1,0 +1,82 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { newId } from '../../domain/ids.js';
+import type { Caller } from '../../http/auth.js';
+import { ApiError } from '../../http/errors.js';
+import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
+import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { deliveryWorkflowStart } from './delivery.workflow.js';
+import { WebhookDelivery, WebhookEndpoint } from './webhook.entity.js';
+import { requireTransaction } from '../../db/transaction.js';
+
+/**
+ * `POST /api/webhooks/retry/:id`. An event id re-delivers the event to each endpoint (still enabled)
+ * whose last delivery of it failed; a delivery id re-delivers that one. Each re-delivery is a new delivery
+ * (next generation, same body) with its own workflow and schedule, started through the outbox written in
+ * the same transaction, so a crash right after the answer cannot lose it.
+ */
+export async function retryDeliveries(
+  tx: EntityManager,
+  caller: Caller,
+  id: string,
+  opts: { retryDelaysMs?: number[] } = {},
+): Promise<{ deliveries: WebhookDelivery[]; outbox: OutboxEntry[] }> {
+  requireTransaction(tx);
+  const owner = { businessId: caller.businessId, livemode: caller.livemode };
+  let sources: WebhookDelivery[];
+  if (id.startsWith('evt_')) {
+    // The event row's lock serialises concurrent retries of it, so generations never collide.
+    const locked = await tx.execute(`select id from events where id = ? and business_id = ? and livemode = ? for update`, [id, owner.businessId, owner.livemode]);
+    if (!locked.length) throw new ApiError('event_not_found');
+    const latest = await tx.execute<{ id: string; status: string }[]>(
+      `select distinct on (d.endpoint_id) d.id, d.status
+       from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
+       where d.event_id = ? and w.enabled and w.deleted_at is null
+       order by d.endpoint_id, d.generation desc`,
+      [id],
+    );
+    const failed = latest.filter((row) => row.status === 'failed').map((row) => row.id);
+    sources = failed.length ? await tx.find(WebhookDelivery, { id: { $in: failed } }) : [];
+  } else if (id.startsWith('whd_')) {
+    const delivery = await tx.findOne(WebhookDelivery, { id, ...owner });
+    if (!delivery) throw new ApiError('event_not_found');
+    await tx.execute('select id from events where id = ? for update', [delivery.eventId]);
+    const endpoint = await tx.findOne(WebhookEndpoint, { id: delivery.endpointId, deletedAt: null });
+    if (!endpoint) throw new ApiError('webhook_endpoint_not_found');
+    if (!endpoint.enabled) throw new ApiError('webhook_endpoint_disabled');
+    sources = [delivery];
+  } else {
+    throw new ApiError('event_not_found');
+  }
+
+  const now = new Date();
+  const created: WebhookDelivery[] = [];
+  const outbox: OutboxEntry[] = [];
+  for (const source of sources) {
+    const [{ max }] = await tx.execute<{ max: number }[]>(
+      'select max(generation)::int as max from webhook_deliveries where event_id = ? and endpoint_id = ?',
+      [source.eventId, source.endpointId],
+    );
+    const delivery = tx.create(WebhookDelivery, {
+      id: newId('whd'),
+      eventId: source.eventId,
+      endpointId: source.endpointId,
+      businessId: source.businessId,
+      livemode: source.livemode,
+      generation: max + 1,
+      status: 'pending',
+      body: source.body,
+      attemptCount: 0,
+      lastStatusCode: null,
+      lastError: null,
+      nextAttemptAt: null,
+      createdAt: now,
+      updatedAt: now,
+      completedAt: null,
+    });
+    created.push(delivery);
+    // Claimed for the caller's fast path (`afterCommit`).
+    outbox.push(claimForFastPath(tx.create(OutboxEntry, { message: deliveryWorkflowStart(delivery, opts.retryDelaysMs), createdAt: now })));
+  }
+  await tx.flush();
+  return { deliveries: created, outbox };
+}

@@ -1,0 +1,128 @@
+import { jest } from '@jest/globals';
+import { ApiError } from '../../src/http/errors.js';
+import { payCheckout } from '../../src/modules/checkout/pay.service.js';
+import { beginPayment } from '../../src/modules/checkout/payment.lifecycle.js';
+import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
+import { createSession, eventually, pay, payBody, sql } from '../support/payments.js';
+import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let biz: TestBusiness;
+beforeAll(async () => {
+  stack = await startStack();
+  biz = await stack.business();
+});
+afterAll(async () => stack?.stop());
+
+// The in-process worker charges through this same simulator object, so the spy sees every charge.
+const charge = jest.spyOn(simulatorProcessor, 'charge');
+beforeEach(() => charge.mockClear());
+
+const chargesOf = (sessionId: string) => charge.mock.calls.filter(([request]) => request.idempotencyKey === sessionId).length;
+
+async function moneyMovedFor(sessionId: string) {
+  const payments = await sql(stack, `select 1 from ledger_transactions where kind = 'payment' and reference_id = ?`, [sessionId]);
+  const events = await sql(stack, `select 1 from events where type = 'checkout.succeeded' and payload->>'sessionId' = ?`, [sessionId]);
+  const reserves = await sql(stack, 'select 1 from reserves where payment_id = ?', [sessionId]);
+  return { payments: payments.length, events: events.length, reserves: reserves.length };
+}
+
+describe('concurrent pay calls on one session', () => {
+  it('20 calls at once over HTTP charge once; the rest are refused or rate-limited', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const results = await Promise.all(Array.from({ length: 20 }, () => pay(stack, session.id)));
+    // Every answer is one of three, and each is checked whole: a 500, a 409 or a refusal with another
+    // message is a fault here, not "one of the others".
+    const paid = results.filter((r) => r.status === 200);
+    const refused = results.filter((r) => r.status === 400);
+    const limited = results.filter((r) => r.status === 429);
+    expect({ paid: paid.length, refused: refused.length, limited: limited.length }).toEqual({ paid: 1, refused: 9, limited: 10 });
+    expect(paid[0].body).toEqual({
+      success: true,
+      data: { sessionId: session.id, status: 'completed', redirectUrl: `https://shop.example/ok?order=1001&session_id=${session.id}` },
+    });
+    for (const r of refused) {
+      expect(r.body).toEqual({
+        success: false,
+        error: {
+          type: 'validation_error',
+          message: expect.stringMatching(/^Cannot pay a checkout session in (processing|completed) status$/),
+          requestId: expect.stringMatching(/^req_/),
+        },
+      });
+    }
+    for (const r of limited) {
+      const seconds = Number(r.headers['retry-after']);
+      expect(seconds).toBeGreaterThanOrEqual(1);
+      expect(seconds).toBeLessThanOrEqual(60);
+      expect(r.body).toEqual({
+        success: false,
+        error: {
+          type: 'rate_limit_exceeded',
+          message: `Rate limit exceeded. Please retry after ${seconds} seconds.`,
+          retryAfter: seconds,
+          requestId: expect.stringMatching(/^req_/),
+        },
+      });
+    }
+    expect(chargesOf(session.id)).toBe(1);
+    expect(await moneyMovedFor(session.id)).toEqual({ payments: 1, events: 1, reserves: 1 });
+  });
+
+  it('20 calls at once past the rate limit (straight to the service) charge once', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const deps = { orm: stack.orm, temporal: stack.temporal, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 10_000 };
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => payCheckout(deps, session.id, payBody())));
+    const paid = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(paid).toHaveLength(1);
+    expect((paid[0] as PromiseFulfilledResult<{ status: string }>).value.status).toBe('completed');
+    for (const o of outcomes.filter((o) => o.status === 'rejected')) {
+      const reason = (o as PromiseRejectedResult).reason;
+      expect(reason).toBeInstanceOf(ApiError);
+      expect(reason.code).toBe('session_not_payable');
+    }
+    expect(chargesOf(session.id)).toBe(1);
+    expect(await moneyMovedFor(session.id)).toEqual({ payments: 1, events: 1, reserves: 1 });
+  });
+});
+
+describe('a payment that outlasts the request', () => {
+  it('answers processing when the outcome is not in by the deadline, and the workflow still finishes it', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const deps = { orm: stack.orm, temporal: stack.temporal, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 0 };
+    expect(await payCheckout(deps, session.id, payBody())).toEqual({ sessionId: session.id, status: 'processing', redirectUrl: null });
+    await eventually(`session ${session.id} to be completed by its workflow`, async () => {
+      const [row] = await sql(stack, 'select status from checkout_sessions where id = ?', [session.id]);
+      return row.status === 'completed';
+    });
+    expect(await moneyMovedFor(session.id)).toEqual({ payments: 1, events: 1, reserves: 1 });
+  });
+});
+
+describe('beginPayment run again (its answer lost in a Temporal outage, its activity retried)', () => {
+  const details = { customerName: 'Ada', cardBrand: 'visa', cardLast4: '4242' };
+
+  it('tells the attempt that moved the session that it started, and any other attempt that it did not', async () => {
+    const session = await createSession(stack, biz.testKey);
+    const em = () => stack.orm.em.fork();
+    expect(await beginPayment(em(), session.id, details, 'attempt-1')).toEqual({ started: true, status: 'processing' });
+    // The same attempt again: it goes on to charge instead of leaving the session processing for good.
+    expect(await beginPayment(em(), session.id, details, 'attempt-1')).toEqual({ started: true, status: 'processing' });
+    // Another attempt (a second pay) is refused as before.
+    expect(await beginPayment(em(), session.id, details, 'attempt-2')).toEqual({ started: false, status: 'processing' });
+    const [row] = await sql(stack, 'select status, payment_attempt_id from checkout_sessions where id = ?', [session.id]);
+    expect(row).toEqual({ status: 'processing', payment_attempt_id: 'attempt-1' });
+  });
+});
+
+describe('beginPayment at the session expiry (the pay accepted just before, its first step just after)', () => {
+  it('does not move a pending session past its expiresAt: it cancels it, and nothing is charged', async () => {
+    const session = await createSession(stack, biz.testKey);
+    await sql(stack, `update checkout_sessions set expires_at = now() - interval '1 millisecond' where id = ?`, [session.id]);
+    const details = { customerName: 'Ada', cardBrand: 'visa', cardLast4: '4242' };
+    expect(await beginPayment(stack.orm.em.fork(), session.id, details, 'attempt-late')).toEqual({ started: false, status: 'cancelled' });
+    const [row] = await sql(stack, 'select status, payment_attempt_id from checkout_sessions where id = ?', [session.id]);
+    expect(row).toEqual({ status: 'cancelled', payment_attempt_id: null });
+    expect(await moneyMovedFor(session.id)).toEqual({ payments: 0, events: 0, reserves: 0 });
+  });
+});

@@ -1,0 +1,124 @@
+import { cardBrand, normaliseCardNumber, passesLuhn } from '../../src/modules/processor/card.rules.js';
+import { InvalidCardError, ProcessorUnavailableError } from '../../src/modules/processor/processor.port.js';
+import { memoryChargeBook } from '../../src/modules/processor/charge-book.store.js';
+import { CHARGE_TIMEOUT_MESSAGE, chargeKind, createSimulatorProcessor, simulatorWithBook, tokenBehaviour } from '../../src/modules/processor/charges.simulator.js';
+
+const card = (number: string) => ({ number, expMonth: 12, expYear: 2099, cvc: '123' });
+const simulator = createSimulatorProcessor();
+// A key names one charge (the simulator answers a reused key with its first outcome): a fresh one per call.
+let keys = 0;
+const charge = async (number: string, idempotencyKey = `sess-${++keys}`) => {
+  const { token } = await simulator.tokenize(card(number));
+  return simulator.charge({ token, amountInCents: 1000, currency: 'USD', idempotencyKey, livemode: false });
+};
+
+describe('card rules', () => {
+  it.each(['4242424242424242', '4000000000000002', '5555555555554444', '378282246310005', '6011111111111117'])(
+    'accepts the Luhn-valid %s',
+    (n) => expect(passesLuhn(n)).toBe(true),
+  );
+  it.each(['4242424242424241', '1234567812345678', '42424242x4242424', ''])('rejects %p', (n) => expect(passesLuhn(n)).toBe(false));
+
+  it.each([
+    ['4242424242424242', 'visa'],
+    ['5555555555554444', 'mastercard'],
+    ['2223003122003222', 'mastercard'],
+    ['378282246310005', 'amex'],
+    ['6011111111111117', 'discover'],
+    ['3056930009020004', 'diners'],
+    ['3566002020360505', 'jcb'],
+    ['6200000000000005', 'unionpay'],
+    ['9999999999999995', 'unknown'],
+  ])('reads the brand of %s as %s', (n, brand) => expect(cardBrand(n)).toBe(brand));
+
+  it('drops the spaces and dashes people type', () => {
+    expect(normaliseCardNumber(' 4242 4242-4242 4242 ')).toBe('4242424242424242');
+  });
+});
+
+describe('simulator processor', () => {
+  it('tokenises a card into a token without its number, with brand and last four', async () => {
+    const result = await simulator.tokenize(card('4242424242424242'));
+    expect(result.brand).toBe('visa');
+    expect(result.last4).toBe('4242');
+    expect(result.token).toMatch(/^tok_sim_success_[0-9a-f]{24}$/);
+    expect(result.token).not.toContain('424242');
+  });
+
+  it('refuses a number that fails Luhn, naming the field', async () => {
+    await expect(simulator.tokenize(card('4242424242424241'))).rejects.toEqual(new InvalidCardError('number', 'Card number is invalid'));
+  });
+
+  it('charges 4242… and any other Luhn-valid number', async () => {
+    expect(await charge('4242424242424242')).toEqual({ status: 'succeeded', chargeId: expect.stringMatching(/^ch_sim_ok_/) });
+    expect((await charge('5555555555554444')).status).toBe('succeeded');
+  });
+
+  it('answers a retried charge with the first charge id (idempotency key)', async () => {
+    const first = await charge('4242424242424242', 'sess-a');
+    expect(await charge('4242424242424242', 'sess-a')).toEqual(first);
+    expect(await charge('4242424242424242', 'sess-b')).not.toEqual(first);
+  });
+
+  it.each([
+    ['4000000000000002', 'card_declined', 'Your card was declined.'],
+    ['4000000000009995', 'insufficient_funds', 'Your card has insufficient funds.'],
+    ['4000000000000069', 'expired_card', 'Your card has expired.'],
+  ])('declines %s as %s', async (n, code, message) => {
+    expect(await charge(n)).toEqual({ status: 'declined', code, message });
+  });
+
+  it('fails 4000000000000119 transiently, charging nothing: a lookup finds no charge', async () => {
+    await expect(charge('4000000000000119', 'sess-0119')).rejects.toBeInstanceOf(ProcessorUnavailableError);
+    expect(await simulator.retrieveCharge('sess-0119', false)).toEqual({ status: 'not_found' });
+  });
+
+  it('times 4000000000000408 out on every call, though it charged once: a lookup finds the charge', async () => {
+    for (let i = 0; i < 3; i++) {
+      await expect(charge('4000000000000408', 'sess-0408')).rejects.toEqual(new ProcessorUnavailableError(CHARGE_TIMEOUT_MESSAGE));
+    }
+    const found = await simulator.retrieveCharge('sess-0408', false);
+    expect(found).toEqual({ status: 'succeeded', chargeId: expect.stringMatching(/^ch_sim_ok_[0-9a-f]{24}$/) });
+    expect(await simulator.retrieveCharge('sess-0408', false)).toEqual(found);
+    expect(await simulator.retrieveCharge('sess-0408', true)).toEqual({ status: 'not_found' });
+  });
+
+  it('answers a lookup of a charge that did answer with that answer, a decline included', async () => {
+    const paid = await charge('4242424242424242', 'sess-paid');
+    expect(await simulator.retrieveCharge('sess-paid', false)).toEqual(paid);
+    await charge('4000000000000002', 'sess-declined');
+    expect(await simulator.retrieveCharge('sess-declined', false)).toEqual({ status: 'declined', code: 'card_declined', message: 'Your card was declined.' });
+  });
+
+  it('refuses a charge that arrives after a lookup found none, so a session failed on that answer was never charged', async () => {
+    expect(await simulator.retrieveCharge('sess-late', false)).toEqual({ status: 'not_found' });
+    expect(await charge('4242424242424242', 'sess-late')).toEqual({
+      status: 'declined',
+      code: 'processing_error',
+      message: 'An error occurred while processing your card. Try again in a little bit.',
+    });
+    expect(await simulator.retrieveCharge('sess-late', false)).toEqual({ status: 'not_found' });
+  });
+
+  it('records in the book it is bound to, calling the shared simulator', async () => {
+    const book = memoryChargeBook();
+    const bound = simulatorWithBook(book, simulator);
+    const { token } = await simulator.tokenize(card('4242424242424242'));
+    const outcome = await bound.charge({ token, amountInCents: 1000, currency: 'USD', idempotencyKey: 'sess-bound', livemode: false });
+    expect(await book.claim('sess-bound', false, { status: 'not_found' })).toEqual(outcome);
+    expect(await bound.retrieveCharge('sess-bound', false)).toEqual(outcome);
+    expect(await simulator.retrieveCharge('sess-bound', false)).toEqual({ status: 'not_found' });
+  });
+
+  it('pays 4000000000005126 with a charge id that marks its refund to fail', async () => {
+    const outcome = await charge('4000000000005126');
+    expect(outcome.status).toBe('succeeded');
+    expect(outcome.status === 'succeeded' && chargeKind(outcome.chargeId)).toBe('refund_declined');
+  });
+
+  it('declines a token it never issued', async () => {
+    expect(tokenBehaviour('tok_visa')).toBeNull();
+    const outcome = await simulator.charge({ token: 'tok_visa', amountInCents: 1, currency: 'USD', idempotencyKey: 'x', livemode: false });
+    expect(outcome).toEqual({ status: 'declined', code: 'card_declined', message: 'Your card was declined.' });
+  });
+});
