@@ -1,14 +1,16 @@
 import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
 import { balancePaths } from './balance.js';
+import { eventWebhooks } from './events.js';
 import { payPaths } from './pay.js';
-import { refundPaths } from './refunds.js';
 import { reservePaths } from './reserves.js';
 import { everyErrorResponse } from './responses.js';
 import { sessionPaths } from './sessions.js';
 import { shareRepeatedResponses } from './shared-responses.js';
 import { webhookPaths } from './webhooks.js';
 import { withdrawalPaths } from './withdrawals.js';
+import { operationPaths, type Operation } from '../operation.js';
+import { declaredOperations } from '../routes.js';
 
 const DESCRIPTION = `A hosted-checkout payments API: checkout sessions, refunds, reserves, withdrawals, balance and signed webhooks.
 
@@ -30,15 +32,31 @@ const DESCRIPTION = `A hosted-checkout payments API: checkout sessions, refunds,
 
 **Errors on any path.** A path that does not exist is 404 \`not_found\`; a method a path does not support is 405 \`method_not_allowed\` with an \`Allow\` header (components \`RouteNotFound\`, \`MethodNotAllowed\`).`;
 
-const servicePaths: ZodOpenApiPathsObject = {
+/** The document's sections, in reading order. */
+const TAGS = [
+  { name: 'Checkout sessions' },
+  { name: 'Hosted checkout', description: 'The call the hosted payment page makes; public.' },
+  { name: 'Balance' },
+  { name: 'Reserves', description: 'Funds held back from payments until their release date.' },
+  { name: 'Refunds' },
+  { name: 'Withdrawals' },
+  { name: 'Webhooks', description: 'Signed HTTPS notifications of events: `X-Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`.' },
+  { name: 'API document' },
+];
+
+/**
+ * The operations the modules declare (src/http/routes.ts), section by section in the order of TAGS (and
+ * in registration order within one), and those still documented here.
+ */
+const servicePaths = (): ZodOpenApiPathsObject => ({
   ...sessionPaths,
   ...payPaths,
   ...balancePaths,
   ...reservePaths,
-  ...refundPaths,
+  ...operationPaths(inTagOrder(declaredOperations())),
   ...withdrawalPaths,
   ...webhookPaths,
-};
+});
 
 /** The document itself is an operation too, so that a client can find it the same way as any other. */
 const documentPath: ZodOpenApiPathsObject = {
@@ -61,6 +79,11 @@ const documentPath: ZodOpenApiPathsObject = {
   },
 };
 
+function inTagOrder(operations: Operation[]): Operation[] {
+  const rank = (operation: Operation) => TAGS.findIndex((tag) => tag.name === operation.doc.tags?.[0]);
+  return operations.toSorted((a, b) => rank(a) - rank(b));
+}
+
 function build() {
   const document = createDocument({
     openapi: '3.1.0',
@@ -70,17 +93,9 @@ function build() {
       { url: '/api', description: 'Unversioned alias of version 1: identical behaviour' },
     ],
     security: [{ apiKey: [] }],
-    tags: [
-      { name: 'Checkout sessions' },
-      { name: 'Hosted checkout', description: 'The call the hosted payment page makes; public.' },
-      { name: 'Balance' },
-      { name: 'Reserves', description: 'Funds held back from payments until their release date.' },
-      { name: 'Refunds' },
-      { name: 'Withdrawals' },
-      { name: 'Webhooks', description: 'Signed HTTPS notifications of events: `X-Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`.' },
-      { name: 'API document' },
-    ],
-    paths: { ...servicePaths, ...documentPath },
+    tags: TAGS,
+    paths: { ...servicePaths(), ...documentPath },
+    webhooks: eventWebhooks,
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'mp_test_… or mp_live_…', description: 'An API key of the business.' },

@@ -1,0 +1,109 @@
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { z } from 'zod';
+import { cents, prefixedId, timestamp } from '../envelope.js';
+import { REFUND_STATUSES } from '../../modules/refunds/refund.entity.js';
+
+/**
+ * The webhook events, as OpenAPI 3.1 `webhooks`: one entry and one schema per event type, describing the
+ * body `deliveryBody` (src/modules/webhooks/delivery-body.ts) posts. The merchant kit's event types are
+ * generated from these (packages/webhooks), and its end-to-end test checks real deliveries against them.
+ */
+const decimals = () => z.string().regex(/^\d+\.\d{2}$/).meta({ example: '46.58' });
+const currency = () => z.string().meta({ example: 'USD' });
+const nullableText = () => z.string().nullable();
+
+const shipping = z.object({ addressLine1: z.string(), city: z.string(), state: z.string(), postalCode: z.string(), country: z.string() }).strict();
+
+const payloads = {
+  'checkout.succeeded': z.object({
+    sessionId: z.uuid(),
+    amount: cents(),
+    amountInDecimals: decimals(),
+    currency: currency(),
+    customerEmail: z.string(),
+    customerName: nullableText(),
+    timestamp: timestamp(),
+    shipping: shipping.nullable(),
+  }),
+  'checkout.failed': z.object({
+    sessionId: z.uuid(),
+    amount: cents(),
+    currency: currency(),
+    customerEmail: z.string(),
+    failureCode: z.string(),
+    failureMessage: z.string(),
+    timestamp: timestamp(),
+  }),
+  ...Object.fromEntries(
+    (['created', 'completed', 'failed'] as const).map((step) => [
+      `refund.${step}`,
+      z.object({
+        refundId: prefixedId('ref'),
+        sessionId: z.uuid(),
+        amount: cents(),
+        reason: nullableText(),
+        status: z.enum(REFUND_STATUSES),
+        ...(step === 'completed' ? { processorRefundId: nullableText() } : {}),
+        ...(step === 'failed' ? { failureReason: nullableText() } : {}),
+        timestamp: timestamp(),
+      }),
+    ]),
+  ),
+  ...Object.fromEntries(
+    (['paid', 'failed'] as const).map((outcome) => [
+      `withdrawal.${outcome}`,
+      z.object({
+        withdrawalId: prefixedId('wd'),
+        amount: cents(),
+        amountInDecimals: decimals(),
+        currency: currency(),
+        destinationType: z.enum(['wallet', 'crypto']),
+        status: z.literal(outcome === 'paid' ? 'completed' : 'failed'),
+        ...(outcome === 'paid'
+          ? { processorTransactionId: nullableText().optional(), transactionHash: nullableText().optional() }
+          : { failureReason: nullableText() }),
+        timestamp: timestamp(),
+      }),
+    ]),
+  ),
+} as Record<string, z.ZodObject>;
+
+/** `checkout.succeeded` → `CheckoutSucceededEvent`. */
+const schemaName = (type: string) => `${type.split('.').map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Event`;
+
+function eventSchema(type: string, payload: z.ZodObject) {
+  const strictPayload = payload.strict();
+  return z
+    .object({
+      id: prefixedId('evt'),
+      eventId: prefixedId('evt').meta({ description: 'Same as `id`: de-duplicate deliveries on it.' }),
+      eventType: z.literal(type),
+      type: z.literal(type).meta({ description: 'Same as `eventType`.' }),
+      createdAt: timestamp(),
+      livemode: z.boolean(),
+      payload: strictPayload,
+      data: strictPayload.meta({ description: 'Same as `payload`.' }),
+    })
+    .strict()
+    .meta({ id: schemaName(type), description: `The body of a \`${type}\` delivery.` });
+}
+
+export const eventWebhooks: ZodOpenApiPathsObject = Object.fromEntries(
+  Object.entries(payloads).map(([type, payload]) => [
+    type,
+    {
+      post: {
+        operationId: `${schemaName(type)[0].toLowerCase()}${schemaName(type).slice(1)}`,
+        tags: ['Webhooks'],
+        summary: `\`${type}\``,
+        description:
+          'POSTed to each enabled endpoint subscribed to the event, signed in `X-Webhook-Signature: t=<unix>,v1=<hex>` (one `v1` per secret during a rotation). Verify it against the raw body before parsing.',
+        requestParams: { header: z.object({ 'X-Webhook-Signature': z.string().meta({ example: 't=1763717400,v1=5257a869…' }) }) },
+        requestBody: { required: true, content: { 'application/json': { schema: eventSchema(type, payload) } } },
+        responses: {
+          '200': { description: 'Any 2xx acknowledges the delivery; anything else (or no answer in time) is retried on the schedule.' },
+        },
+      },
+    },
+  ]),
+);
