@@ -1,14 +1,6 @@
 import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import { newRequestId } from '../domain/ids.js';
-import { payRoutes } from '../modules/checkout/pay.routes.js';
-import { sessionRoutes } from '../modules/checkout/session.routes.js';
-import { balanceRoutes } from '../modules/ledger/balance.routes.js';
-import { balanceTransactionRoutes } from '../modules/balance-transactions/balance-transaction.routes.js';
-import { reserveRoutes } from '../modules/reserves/reserve.routes.js';
-import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
-import { refundRoutes } from '../modules/refunds/refund.routes.js';
-import { withdrawalRoutes } from '../modules/withdrawals/withdrawal.routes.js';
 import { checkoutPages } from '../modules/checkout-page/page.routes.js';
 import { authenticate } from './auth.js';
 import { clientAddress, forwardedOf } from './client-address.js';
@@ -20,16 +12,9 @@ import { ApiError } from './errors.js';
 import { httpRequestDuration } from '../ops/metrics.js';
 import { idempotencyKeys } from './idempotency.js';
 import { apiDocumentRoutes } from './openapi/docs.routes.js';
+import { registerOperations, type Operation } from './operation.js';
+import { apiRoutes, publicApiRoutes, type RouteModule } from './routes.js';
 import { storableIds } from './text-guard.js';
-
-/** A module's routes, registered on a router that already authenticates. */
-export type RouteModule = (router: Router, deps: AppDeps) => void;
-
-// Balance transactions before the balance, so `/balance/transactions` is never read as a `/balance/:x`.
-const apiModules: RouteModule[] = [sessionRoutes, balanceTransactionRoutes, balanceRoutes, reserveRoutes, refundRoutes, withdrawalRoutes, webhookRoutes];
-
-/** Modules whose routes need no API key; registered on a router that does not authenticate. */
-const publicApiModules: RouteModule[] = [payRoutes];
 
 /**
  * A known path with an unsupported method: the router answers 405 (501 for a method it does not know)
@@ -74,7 +59,7 @@ export function createApp(deps: AppDeps): Koa {
   // Public operations (no API key): the hosted page's pay call, whose session id is the capability.
   for (const prefix of ['/api', '/api/v1']) {
     const open = new Router({ prefix });
-    for (const register of publicApiModules) register(open, deps);
+    register(open, publicApiRoutes, deps);
     app.use(open.routes());
     app.use(open.allowedMethods(methodErrors));
   }
@@ -85,11 +70,19 @@ export function createApp(deps: AppDeps): Koa {
     api.use(authenticate(deps.orm));
     api.use(apiKeyRateLimits(deps));
     api.use(idempotencyKeys(deps));
-    for (const register of apiModules) register(api, deps);
+    register(api, apiRoutes, deps);
     app.use(api.routes());
     app.use(api.allowedMethods(methodErrors));
   }
   return app;
+}
+
+/** The route list's entries on one router, in its order. */
+function register(router: Router, entries: ReadonlyArray<readonly Operation[] | RouteModule>, deps: AppDeps): void {
+  for (const entry of entries) {
+    if (typeof entry === 'function') entry(router, deps);
+    else registerOperations(router, entry, deps);
+  }
 }
 
 function requestLog(deps: AppDeps) {

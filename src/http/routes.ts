@@ -1,0 +1,40 @@
+import type Router from '@koa/router';
+import { balanceTransactionRoutes } from '../modules/balance-transactions/balance-transaction.routes.js';
+import { payRoutes } from '../modules/checkout/pay.routes.js';
+import { sessionRoutes } from '../modules/checkout/session.routes.js';
+import { balanceRoutes } from '../modules/ledger/balance.routes.js';
+import { refundOperations } from '../modules/refunds/refund.routes.js';
+import { reserveRoutes } from '../modules/reserves/reserve.routes.js';
+import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
+import { withdrawalRoutes } from '../modules/withdrawals/withdrawal.routes.js';
+import type { AppDeps } from './deps.js';
+import type { Operation } from './operation.js';
+
+/**
+ * The route list: every API operation, in the order the app registers them (src/http/app.ts) and the
+ * API document collects them (src/http/openapi/document.ts). Each entry is a module's `*.routes.ts`,
+ * which holds its operations' routes, contracts and service calls.
+ */
+
+/** A module's routes not yet declared as operations (registered as before; documented in src/http/openapi/). */
+export type RouteModule = (router: Router, deps: AppDeps) => void;
+
+/** Operations that need no API key: the hosted page's pay call, whose session id is the capability. */
+export const publicApiRoutes: Array<readonly Operation[] | RouteModule> = [payRoutes];
+
+/**
+ * Operations behind an API key. Balance transactions before the balance, so `/balance/transactions` is
+ * never read as a `/balance/:x`.
+ */
+export const apiRoutes: Array<readonly Operation[] | RouteModule> = [
+  sessionRoutes,
+  balanceTransactionRoutes,
+  balanceRoutes,
+  reserveRoutes,
+  refundOperations,
+  withdrawalRoutes,
+  webhookRoutes,
+];
+
+/** Every operation declared as one, for the API document. */
+export const declaredOperations = (): Operation[] => [...publicApiRoutes, ...apiRoutes].filter((entry) => Array.isArray(entry)).flat();
