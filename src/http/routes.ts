@@ -1,12 +1,12 @@
 import type Router from '@koa/router';
-import { balanceTransactionRoutes } from '../modules/balance-transactions/balance-transaction.routes.js';
-import { payRoutes } from '../modules/checkout/pay.routes.js';
-import { sessionRoutes } from '../modules/checkout/session.routes.js';
-import { balanceRoutes } from '../modules/ledger/balance.routes.js';
+import { balanceTransactionOperations } from '../modules/balance-transactions/balance-transaction.routes.js';
+import { payOperations } from '../modules/checkout/pay.routes.js';
+import { sessionOperations } from '../modules/checkout/session.routes.js';
+import { balanceOperations } from '../modules/ledger/balance.routes.js';
 import { refundOperations } from '../modules/refunds/refund.routes.js';
-import { reserveRoutes } from '../modules/reserves/reserve.routes.js';
+import { reserveOperations } from '../modules/reserves/reserve.routes.js';
 import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
-import { withdrawalRoutes } from '../modules/withdrawals/withdrawal.routes.js';
+import { withdrawalOperations } from '../modules/withdrawals/withdrawal.routes.js';
 import type { AppDeps } from './deps.js';
 import type { Operation } from './operation.js';
 
@@ -20,19 +20,19 @@ import type { Operation } from './operation.js';
 export type RouteModule = (router: Router, deps: AppDeps) => void;
 
 /** Operations that need no API key: the hosted page's pay call, whose session id is the capability. */
-export const publicApiRoutes: Array<readonly Operation[] | RouteModule> = [payRoutes];
+export const publicApiRoutes: Array<readonly Operation[] | RouteModule> = [payOperations];
 
 /**
  * Operations behind an API key. Balance transactions before the balance, so `/balance/transactions` is
  * never read as a `/balance/:x`.
  */
 export const apiRoutes: Array<readonly Operation[] | RouteModule> = [
-  sessionRoutes,
-  balanceTransactionRoutes,
-  balanceRoutes,
-  reserveRoutes,
+  sessionOperations,
+  balanceTransactionOperations,
+  balanceOperations,
+  reserveOperations,
   refundOperations,
-  withdrawalRoutes,
+  withdrawalOperations,
   webhookRoutes,
 ];
 

@@ -1,14 +1,9 @@
 import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
-import { balancePaths } from './balance.js';
 import { eventWebhooks } from './events.js';
-import { payPaths } from './pay.js';
-import { reservePaths } from './reserves.js';
 import { everyErrorResponse } from './responses.js';
-import { sessionPaths } from './sessions.js';
 import { shareRepeatedResponses } from './shared-responses.js';
 import { webhookPaths } from './webhooks.js';
-import { withdrawalPaths } from './withdrawals.js';
 import { operationPaths, type Operation } from '../operation.js';
 import { declaredOperations } from '../routes.js';
 
@@ -49,12 +44,7 @@ const TAGS = [
  * in registration order within one), and those still documented here.
  */
 const servicePaths = (): ZodOpenApiPathsObject => ({
-  ...sessionPaths,
-  ...payPaths,
-  ...balancePaths,
-  ...reservePaths,
   ...operationPaths(inTagOrder(declaredOperations())),
-  ...withdrawalPaths,
   ...webhookPaths,
 });
 

@@ -1,7 +1,9 @@
-import type Router from '@koa/router';
-import type { AppDeps } from '../../http/deps.js';
+import { sessionIdPath } from '../../http/openapi/parameters.js';
+import { errors, ok, PUBLIC_POST } from '../../http/openapi/responses.js';
+import type { Operation } from '../../http/operation.js';
 import { createRateLimiter, publicRateLimit, rateLimit } from '../../http/rate-limit.js';
 import { paymentProcessor } from '../processor/index.js';
+import { payAnswerResource, payInput } from './pay.schemas.js';
 import { payCheckout } from './pay.service.js';
 
 /** How long a pay call waits for the outcome before answering `processing`. */
@@ -24,17 +26,54 @@ export function canonicalSessionId(id: string): string {
  * the capability. Limited to 10 calls a minute per session, which also bounds card-testing on one session,
  * and, with the hosted page and cancel, to PUBLIC_RATE_LIMIT_PER_MINUTE per client address.
  */
-export function payRoutes(router: Router, deps: AppDeps): void {
-  const processor = paymentProcessor({ env: deps.config.env, livePayments: deps.config.livePayments, log: deps.log });
-  const limiter = createRateLimiter(deps.orm, { name: 'pay', points: 10, durationSeconds: 60 });
-  const payDeps = { orm: deps.orm, temporal: deps.temporal, taskQueue: deps.config.temporal.taskQueue, processor, waitMs: PAY_WAIT_MS, livePayments: deps.config.livePayments };
-
-  router.post(
-    '/checkout/:id/pay',
-    publicRateLimit(deps),
-    rateLimit(limiter, (ctx) => canonicalSessionId(ctx.params.id)),
-    async (ctx) => {
-      ctx.body = { success: true, data: await payCheckout(payDeps, ctx.params.id, ctx.request.body ?? {}) };
+export const payOperations: Operation[] = [
+  {
+    method: 'post',
+    path: '/checkout/:id/pay',
+    operationId: 'payCheckoutSession',
+    doc: {
+      tags: ['Hosted checkout'],
+      summary: 'Pay a checkout session (the hosted page)',
+      description:
+        "Called by the hosted checkout page; no API key: the session id is the capability. The card is tokenized at once and never stored. The call waits up to 10 seconds for the outcome, then answers `processing`; read the session for the final state. Limited to 10 calls a minute per session. `shipping` is required when the session asks for it. Idempotency-Key is not used here: the session's own state makes a repeat harmless (a paid session answers 400).",
+      security: [],
+      requestParams: { path: sessionIdPath },
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: payInput,
+            examples: {
+              card: {
+                value: {
+                  card: { number: '4242 4242 4242 4242', expMonth: 12, expYear: 2030, cvc: '123' },
+                  name: 'Ada Lovelace',
+                  email: 'ada@example.com',
+                  shipping: { addressLine1: '1 Main St', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'US' },
+                },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        '200': ok('The outcome so far', payAnswerResource, {
+          example: { success: true, data: { sessionId: '0190f4c2-a7e0-7b3c-9d1e-2f3a4b5c6d7e', status: 'completed', redirectUrl: 'https://shop.example.com/thanks?session_id=0190f4c2-a7e0-7b3c-9d1e-2f3a4b5c6d7e' } },
+        }),
+        ...errors(...PUBLIC_POST, 'validation_failed', 'session_not_payable', 'session_not_found', 'live_payments_refused'),
+      },
     },
-  );
-}
+    handler: (deps) => {
+      const processor = paymentProcessor({ env: deps.config.env, livePayments: deps.config.livePayments, log: deps.log });
+      const limiter = createRateLimiter(deps.orm, { name: 'pay', points: 10, durationSeconds: 60 });
+      const payDeps = { orm: deps.orm, temporal: deps.temporal, taskQueue: deps.config.temporal.taskQueue, processor, waitMs: PAY_WAIT_MS, livePayments: deps.config.livePayments };
+      return [
+        publicRateLimit(deps),
+        rateLimit(limiter, (ctx) => canonicalSessionId(ctx.params.id)),
+        async (ctx) => {
+          ctx.body = { success: true, data: await payCheckout(payDeps, ctx.params.id, ctx.request.body ?? {}) };
+        },
+      ];
+    },
+  },
+];
