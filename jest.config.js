@@ -5,7 +5,12 @@ const faults = process.env.PAYMENTS_TEST_FAULTS === '1';
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // The merchant kit's packages from their sources (as the "@payments/source" export condition gives
+    // tsc and tsx), so a fresh clone tests them without building dist/ first.
+    '^@payments/(client|webhooks)$': '<rootDir>/packages/$1/src/index.ts',
+  },
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2023', parser: { syntax: 'typescript' } }, module: { type: 'es6' } }],
   },

@@ -68,8 +68,6 @@ export function constructEvent(
   } catch {
     throw new WebhookPayloadError('The signed body is not JSON');
   }
-  if (typeof event !== 'object' || event === null || typeof (event as { type?: unknown }).type !== 'string') {
-    throw new WebhookPayloadError('The signed body is not an event: no "type"');
-  }
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) throw new WebhookPayloadError('The signed body is not a JSON object');
   return event as WebhookEvent;
 }
