@@ -1,4 +1,4 @@
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, defineQuery, defineSignal, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { WithdrawalActivities } from '../activities/withdrawals.js';
 import { PAYOUT_DECLINED } from '../contracts/failure-types.js';
 import { createOperatorView, formatWait } from './operator.js';
@@ -17,11 +17,14 @@ export interface WithdrawalWorkflowInput {
 export const withdrawalCancelledSignal = defineSignal<[record: WithdrawalRecord]>('cancelled');
 export const withdrawalStatusQuery = defineQuery<WithdrawalRecord>('status');
 
-const { startWithdrawalProcessing, completeWithdrawal, failWithdrawal } = proxyActivities<WithdrawalActivities>({
+const databaseSteps = {
   startToCloseTimeout: '30 seconds',
   // Database transitions: retried until the database is back; each is conditional, so safe to repeat.
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+} as const;
+const remoteSteps = proxyActivities<WithdrawalActivities>(databaseSteps);
+// As local activities: one marker each inside the workflow task, no task-queue round trip (workflows/refunds.ts says why that is as durable).
+const localSteps = proxyLocalActivities<WithdrawalActivities>(databaseSteps);
 
 const { payWithdrawal } = proxyActivities<WithdrawalActivities>({
   startToCloseTimeout: '1 minute',
@@ -45,6 +48,9 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
     cancelled = true;
     record = cancelledRecord;
   });
+
+  // Decided before the first command, so a run started before this patch replays its activities.
+  const { startWithdrawalProcessing, completeWithdrawal, failWithdrawal } = patched('local-database-steps') ? localSteps : remoteSteps;
 
   const processAt = new Date(Date.now() + input.processingDelayMs).toISOString();
   operator.step(`Pending: processing starts at ${processAt} (after ${formatWait(input.processingDelayMs)}); the merchant can cancel until then`);

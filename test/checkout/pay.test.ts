@@ -153,10 +153,18 @@ const simulatorRecordOf = (sessionId: string) =>
 
 const ledgerPaymentsOf = (sessionId: string) => sql(stack, `select id from ledger_transactions where kind = 'payment' and reference_id = ?`, [sessionId]);
 
-/** The activities the session's checkout workflow scheduled, in order. */
+/**
+ * The activities the session's checkout workflow ran, in order: those it scheduled, and its local
+ * activities (the database steps), read from their markers, whose `data` names the activity type.
+ */
 async function scheduledActivities(sessionId: string): Promise<string[]> {
   const history = await stack.temporal.workflow.getHandle(checkoutWorkflowId(sessionId)).fetchHistory();
-  return (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType!.name!] : []));
+  return (history.events ?? []).flatMap((e) => {
+    if (e.activityTaskScheduledEventAttributes) return [e.activityTaskScheduledEventAttributes.activityType!.name!];
+    const marker = e.markerRecordedEventAttributes;
+    const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
+    return data ? [(JSON.parse(Buffer.from(data).toString()) as { activity_type: string }).activity_type] : [];
+  });
 }
 
 describe('POST /api/checkout/:id/pay: a charge whose outcome is unknown', () => {

@@ -32,6 +32,8 @@ const TIMEOUT_CHARGED = '4000000000000408';
 
 const record = process.env.RECORD_HISTORIES === '1' ? describe : describe.skip;
 const recorded: Fixture[] = [];
+/** RECORD_ONLY=<regex>: keep only the fixtures whose name matches (the rest are driven but not saved). */
+const only = process.env.RECORD_ONLY ? new RegExp(process.env.RECORD_ONLY) : null;
 
 /** Pays a new session with `card` (whatever the answer) and waits for its checkout workflow to close. */
 async function payAndWait(stack: TestStack, biz: TestBusiness, card: string) {
@@ -86,9 +88,10 @@ async function withdrawAndRecord(stack: TestStack, walletEmail: string, name: st
 
 record('recording replay fixtures from the real dev server', () => {
   afterAll(() => {
-    if (!recorded.length) return;
-    const names = new Set(recorded.map((f) => f.file));
-    writeIndex([...readIndex().filter((f) => !names.has(f.file)), ...recorded]);
+    const kept = recorded.filter((f) => !only || only.test(f.file.replace(/\.json$/, '')));
+    if (!kept.length) return;
+    const names = new Set(kept.map((f) => f.file));
+    writeIndex([...readIndex().filter((f) => !names.has(f.file)), ...kept]);
   });
 
   it('today\'s code: payments, refunds, reserve release, withdrawals, webhook deliveries, the purge', async () => {

@@ -108,7 +108,8 @@ export async function completePayment(
         message: workflowStart(reserveReleaseWorkflow, {
           workflowId: reserveReleaseWorkflowId(reserve.id),
           args: [{ reserveId: reserve.id, releaseAt: reserve.releaseAt.toISOString() }],
-          searchAttributes: { BusinessId: businessId, Livemode: livemode, AmountInCents: split.reserve },
+          // PaymentStatus at the start, not upserted by the workflow: one Temporal action fewer (workflows/reserves.ts).
+          searchAttributes: { BusinessId: businessId, Livemode: livemode, PaymentStatus: 'active', AmountInCents: split.reserve },
           summary: `Release $${centsToDecimalString(split.reserve)} held from checkout ${session.id}`,
         }),
       });
