@@ -3,16 +3,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ApiKeyMode, ApiKeyScope } from '../modules/businesses/api-key.entity.js';
 import { Business } from '../modules/businesses/business.entity.js';
 import { hashApiKey, keyMode, sameHash } from '../modules/businesses/api-key.crypto.js';
+import type { Caller } from '../modules/businesses/caller.js';
 import { ApiError } from './errors.js';
-
-/** Who is calling: every resource read or written belongs to this business and mode. */
-export interface Caller {
-  businessId: string;
-  livemode: boolean;
-  keyId: string;
-  scope: ApiKeyScope;
-  business: Business;
-}
 
 interface KeyRow extends Record<string, unknown> {
   key_id: string;

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { ApiError } from './errors.js';
+import { ApiError, toApiError } from './errors.js';
 
 /** Socket errors of a dependency that went away or cannot be reached. */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
@@ -40,7 +40,8 @@ export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
     await next();
   } catch (err) {
     let apiError: ApiError;
-    if (err instanceof ApiError) apiError = err;
+    const known = toApiError(err);
+    if (known) apiError = known;
     else if (isUnavailable(err)) {
       apiError = new ApiError('service_unavailable');
       ctx.app.emit('error', err, ctx);

@@ -1,6 +1,11 @@
+import { DomainError, type DomainErrorCode, type FieldError } from '../domain/errors.js';
+
+export type { FieldError };
+
 /**
  * The one error path. Every failure a client can see is an `ApiError` naming an entry of this catalogue;
  * the error middleware turns it into the spec's envelope. Status, type and message come from here only.
+ * Domain code throws a `DomainError` with the same code, which knows no HTTP; `toApiError` maps it here.
  */
 export type ErrorType =
   | 'validation_error'
@@ -100,14 +105,21 @@ const catalogue = {
     message: 'The service is temporarily unavailable; please retry',
   },
   internal: { type: 'api_error', status: 500, message: 'An unexpected error occurred' },
-} satisfies Record<string, CatalogueEntry>;
+} satisfies Record<string, CatalogueEntry> & Record<DomainErrorCode, CatalogueEntry>; // every domain code has its entry
 
 export type ErrorCode = keyof typeof catalogue;
 
-export interface FieldError {
-  path: (string | number)[];
-  message: string;
-}
+/**
+ * Messages the spec names for particular rules. When the first problem in a request is one of these,
+ * the envelope's top-level message is that message (the spec's error table); otherwise it is the
+ * generic "Validation failed". `errors` always lists every problem.
+ */
+export const SPEC_FIELD_MESSAGES = new Set([
+  'Price must be between 0.01 and 999999.99',
+  'At least one item is required',
+  'Too many metadata fields (max 50)',
+  'URL must be HTTPS',
+]);
 
 export class ApiError extends Error {
   readonly type: ErrorType;
@@ -118,10 +130,20 @@ export class ApiError extends Error {
     readonly details: { params?: Record<string, string | number>; errors?: FieldError[]; retryAfter?: number } = {},
   ) {
     const entry: CatalogueEntry = catalogue[code];
-    super(typeof entry.message === 'function' ? entry.message(details.params ?? {}) : entry.message);
+    const headline = code === 'validation_failed' && SPEC_FIELD_MESSAGES.has(details.errors?.[0]?.message ?? '') ? details.errors?.[0]?.message : undefined;
+    super(headline ?? (typeof entry.message === 'function' ? entry.message(details.params ?? {}) : entry.message));
     this.type = entry.type;
     this.status = entry.status;
   }
+}
+
+/** The answer to a failure a caller should see: an `ApiError`, or a domain error by its catalogue entry. */
+export function toApiError(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  if (!(err instanceof DomainError)) return undefined;
+  const { field, ...details } = err.details;
+  const answer = new ApiError(err.code, details);
+  return field ? new ApiError(err.code, { ...details, errors: [{ path: field, message: answer.message }] }) : answer;
 }
 
 export function errorEntry(code: ErrorCode): { type: ErrorType; status: number } {

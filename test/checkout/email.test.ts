@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { email } from '../../src/http/validate.js';
+import { email } from '../../src/domain/validation.js';
 
 describe('the e-mail rule', () => {
   const ok = (address: string) => email().safeParse(address).success;

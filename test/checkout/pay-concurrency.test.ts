@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { ApiError } from '../../src/http/errors.js';
+import { DomainError } from '../../src/domain/errors.js';
 import { payCheckout } from '../../src/modules/checkout/pay.service.js';
 import { beginPayment } from '../../src/modules/checkout/payment.lifecycle.js';
 import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
@@ -78,7 +78,7 @@ describe('concurrent pay calls on one session', () => {
     expect((paid[0] as PromiseFulfilledResult<{ status: string }>).value.status).toBe('completed');
     for (const o of outcomes.filter((o) => o.status === 'rejected')) {
       const reason = (o as PromiseRejectedResult).reason;
-      expect(reason).toBeInstanceOf(ApiError);
+      expect(reason).toBeInstanceOf(DomainError);
       expect(reason.code).toBe('session_not_payable');
     }
     expect(chargesOf(session.id)).toBe(1);

@@ -1,5 +1,6 @@
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
-import { ApiError } from '../../src/http/errors.js';
+import { DomainError } from '../../src/domain/errors.js';
+import { toApiError } from '../../src/http/errors.js';
 import { payCheckout } from '../../src/modules/checkout/pay.service.js';
 import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
 import { createSession, pay, payBody, sql } from '../support/payments.js';
@@ -30,8 +31,8 @@ describe('a payment while Temporal cannot be reached', () => {
     const deps = { orm: stack.orm, temporal: unreachable, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 200 };
     const started = Date.now();
     const err = await payCheckout(deps, session.id, payBody()).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ type: 'service_unavailable', status: 503, message: 'The service is temporarily unavailable; please retry' });
+    expect(err).toBeInstanceOf(DomainError);
+    expect(toApiError(err)).toMatchObject({ type: 'service_unavailable', status: 503, message: 'The service is temporarily unavailable; please retry' });
     expect(Date.now() - started).toBeLessThan(5_000);
 
     const [row] = await sql(stack, 'select status from checkout_sessions where id = ?', [session.id]);

@@ -1,4 +1,5 @@
-import { ApiError } from '../../src/http/errors.js';
+import { DomainError } from '../../src/domain/errors.js';
+import { toApiError } from '../../src/http/errors.js';
 import { LedgerInvariantError, transfer, type PostingLine } from '../../src/modules/ledger/accounts.rules.js';
 import { lockBalance, postCovered, postTransaction, readBalance } from '../../src/modules/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
@@ -63,17 +64,21 @@ describe('ledger postings', () => {
     const OUT = (cents: number) => transfer('available', 'pending_withdrawal', cents);
     // The withdrawal route's refusal. Only it counts as a refusal below: a rollback, a deadlock or a
     // serialization failure is a fault, not a move that did not fit.
-    const refusal = () => new ApiError('insufficient_available_balance');
-    const isRefusal = (err: unknown) =>
-      err instanceof ApiError &&
-      err.code === 'insufficient_available_balance' &&
-      err.status === 400 &&
-      err.type === 'validation_error' &&
-      err.message === 'Insufficient available balance';
+    const refusal = () => new DomainError('insufficient_available_balance');
+    const isRefusal = (err: unknown) => {
+      const answer = toApiError(err);
+      return (
+        err instanceof DomainError &&
+        answer?.code === 'insufficient_available_balance' &&
+        answer.status === 400 &&
+        answer.type === 'validation_error' &&
+        answer.message === 'Insufficient available balance'
+      );
+    };
     // No balance row yet: nothing covers a withdrawal, and the refusal rolls its ledger rows back.
     const first = await stack.orm.em.fork().transactional((tx) => postCovered(tx, owner, move(0, OUT(1)), refusal)).catch((e: unknown) => e);
-    expect(first).toBeInstanceOf(ApiError);
-    expect(first).toMatchObject({ code: 'insufficient_available_balance', status: 400, type: 'validation_error', message: 'Insufficient available balance' });
+    expect(first).toBeInstanceOf(DomainError);
+    expect(toApiError(first)).toMatchObject({ code: 'insufficient_available_balance', status: 400, type: 'validation_error', message: 'Insufficient available balance' });
     // 10 credits of 100 under the lock, racing 30 conditional debits of 50: at most 20 debits can fit.
     const credits = Array.from({ length: 10 }, (_, n) =>
       stack.orm.em.fork().transactional(async (tx) => postTransaction(tx, await lockBalance(tx, owner), move(100 + n, IN(100)))),

@@ -1,7 +1,8 @@
 import { jest } from '@jest/globals';
 import type { Logger } from 'pino';
 import { loadConfig } from '../../src/config.js';
-import { ApiError } from '../../src/http/errors.js';
+import { DomainError } from '../../src/domain/errors.js';
+import { toApiError } from '../../src/http/errors.js';
 import { paymentProcessor } from '../../src/modules/processor/index.js';
 import { LIVE_REFUSED_MESSAGE, livePaymentsNotice, refusingLive, requireLivePayments } from '../../src/modules/processor/live-mode.rules.js';
 import type { PaymentProcessor } from '../../src/modules/processor/processor.port.js';
@@ -57,8 +58,8 @@ describe('the API edge', () => {
     } catch (err) {
       thrown = err;
     }
-    expect(thrown).toBeInstanceOf(ApiError);
-    expect(thrown).toMatchObject({ status: 403, type: 'permission_error', message: LIVE_REFUSED_MESSAGE });
+    expect(thrown).toBeInstanceOf(DomainError);
+    expect(toApiError(thrown)).toMatchObject({ status: 403, type: 'permission_error', message: LIVE_REFUSED_MESSAGE });
     expect(() => requireLivePayments('refused', false)).not.toThrow();
     expect(() => requireLivePayments('simulated', true)).not.toThrow();
   });

@@ -3,7 +3,7 @@
  * held money into money the merchant may withdraw (issue 14 §2). The refund-failure card
  * (4000000000005126) pays normally and declines every refund.
  */
-import type { Caller } from '../../src/http/auth.js';
+import type { Caller } from '../../src/modules/businesses/caller.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { createRefund } from '../../src/modules/refunds/refund.service.js';
 import { reserveReleaseAgainWorkflowId, reserveReleaseWorkflowId } from '../../src/modules/reserves/reserve.service.js';

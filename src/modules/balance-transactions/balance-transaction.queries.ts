@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
-import { ApiError } from '../../http/errors.js';
+import { DomainError } from '../../domain/errors.js';
 import type { Owner } from '../ledger/ledger.service.js';
 import { LEDGER_KINDS, pairsOf, parseBalanceTransactionId, type BalanceTransactionType } from './balance-transaction.rules.js';
 import type { ListBalanceTransactionsQuery } from './balance-transaction.schemas.js';
@@ -77,7 +77,7 @@ export async function listBalanceTransactions(em: EntityManager, owner: Owner, q
   };
   if (query.cursor) {
     const cursor = decodeCursor(query.cursor, 'balanceTransaction');
-    if (!cursor) throw new ApiError('validation_failed', { errors: [{ path: ['cursor'], message: 'Invalid cursor' }] });
+    if (!cursor) throw new DomainError('validation_failed', { errors: [{ path: ['cursor'], message: 'Invalid cursor' }] });
     filter.after = cursor;
   }
   const rows = await itemRows(em, owner, filter, query.limit + 1);
@@ -90,7 +90,7 @@ export async function listBalanceTransactions(em: EntityManager, owner: Owner, q
 export async function findBalanceTransaction(em: EntityManager, owner: Owner, id: string) {
   const one = parseBalanceTransactionId(id);
   const rows = one ? await itemRows(em, owner, { one }, 1) : [];
-  if (rows.length === 0) throw new ApiError('balance_transaction_not_found');
+  if (rows.length === 0) throw new DomainError('balance_transaction_not_found');
   return (await itemsOf(em, rows))[0];
 }
 

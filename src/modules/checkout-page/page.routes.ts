@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
 import type { AppDeps } from '../../http/deps.js';
-import { ApiError } from '../../http/errors.js';
+import { toApiError } from '../../http/errors.js';
 import { publicRateLimit } from '../../http/rate-limit.js';
 import { cancelSession } from '../checkout/cancel-session.service.js';
 import { loadCheckout } from '../checkout/load-checkout.queries.js';
@@ -29,9 +29,10 @@ async function pageErrors(ctx: Context, next: Next): Promise<void> {
   try {
     await next();
   } catch (err) {
-    if (!(err instanceof ApiError)) ctx.app.emit('error', err, ctx);
-    const status = err instanceof ApiError && [404, 405, 429, 503].includes(err.status) ? err.status : 500;
-    if (err instanceof ApiError && err.details.retryAfter !== undefined) ctx.set('Retry-After', String(err.details.retryAfter));
+    const apiError = toApiError(err);
+    if (!apiError) ctx.app.emit('error', err, ctx);
+    const status = apiError && [404, 405, 429, 503].includes(apiError.status) ? apiError.status : 500;
+    if (apiError?.details.retryAfter !== undefined) ctx.set('Retry-After', String(apiError.details.retryAfter));
     sendMessage(ctx, status as 404 | 405 | 429 | 500 | 503);
   }
 }

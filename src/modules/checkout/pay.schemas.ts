@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { email } from '../../http/validate.js';
+import { email } from '../../domain/validation.js';
 import { SESSION_STATUSES } from './session.entity.js';
 import { normaliseCardNumber } from '../processor/card.rules.js';
 import { ISO_COUNTRY_CODES } from './countries.rules.js';

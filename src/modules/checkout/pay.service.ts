@@ -5,10 +5,10 @@ import { payUpdate, type PayRequest, type PayResult } from '../../../workflows/c
 import { toSearchAttributePairs } from '../../../contracts/search-attributes.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import type { LivePayments } from '../../config.js';
-import { ApiError } from '../../http/errors.js';
+import { DomainError } from '../../domain/errors.js';
 import { requireLivePayments } from '../processor/live-mode.rules.js';
 import { InvalidCardError, type PaymentProcessor } from '../processor/processor.port.js';
-import { parse } from '../../http/validate.js';
+import { parse } from '../../domain/validation.js';
 import { payAnswerResource, payInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.rules.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
@@ -32,7 +32,7 @@ const UUID = z.uuid();
 
 async function loadSession(deps: PayDeps, sessionId: string): Promise<CheckoutSession> {
   const session = UUID.safeParse(sessionId).success ? await deps.orm.em.fork().findOne(CheckoutSession, { id: sessionId }) : null;
-  if (!session) throw new ApiError('session_not_found');
+  if (!session) throw new DomainError('session_not_found');
   return session;
 }
 
@@ -46,12 +46,12 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
   const session = await loadSession(deps, sessionId);
   // Past its `expiresAt` it is cancelled now, whether or not the expiry sweep has come by yet.
   const statusNow = isPastExpiry(session) ? await expireSession(deps.orm.em.fork(), session.id) : session.status;
-  if (statusNow !== 'pending') throw new ApiError('session_not_payable', { params: { status: statusNow ?? 'cancelled' } });
+  if (statusNow !== 'pending') throw new DomainError('session_not_payable', { params: { status: statusNow ?? 'cancelled' } });
   // Live mode fails closed: the card reaches neither the simulator's tokenizer nor its charge.
   requireLivePayments(deps.livePayments ?? 'simulated', session.livemode);
   const input = parse(payInput, body);
   if (session.askShipping && !input.shipping) {
-    throw new ApiError('validation_failed', { errors: [{ path: ['shipping'], message: 'Shipping address is required' }] });
+    throw new DomainError('validation_failed', { errors: [{ path: ['shipping'], message: 'Shipping address is required' }] });
   }
 
   let card;
@@ -59,7 +59,7 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
     card = await deps.processor.tokenize(input.card);
   } catch (err) {
     if (!(err instanceof InvalidCardError)) throw err;
-    throw new ApiError('validation_failed', { errors: [{ path: ['card', err.field], message: err.message }] });
+    throw new DomainError('validation_failed', { errors: [{ path: ['card', err.field], message: err.message }] });
   }
 
   const start = new WithStartWorkflowOperation('checkoutWorkflow', {
@@ -94,7 +94,7 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
   const result = await Promise.race([outcome, wait(deps.waitMs)]);
   if (result === null) await ensureTemporalReachable(deps.temporal);
   if (result && result.outcome === 'not_payable') {
-    throw new ApiError('session_not_payable', { params: { status: result.status ?? 'unknown' } });
+    throw new DomainError('session_not_payable', { params: { status: result.status ?? 'unknown' } });
   }
   // Completed, failed, or still in flight after the wait: the database has the answer. A session still
   // pending then is one whose accepted payment has not reached its first step yet: it is processing.
@@ -117,7 +117,7 @@ async function ensureTemporalReachable(temporal: Client): Promise<void> {
   try {
     await temporal.withDeadline(Date.now() + REACHABLE_CHECK_MS, () => temporal.workflowService.getSystemInfo({}));
   } catch {
-    throw new ApiError('service_unavailable');
+    throw new DomainError('service_unavailable');
   }
 }
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { dollarsToCents } from '../../domain/money.js';
 import { cents, pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
-import { email, queryInstant } from '../../http/validate.js';
+import { email } from '../../domain/validation.js';
+import { queryInstant } from '../../http/validate.js';
 import { SESSION_STATUSES } from './session.entity.js';
 import { MAX_SESSION_SUBTOTAL_CENTS } from './totals.rules.js';
 import { metadataSchema } from './metadata.schemas.js';

@@ -1,9 +1,9 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { decodeCursor, encodeCursor, pageMeta } from '../../domain/cursor.js';
 import { newId, newSessionId } from '../../domain/ids.js';
-import type { Caller } from '../../http/auth.js';
-import { ApiError } from '../../http/errors.js';
-import { parse } from '../../http/validate.js';
+import type { Caller } from '../businesses/caller.js';
+import { DomainError } from '../../domain/errors.js';
+import { parse } from '../../domain/validation.js';
 import { CheckoutSession, SessionItem, type NewSession } from './session.entity.js';
 import { listSessionsQuery, type CreateSessionInput, type ListSessionsQuery } from './session.schemas.js';
 import { sessionTotals } from './totals.rules.js';
@@ -91,7 +91,7 @@ export async function findSession(em: EntityManager, caller: Caller, id: string)
   const session = UUID.safeParse(id).success
     ? await em.findOne(CheckoutSession, { id, businessId: caller.businessId, livemode: caller.livemode })
     : null;
-  if (!session) throw new ApiError('session_not_found');
+  if (!session) throw new DomainError('session_not_found');
   const items = await em.find(SessionItem, { sessionId: id }, { orderBy: { position: 'asc' } });
   return { session, items };
 }
@@ -111,7 +111,7 @@ export async function listSessions(em: EntityManager, caller: Caller, rawQuery: 
   }
   const cursor = query.cursor ? decodeCursor(query.cursor, 'session') : null;
   if (query.cursor && !cursor) {
-    throw new ApiError('validation_failed', { errors: [{ path: ['cursor'], message: 'Invalid cursor' }] });
+    throw new DomainError('validation_failed', { errors: [{ path: ['cursor'], message: 'Invalid cursor' }] });
   }
   const total = await em.count(CheckoutSession, where);
   let page = query.page;

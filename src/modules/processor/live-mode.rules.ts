@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config, LivePayments } from '../../config.js';
-import { ApiError } from '../../http/errors.js';
+import { DomainError } from '../../domain/errors.js';
 import type { PaymentProcessor } from './processor.port.js';
 
 /**
@@ -30,11 +30,11 @@ export function logLivePayments(log: Logger, config: Pick<Config, 'env' | 'liveP
 
 /** At the edge of every route that would move live money: 403 when live payments are refused. */
 export function requireLivePayments(livePayments: LivePayments, livemode: boolean): void {
-  if (livemode && livePayments === 'refused') throw new ApiError('live_payments_refused');
+  if (livemode && livePayments === 'refused') throw new DomainError('live_payments_refused');
 }
 
-/** What the worker's guard answers a live move that reached it while live payments are refused: the API's words. */
-export const LIVE_REFUSED_MESSAGE = new ApiError('live_payments_refused').message;
+/** What the worker's guard answers a live move that reached it while live payments are refused: the API's words (the catalogue's `live_payments_refused`; test/processor/live-mode.test.ts holds the two equal). */
+export const LIVE_REFUSED_MESSAGE = 'Live payments are not enabled on this server: no acquirer is configured';
 
 /**
  * `processor` with every live-mode money move declined, never passed on: a live charge is declined

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { refundWorkflow, type RefundWorkflowInput } from '../../../workflows/refunds.js';
 import { newId } from '../../domain/ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
-import type { Caller } from '../../http/auth.js';
-import { ApiError } from '../../http/errors.js';
+import type { Caller } from '../businesses/caller.js';
+import { DomainError } from '../../domain/errors.js';
 import { CheckoutSession } from '../checkout/session.entity.js';
 import { recordEvent } from '../events/event.service.js';
 import { lines } from '../ledger/accounts.rules.js';
@@ -45,16 +45,16 @@ export async function createRefund(
   const session = UUID.safeParse(input.checkoutSessionId).success
     ? await tx.findOne(CheckoutSession, { id: input.checkoutSessionId, ...owner }, { lockMode: LockMode.PESSIMISTIC_WRITE })
     : null;
-  if (!session) throw new ApiError('session_not_found');
+  if (!session) throw new DomainError('session_not_found');
   // Checked before the status: a refunded session answers "already exists", not "not completed".
-  if (await tx.count(Refund, { checkoutSessionId: session.id, status: { $ne: 'failed' } })) throw new ApiError('refund_already_exists');
-  if (session.status !== 'completed') throw new ApiError('refund_session_not_completed');
+  if (await tx.count(Refund, { checkoutSessionId: session.id, status: { $ne: 'failed' } })) throw new DomainError('refund_already_exists');
+  if (session.status !== 'completed') throw new DomainError('refund_session_not_completed');
 
   const amount = session.total;
   const funding = refundFunding(amount, { available: balance.available, heldInReserves: await heldInReserves(tx, owner) });
-  if (!funding) throw new ApiError('insufficient_balance_for_refund');
+  if (!funding) throw new DomainError('insufficient_balance_for_refund');
   const consumed = await consumeReserves(tx, owner, funding.fromReserves);
-  if (consumed.taken !== funding.fromReserves) throw new ApiError('insufficient_balance_for_refund');
+  if (consumed.taken !== funding.fromReserves) throw new DomainError('insufficient_balance_for_refund');
 
   const now = new Date();
   const refund = tx.create(Refund, {
@@ -103,7 +103,7 @@ async function heldInReserves(tx: EntityManager, owner: Owner): Promise<number> 
 
 export async function findRefund(em: EntityManager, caller: Caller, id: string): Promise<Refund> {
   const refund = await em.findOne(Refund, { id, ...ownerOf(caller) });
-  if (!refund) throw new ApiError('refund_not_found');
+  if (!refund) throw new DomainError('refund_not_found');
   return refund;
 }
 

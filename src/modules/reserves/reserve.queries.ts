@@ -2,7 +2,7 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import type { Owner } from '../ledger/ledger.service.js';
-import { ApiError } from '../../http/errors.js';
+import { DomainError } from '../../domain/errors.js';
 import { RESERVE_STATUSES, Reserve } from './reserve.entity.js';
 import type { ReserveSummaryResource } from './reserve.schemas.js';
 
@@ -19,7 +19,7 @@ export async function listReserves(em: EntityManager, owner: Owner, query: ListR
   if (query.status) where.status = query.status;
   if (query.cursor) {
     const cursor = decodeCursor(query.cursor, 'reserve');
-    if (!cursor) throw new ApiError('validation_failed', { errors: [{ path: ['cursor'], message: 'Invalid cursor' }] });
+    if (!cursor) throw new DomainError('validation_failed', { errors: [{ path: ['cursor'], message: 'Invalid cursor' }] });
     where.$or = [{ reservedAt: { $lt: cursor.createdAt } }, { reservedAt: cursor.createdAt, id: { $lt: cursor.id } }];
   }
   const rows = await em.find(Reserve, where, { orderBy: [{ reservedAt: 'desc' }, { id: 'desc' }], limit: query.limit + 1 });
@@ -30,7 +30,7 @@ export async function listReserves(em: EntityManager, owner: Owner, query: ListR
 
 export async function findReserve(em: EntityManager, owner: Owner, id: string): Promise<Reserve> {
   const reserve = await em.findOne(Reserve, { id, businessId: owner.businessId, livemode: owner.livemode });
-  if (!reserve) throw new ApiError('reserve_not_found');
+  if (!reserve) throw new DomainError('reserve_not_found');
   return reserve;
 }
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pageMeta } from '../../domain/cursor.js';
-import type { Caller } from '../../http/auth.js';
+import type { Caller } from '../businesses/caller.js';
 import { Event } from '../events/event.entity.js';
 import { WebhookAttempt, WebhookDelivery } from './webhook.entity.js';
 import type { EventLogEntryResource, EventLogQuery } from './webhook.schemas.js';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../domain/ids.js';
-import type { Caller } from '../../http/auth.js';
-import { ApiError } from '../../http/errors.js';
+import type { Caller } from '../businesses/caller.js';
+import { DomainError } from '../../domain/errors.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { deliveryWorkflowStart } from './delivery.workflow.js';
@@ -26,7 +26,7 @@ export async function retryDeliveries(
   if (id.startsWith('evt_')) {
     // The event row's lock serialises concurrent retries of it, so generations never collide.
     const locked = await tx.execute(`select id from events where id = ? and business_id = ? and livemode = ? for update`, [id, owner.businessId, owner.livemode]);
-    if (!locked.length) throw new ApiError('event_not_found');
+    if (!locked.length) throw new DomainError('event_not_found');
     const latest = await tx.execute<{ id: string; status: string }[]>(
       `select distinct on (d.endpoint_id) d.id, d.status
        from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
@@ -38,14 +38,14 @@ export async function retryDeliveries(
     sources = failed.length ? await tx.find(WebhookDelivery, { id: { $in: failed } }) : [];
   } else if (id.startsWith('whd_')) {
     const delivery = await tx.findOne(WebhookDelivery, { id, ...owner });
-    if (!delivery) throw new ApiError('event_not_found');
+    if (!delivery) throw new DomainError('event_not_found');
     await tx.execute('select id from events where id = ? for update', [delivery.eventId]);
     const endpoint = await tx.findOne(WebhookEndpoint, { id: delivery.endpointId, deletedAt: null });
-    if (!endpoint) throw new ApiError('webhook_endpoint_not_found');
-    if (!endpoint.enabled) throw new ApiError('webhook_endpoint_disabled');
+    if (!endpoint) throw new DomainError('webhook_endpoint_not_found');
+    if (!endpoint.enabled) throw new DomainError('webhook_endpoint_disabled');
     sources = [delivery];
   } else {
-    throw new ApiError('event_not_found');
+    throw new DomainError('event_not_found');
   }
 
   const now = new Date();

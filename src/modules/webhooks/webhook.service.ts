@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pageMeta } from '../../domain/cursor.js';
 import { newId } from '../../domain/ids.js';
-import type { Caller } from '../../http/auth.js';
-import { ApiError } from '../../http/errors.js';
+import type { Caller } from '../businesses/caller.js';
+import { DomainError } from '../../domain/errors.js';
 import { nonPublicAddresses, type ResolveAll } from './private-address.rules.js';
 import { generateWebhookSecret, sealSecret } from './secret-box.crypto.js';
 import { WebhookEndpoint } from './webhook.entity.js';
@@ -27,8 +27,7 @@ export async function assertReachableUrl(url: string, deps: EndpointServiceDeps)
   if (deps.allowPrivateUrls) return;
   const refused = await nonPublicAddresses(new URL(url).hostname, deps.resolveAll);
   if (refused.length) {
-    const error = new ApiError('webhook_url_not_public');
-    throw new ApiError('webhook_url_not_public', { errors: [{ path: ['url'], message: error.message }] });
+    throw new DomainError('webhook_url_not_public', { field: ['url'] });
   }
 }
 
@@ -43,7 +42,7 @@ export async function createEndpoint(em: EntityManager, caller: Caller, input: C
   requireTransaction(em);
   await em.execute('select pg_advisory_xact_lock(hashtext(?), ?)', [`webhook_endpoints:${caller.businessId}`, caller.livemode ? 1 : 0]);
   const existing = await em.count(WebhookEndpoint, { businessId: caller.businessId, livemode: caller.livemode, deletedAt: null });
-  if (existing >= MAX_WEBHOOK_ENDPOINTS) throw new ApiError('too_many_webhook_endpoints', { params: { max: MAX_WEBHOOK_ENDPOINTS } });
+  if (existing >= MAX_WEBHOOK_ENDPOINTS) throw new DomainError('too_many_webhook_endpoints', { params: { max: MAX_WEBHOOK_ENDPOINTS } });
   const id = newId('wh');
   const secret = generateWebhookSecret();
   const now = new Date();
@@ -71,7 +70,7 @@ export async function findEndpoint(em: EntityManager, caller: Caller, id: string
   const endpoint = id.startsWith('wh_')
     ? await em.findOne(WebhookEndpoint, { id, businessId: caller.businessId, livemode: caller.livemode, deletedAt: null })
     : null;
-  if (!endpoint) throw new ApiError('webhook_endpoint_not_found');
+  if (!endpoint) throw new DomainError('webhook_endpoint_not_found');
   return endpoint;
 }
 

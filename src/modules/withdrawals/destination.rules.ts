@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { email } from '../../http/validate.js';
+import { email } from '../../domain/validation.js';
 
 /**
  * Where a withdrawal is paid: a wallet account (by e-mail) or a crypto address on a network. The

@@ -3,8 +3,8 @@ import { withdrawalWorkflow, type WithdrawalWorkflowInput } from '../../../workf
 import { pageMeta } from '../../domain/cursor.js';
 import { newId } from '../../domain/ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
-import type { Caller } from '../../http/auth.js';
-import { ApiError } from '../../http/errors.js';
+import type { Caller } from '../businesses/caller.js';
+import { DomainError } from '../../domain/errors.js';
 import { methodDestination, WithdrawalMethod } from '../businesses/withdrawal-method.entity.js';
 import { lockBalance, postCovered, postTransaction, type Owner } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
@@ -73,7 +73,7 @@ export async function createWithdrawal(
     tx,
     owner,
     { kind: 'withdrawal.created', referenceId: withdrawal.id, lines: transfer('available', 'pending_withdrawal', input.amount), at: now },
-    () => new ApiError('insufficient_available_balance'),
+    () => new DomainError('insufficient_available_balance'),
   );
   return { withdrawal, outbox };
 }
@@ -88,7 +88,7 @@ async function registeredDestination(tx: EntityManager, businessId: string, requ
   const methods = await tx.find(WithdrawalMethod, { businessId, destinationType: requested.destinationType });
   const registered = methods.map(methodDestination).filter((d): d is Destination => d !== null);
   const match = matchingDestination(registered, requested);
-  if (!match) throw new ApiError('withdrawal_method_not_found');
+  if (!match) throw new DomainError('withdrawal_method_not_found');
   return match;
 }
 
@@ -103,9 +103,9 @@ export async function cancelWithdrawal(tx: EntityManager, caller: Caller, id: st
   // Lock order for every withdrawal move: the balance row first, then the record.
   const balance = await lockBalance(tx, owner);
   const withdrawal = await tx.findOne(Withdrawal, { id, ...owner }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  if (!withdrawal) throw new ApiError('withdrawal_not_found');
+  if (!withdrawal) throw new DomainError('withdrawal_not_found');
   if (withdrawal.status !== 'pending') {
-    throw new ApiError('withdrawal_not_cancellable', { params: { status: withdrawal.status } });
+    throw new DomainError('withdrawal_not_cancellable', { params: { status: withdrawal.status } });
   }
   const now = new Date();
   withdrawal.status = 'cancelled';
@@ -122,7 +122,7 @@ export async function cancelWithdrawal(tx: EntityManager, caller: Caller, id: st
 
 export async function findWithdrawal(em: EntityManager, caller: Caller, id: string): Promise<Withdrawal> {
   const withdrawal = await em.findOne(Withdrawal, { id, ...ownerOf(caller) });
-  if (!withdrawal) throw new ApiError('withdrawal_not_found');
+  if (!withdrawal) throw new DomainError('withdrawal_not_found');
   return withdrawal;
 }
 
