@@ -113,6 +113,10 @@ const schema = z.object({
    * address (an office, a carrier's NAT) still pay, while one address can try at most 120 cards a minute.
    */
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(120),
+  /** API keys each API process keeps in memory (LISTEN/NOTIFY-invalidated, docs/decisions.md); 0: none. */
+  API_KEY_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+  /** The longest a cached key is used without reading it again, notification or not. */
+  API_KEY_CACHE_TTL: durationMs.default(60 * 1000),
   SESSION_TTL: durationMs.default(24 * 3600 * 1000),
   WITHDRAWAL_PROCESSING_DELAY: durationMs.default(10 * 60 * 1000),
   WEBHOOK_ENCRYPTION_KEY: encryptionKey.optional(),
@@ -163,6 +167,8 @@ export interface Config {
     trustedProxies: string[];
     /** Per client address, over the public routes together; 0: no limit. */
     publicRateLimitPerMinute: number;
+    /** The in-process API key cache; null: every request reads its key from the database. */
+    apiKeyCache: { maxEntries: number; ttlMs: number } | null;
   };
   checkoutBaseUrl?: string;
   sessionTtlMs: number;
@@ -257,6 +263,7 @@ export function loadConfig(
       trustProxy: c.TRUST_PROXY,
       trustedProxies: c.TRUSTED_PROXIES,
       publicRateLimitPerMinute: c.PUBLIC_RATE_LIMIT_PER_MINUTE,
+      apiKeyCache: c.API_KEY_CACHE_SIZE > 0 ? { maxEntries: c.API_KEY_CACHE_SIZE, ttlMs: c.API_KEY_CACHE_TTL } : null,
     },
     admin: { host: c.ADMIN_HOST, port: c.ADMIN_PORT },
     checkoutBaseUrl: c.CHECKOUT_BASE_URL?.replace(/\/+$/, ''),

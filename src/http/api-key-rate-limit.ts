@@ -1,12 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Context, Next } from 'koa';
-import rateLimiterFlexible from 'rate-limiter-flexible';
+import type { Pool } from 'pg';
 import type { Business } from '../modules/businesses/business.entity.js';
 import { callerOf } from './auth.js';
-import { postgresLimiter, rateLimitError, setRateLimitHeaders, stateOf, type RateLimitState } from './rate-limit.js';
-
-// A CommonJS package: its named exports are read off the default export under native ESM.
-const { BurstyRateLimiter, RateLimiterRes } = rateLimiterFlexible;
+import { RATE_LIMIT_TABLE, rateLimitError, setRateLimitHeaders, stateOf, type RateLimitState } from './rate-limit.js';
 
 export interface KeyBudget {
   /** Requests per minute, sustained. */
@@ -36,46 +33,64 @@ export function keyBudget(business: Pick<Business, 'rateLimitTier' | 'rateLimitP
   return { perMinute, burst };
 }
 
+// Both windows in one statement, as the library's PostgreSQL store keeps a fixed-window counter (expiry in
+// epoch ms): the minute's counter is counted; the burst allowance's counter is counted only when the
+// minute's points are spent, and read as it was before this statement otherwise.
+const CONSUME = `
+  with main as (
+    insert into ${RATE_LIMIT_TABLE} as r (key, points, expire) values ($1, 1, $3::bigint + 60000)
+    on conflict (key) do update set
+      points = case when r.expire <= $3::bigint then 1 else r.points + 1 end,
+      expire = case when r.expire <= $3::bigint then $3::bigint + 60000 else r.expire end
+    returning points, expire),
+  extra as (
+    insert into ${RATE_LIMIT_TABLE} as r (key, points, expire)
+    select $2, 1, $3::bigint + $5::bigint from main where main.points > $4::int
+    on conflict (key) do update set
+      points = case when r.expire <= $3::bigint then 1 else r.points + 1 end,
+      expire = case when r.expire <= $3::bigint then $3::bigint + $5::bigint else r.expire end
+    returning points, expire)
+  select main.points as main_points, main.expire as main_expire,
+    (select points from extra) as extra_points, (select expire from extra) as extra_expire,
+    (select points from ${RATE_LIMIT_TABLE} where key = $2 and expire > $3::bigint) as extra_before
+  from main`;
+
+interface ConsumeRow {
+  main_points: number;
+  main_expire: string;
+  extra_points: number | null;
+  extra_expire: string | null;
+  extra_before: number | null;
+}
+
 /**
- * The per-key limit: the library's BurstyRateLimiter over two PostgreSQL counters, a fixed 60 s window
- * of `perMinute` points and a fixed window of `burst − perMinute` points that is drawn on only once the
- * minute's points are spent. Limiters are made once per distinct budget.
+ * The per-key limit: a fixed 60 s window of `perMinute` points and a fixed window of `burst − perMinute`
+ * points that is drawn on only once the minute's points are spent (the counters of the library's
+ * BurstyRateLimiter over PostgreSQL, `apikey:<key>` and `apikey-burst:<key>`), in one round trip: every
+ * authenticated request pays for it. A prepared statement on the ORM's own `pg` pool.
  */
 export function createKeyLimiter(orm: MikroORM) {
-  const limiters = new Map<string, ReturnType<typeof makeLimiters>>();
-  const makeLimiters = (budget: KeyBudget) => ({
-    main: postgresLimiter(orm, { name: 'apikey', points: budget.perMinute, durationSeconds: 60 }),
-    extra: postgresLimiter(orm, {
-      name: 'apikey-burst',
-      points: Math.max(1, budget.burst - budget.perMinute),
-      durationSeconds: BURST_WINDOW_SECONDS,
-    }),
-  });
-
+  let pool: Promise<Pool> | undefined;
   return async function consume(keyId: string, budget: KeyBudget): Promise<RateLimitState> {
-    const id = `${budget.perMinute}/${budget.burst}`;
-    if (!limiters.has(id)) limiters.set(id, makeLimiters(budget));
-    const { main, extra } = limiters.get(id)!;
-    const [mainLimiter, extraLimiter] = await Promise.all([main(), extra()]);
-    // The bursty result reports the minute's points only; what is left of the allowance is read apart,
-    // beside the consume rather than after it: a call the minute's points cover leaves the allowance as is.
-    const hasAllowance = budget.burst > budget.perMinute;
-    const allowanceBefore = hasAllowance ? extraLimiter.get(keyId) : Promise.resolve(null);
-    let res: InstanceType<typeof RateLimiterRes>;
-    let allowed = true;
-    try {
-      res = await new BurstyRateLimiter(mainLimiter, extraLimiter).consume(keyId);
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      res = err;
-      allowed = false;
-    }
-    const before = await allowanceBefore;
-    const drewOnAllowance = !allowed || res.consumedPoints > budget.perMinute;
-    const allowance = drewOnAllowance && hasAllowance ? await extraLimiter.get(keyId) : before;
-    const extraLeft = hasAllowance ? (allowance?.remainingPoints ?? extraLimiter.points) : 0;
+    pool ??= orm.em.getConnection().getNativeClient() as unknown as Promise<Pool>;
+    const now = Date.now();
+    const allowancePoints = budget.burst - budget.perMinute;
+    const { rows } = await (await pool).query<ConsumeRow>({
+      name: 'apikey-consume',
+      text: CONSUME,
+      values: [`apikey:${keyId}`, `apikey-burst:${keyId}`, now, budget.perMinute, BURST_WINDOW_SECONDS * 1000],
+    });
+    const row = rows[0];
+    const mainPoints = Number(row.main_points);
+    const msLeft = (expire: string | null) => (expire === null ? 0 : Math.max(Number(expire) - now, 0));
+    const drewOnAllowance = mainPoints > budget.perMinute;
+    const allowed = !drewOnAllowance || (allowancePoints > 0 && Number(row.extra_points) <= allowancePoints);
+    const used = drewOnAllowance ? row.extra_points : row.extra_before;
+    const allowanceLeft = allowancePoints > 0 ? Math.max(allowancePoints - Number(used ?? 0), 0) : 0;
+    // Over the minute's points, the sooner of the two windows' ends (as the library's BurstyRateLimiter answers).
+    const ms = drewOnAllowance ? Math.min(msLeft(row.main_expire), msLeft(row.extra_expire)) : msLeft(row.main_expire);
     // One policy for the key, as X-RateLimit-* show it: `burst` requests in a minute at most.
-    return stateOf('apikey', 60, budget.burst, res.remainingPoints + extraLeft, res.msBeforeNext, allowed);
+    return stateOf('apikey', 60, budget.burst, Math.max(budget.perMinute - mainPoints, 0) + allowanceLeft, ms, allowed);
   };
 }
 

@@ -67,7 +67,7 @@ export function createApp(deps: AppDeps): Koa {
   // Every operation that needs an API key, at `/api` and at the spec's intended `/api/v1`.
   for (const prefix of ['/api', '/api/v1']) {
     const api = new Router({ prefix });
-    api.use(authenticate(deps.orm));
+    api.use(authenticate(deps.orm, deps.apiKeys));
     api.use(apiKeyRateLimits(deps));
     api.use(idempotencyKeys(deps));
     register(api, apiRoutes, deps);

@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ApiKeyMode, ApiKeyScope } from '../modules/businesses/api-key.entity.js';
 import { Business } from '../modules/businesses/business.entity.js';
 import { hashApiKey, keyMode, sameHash } from '../modules/businesses/api-key.crypto.js';
+import type { ApiKeyCache } from '../modules/businesses/api-key.cache.js';
 import type { Caller } from '../modules/businesses/caller.js';
 import { ApiError } from './errors.js';
 
@@ -20,25 +21,43 @@ const KEY_LOOKUP = `
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function authenticate(orm: MikroORM) {
+/** A key that exists and is not revoked, with its business: what the key cache holds. */
+export interface KnownKey {
+  id: string;
+  mode: ApiKeyMode;
+  scope: ApiKeyScope;
+  secretHash: string;
+  business: Business;
+}
+
+/** One round trip for the key and its business. */
+async function readKey(orm: MikroORM, hash: string): Promise<KnownKey | null> {
+  const em = orm.em.fork();
+  const [row] = await em.getConnection().execute<KeyRow[]>(KEY_LOOKUP, [hash]);
+  if (!row) return null;
+  const { key_id, key_mode, key_scope, key_secret_hash, ...businessColumns } = row;
+  return { id: key_id, mode: key_mode, scope: key_scope, secretHash: key_secret_hash, business: em.map(Business, businessColumns) };
+}
+
+/**
+ * Finds the caller's key, from the process's key cache when it has one (src/main/runtime.ts gives the
+ * API one: LISTEN/NOTIFY-invalidated, and bypassed while its listener is down) or from the database.
+ */
+export function authenticate(orm: MikroORM, cache?: ApiKeyCache<KnownKey>) {
   return async function auth(ctx: Context, next: Next): Promise<void> {
     const header = ctx.get('Authorization');
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const secret = match?.[1];
     if (!secret || !keyMode(secret)) throw new ApiError('invalid_api_key');
     const hash = hashApiKey(secret);
-    const em = orm.em.fork();
-    // One round trip for the key and its business: every authenticated request pays for this lookup.
-    const [row] = await em.getConnection().execute<KeyRow[]>(KEY_LOOKUP, [hash]);
-    // The index lookup finds the row; the constant-time comparison is the actual check.
-    if (!row || !sameHash(row.key_secret_hash, hash)) throw new ApiError('invalid_api_key');
-    const { key_id, key_mode, key_scope, key_secret_hash: _, ...businessColumns } = row;
-    const key = { id: key_id, mode: key_mode, scope: key_scope, businessId: businessColumns.id as string };
-    const business = em.map(Business, businessColumns);
+    const key = cache ? await cache.get(hash, () => readKey(orm, hash)) : await readKey(orm, hash);
+    // The index lookup (or the cache) finds the row; the constant-time comparison is the actual check.
+    if (!key || !sameHash(key.secretHash, hash)) throw new ApiError('invalid_api_key');
+    const { business } = key;
     const livemode = key.mode === 'live';
     if (livemode && !business.approved) throw new ApiError('business_not_approved');
     if (key.scope === 'read_only' && !READ_METHODS.has(ctx.method)) throw new ApiError('read_only_key');
-    ctx.state.caller = { businessId: key.businessId, livemode, keyId: key.id, scope: key.scope, business } satisfies Caller;
+    ctx.state.caller = { businessId: business.id, livemode, keyId: key.id, scope: key.scope, business } satisfies Caller;
     await next();
   };
 }

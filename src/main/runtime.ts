@@ -17,6 +17,8 @@ import { postgresChargeBook } from '../modules/processor/charge-book.store.js';
 import { createOutboxDispatcher, type OutboxDispatcher } from '../modules/outbox/outbox.dispatcher.js';
 import { startOutboxRelay } from '../modules/outbox/outbox.relay.js';
 import { createEventFanout } from '../modules/webhooks/fanout.service.js';
+import { createApiKeyCache } from '../modules/businesses/api-key.cache.js';
+import type { KnownKey } from '../http/auth.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.crypto.js';
 import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
 import { connectTemporal } from '../temporal/client.js';
@@ -95,6 +97,7 @@ export async function startApi(opts: {
     afterCommit: (entries) => {
       track(dispatcher.dispatchClaimed(entries).catch((err) => log.warn({ err }, 'outbox fast path failed; the relay will retry')));
     },
+    apiKeys: config.http.apiKeyCache ? createApiKeyCache<KnownKey>(orm, log, config.http.apiKeyCache) : undefined,
   };
   const app = createApp(deps);
   app.middleware.unshift((_ctx, next) => {
@@ -109,6 +112,7 @@ export async function startApi(opts: {
   const close = async () => {
     await server.close();
     while (inFlight.size) await Promise.allSettled([...inFlight]);
+    await deps.apiKeys?.close();
   };
   return { port: server.port, origin, close, deps };
 }

@@ -7,7 +7,7 @@ import { deliveryBody } from './delivery.view.js';
 import { startWorkflowOnce } from '../outbox/workflow-start.rules.js';
 import { deliveryWorkflowStart } from './delivery.workflow.js';
 import { subscribesTo } from './event-subscriptions.rules.js';
-import { WebhookDelivery, WebhookEndpoint } from './webhook.entity.js';
+import { WebhookEndpoint } from './webhook.entity.js';
 
 export interface FanoutDeps {
   orm: MikroORM;
@@ -18,6 +18,20 @@ export interface FanoutDeps {
   /** Test seam: runs after the deliveries are committed and before any workflow starts (crash tests). */
   afterDeliveriesCommitted?: () => Promise<void> | void;
 }
+
+// Every delivery in one statement, which also returns every generation-0 delivery not yet begun (the ones
+// it inserted, and any a crashed run left): one round trip however many endpoints listen.
+const FAN_OUT = `
+  with inserted as (
+    insert into webhook_deliveries
+      (id, event_id, endpoint_id, business_id, livemode, generation, status, body, attempt_count, created_at, updated_at)
+    select d.id, ?, d.endpoint_id, ?, ?, 0, 'pending', ?, 0, now(), now()
+    from jsonb_to_recordset(?::jsonb) as d(id text, endpoint_id text)
+    on conflict (event_id, endpoint_id, generation) do nothing
+    returning id, endpoint_id)
+  select id, endpoint_id from inserted
+  union all
+  select id, endpoint_id from webhook_deliveries where event_id = ? and generation = 0 and status = 'pending' and attempt_count = 0`;
 
 /**
  * The outbox handler for `event.fanout`. Safe to run any number of times for one event:
@@ -44,21 +58,22 @@ export function createEventFanout(deps: FanoutDeps) {
       // An endpoint receives what happens while it exists, even if the fan-out itself was delayed.
       createdAt: { $lte: event.createdAt },
     });
-    const body = deliveryBody(event);
-    for (const endpoint of endpoints.filter((e) => subscribesTo(e.events, event.type))) {
-      await em.execute(
-        `insert into webhook_deliveries
-           (id, event_id, endpoint_id, business_id, livemode, generation, status, body, attempt_count, created_at, updated_at)
-         values (?, ?, ?, ?, ?, 0, 'pending', ?, 0, now(), now())
-         on conflict (event_id, endpoint_id, generation) do nothing`,
-        [newId('whd'), event.id, endpoint.id, event.businessId, event.livemode, body],
-        'run',
-      );
-    }
+    const subscribed = endpoints.filter((e) => subscribesTo(e.events, event.type));
+    const owner = { eventId: event.id, businessId: event.businessId, livemode: event.livemode };
+    const rows = await em.execute<{ id: string; endpoint_id: string }[]>(FAN_OUT, [
+      event.id,
+      event.businessId,
+      event.livemode,
+      deliveryBody(event),
+      JSON.stringify(subscribed.map((endpoint) => ({ id: newId('whd'), endpoint_id: endpoint.id }))),
+      event.id,
+    ]);
     await deps.afterDeliveriesCommitted?.();
-    const unstarted = await em.find(WebhookDelivery, { eventId: event.id, generation: 0, status: 'pending', attemptCount: 0 });
-    for (const delivery of unstarted) {
-      await startWorkflowOnce(deps.temporal, deps.taskQueue, deliveryWorkflowStart(delivery, deps.retryDelaysMs));
-    }
+    // All at once: each start is a round trip to Temporal, and the last one's wait is the fan-out's latency.
+    await Promise.all(
+      rows.map((row) =>
+        startWorkflowOnce(deps.temporal, deps.taskQueue, deliveryWorkflowStart({ ...owner, id: row.id, endpointId: row.endpoint_id }, deps.retryDelaysMs)),
+      ),
+    );
   };
 }

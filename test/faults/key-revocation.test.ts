@@ -1,0 +1,70 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { HttpClient } from '../support/http.js';
+import { API_KEY_LISTENER_NAME } from '../../src/modules/businesses/api-key.cache.js';
+import { startFaultStack, type FaultStack } from './support/fault-stack.js';
+import { until } from './support/flows.js';
+import { killAll, startApiProcess } from './support/processes.js';
+
+/**
+ * Revocation through the API key cache (issue 18): each API process keeps keys in memory and forgets them
+ * when PostgreSQL NOTIFYs a change. A key revoked by the admin CLI must be refused by every API process
+ * within REVOCATION_BOUND_MS (docs/decisions.md, API key cache), although each had it cached.
+ */
+const REVOCATION_BOUND_MS = 1_000;
+
+let stack: FaultStack;
+let apis: HttpClient[];
+
+beforeAll(async () => {
+  stack = await startFaultStack('key_revocation');
+  const api1 = await startApiProcess(stack.wiring, { name: 'api-1' });
+  const api2 = await startApiProcess(stack.wiring, { name: 'api-2' });
+  apis = [stack.client(api1.origin), stack.client(api2.origin)];
+}, 240_000);
+
+afterAll(async () => {
+  await killAll();
+  await stack?.stop();
+});
+
+const list = (api: HttpClient, key: string) => api.get('/api/checkout/sessions?limit=1', { key });
+
+it(`a key the admin CLI revokes is refused by both API processes within ${REVOCATION_BOUND_MS} ms, though both had it cached`, async () => {
+  const biz = await stack.business();
+  // Both processes LISTEN (their caches serve entries only then).
+  await until('both API processes to listen for key changes', async () => {
+    const [row] = await stack.sql<{ n: number }>(
+      'select count(*)::int as n from pg_stat_activity where application_name = ? and datname = current_database()',
+      [API_KEY_LISTENER_NAME],
+    );
+    return row.n === 2;
+  });
+  for (const api of apis) for (let i = 0; i < 3; i++) expect((await list(api, biz.testKey)).status).toBe(200);
+  const [key] = await stack.sql<{ id: string }>(`select id from api_keys where business_id = ? and mode = 'test'`, [biz.id]);
+
+  // The operator's own command, as a process of its own on the same database.
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', 'key', 'revoke', key.id], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', DATABASE_URL: stack.databaseUrl },
+  });
+  expect(stdout).toContain(`Revoked ${key.id}`);
+  const revoked = Date.now();
+
+  const refusedAfter = await Promise.all(
+    apis.map(async (api) => {
+      for (;;) {
+        const res = await list(api, biz.testKey);
+        if (res.status === 401) {
+          expect(res.body.error).toMatchObject({ type: 'authentication_error', message: 'Invalid API key' });
+          return Date.now() - revoked;
+        }
+        expect(res.status).toBe(200);
+        if (Date.now() - revoked > 10 * REVOCATION_BOUND_MS) throw new Error('the revoked key is still accepted');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }),
+  );
+  for (const ms of refusedAfter) expect(ms).toBeLessThanOrEqual(REVOCATION_BOUND_MS);
+  // And it stays refused (nothing re-caches a revoked key).
+  for (const api of apis) expect((await list(api, biz.testKey)).status).toBe(401);
+}, 120_000);

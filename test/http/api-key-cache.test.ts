@@ -1,0 +1,87 @@
+import { createLogger } from '../../src/log.js';
+import { API_KEY_LISTENER_NAME, createApiKeyCache, type ApiKeyCache } from '../../src/modules/businesses/api-key.cache.js';
+import { revokeApiKey } from '../../src/modules/businesses/business.service.js';
+import { startStack, type TestStack } from '../support/stack.js';
+
+/**
+ * The API key cache on its own (src/modules/businesses/api-key.cache.ts): served while it LISTENs, emptied
+ * by a change's NOTIFY, and failing closed (the database read every time) while its listener is down.
+ */
+let stack: TestStack;
+const caches: ApiKeyCache<string>[] = [];
+beforeAll(async () => {
+  stack = await startStack({}, { worker: false });
+});
+afterAll(async () => {
+  await Promise.all(caches.map((c) => c.close()));
+  await stack?.stop();
+});
+
+const sql = <T = any>(query: string, params: unknown[] = []) => stack.orm.em.fork().getConnection().execute<T[]>(query, params);
+const cacheOf = (options: Parameters<typeof createApiKeyCache>[2] = {}) => {
+  const cache = createApiKeyCache<string>(stack.orm, createLogger('silent'), options);
+  caches.push(cache);
+  return cache;
+};
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<number> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return Date.now() - started;
+}
+
+/** A business's test key and a loader that reads it as the auth middleware does (null once revoked). */
+async function testKey() {
+  const biz = await stack.business();
+  const [{ id }] = await sql<{ id: string }>(`select id from api_keys where business_id = ? and mode = 'test'`, [biz.id]);
+  const counter = { loads: 0 };
+  const load = async () => {
+    counter.loads++;
+    const [row] = await sql<{ id: string }>('select id from api_keys where id = ? and revoked_at is null', [id]);
+    return row?.id ?? null;
+  };
+  return { id, load, counter };
+}
+
+it('serves a key from memory while listening, and forgets it when a revocation commits', async () => {
+  const cache = cacheOf();
+  await until('the cache to listen', () => cache.listening);
+  const key = await testKey();
+  expect(await cache.get(key.id, key.load)).toBe(key.id);
+  expect(await cache.get(key.id, key.load)).toBe(key.id);
+  expect(key.counter.loads).toBe(1);
+  await revokeApiKey(stack.orm.em.fork(), key.id);
+  // Bound stated in docs/decisions.md: a notification reaches the listener within milliseconds of the commit.
+  expect(await until('the revocation to reach the cache', async () => (await cache.get(key.id, key.load)) === null, 1_000)).toBeLessThan(1_000);
+});
+
+it('a dropped listener fails closed: nothing is served from memory until it listens again, and it comes back empty', async () => {
+  const cache = cacheOf({ reconnectMs: 1_500 });
+  await until('the cache to listen', () => cache.listening);
+  const [a, b] = [await testKey(), await testKey()];
+  for (const key of [a, b]) {
+    await cache.get(key.id, key.load);
+    expect(await cache.get(key.id, key.load)).toBe(key.id);
+    expect(key.counter.loads).toBe(1);
+  }
+
+  await sql('select pg_terminate_backend(pid) from pg_stat_activity where application_name = ? and datname = current_database()', [API_KEY_LISTENER_NAME]);
+  await until('the cache to notice its listener is gone', () => !cache.listening);
+  // Revoked while nobody listens: the notification reaches no one.
+  await sql('update api_keys set revoked_at = now() where id in (?)', [[a.id, b.id]]);
+  expect(await cache.get(a.id, a.load)).toBeNull();
+  // Every lookup reads the database while the listener is down, found or not.
+  const live = await testKey();
+  await cache.get(live.id, live.load);
+  await cache.get(live.id, live.load);
+  expect(live.counter.loads).toBe(2);
+
+  await until('the cache to listen again', () => cache.listening, 10_000);
+  expect(await cache.get(b.id, b.load)).toBeNull();
+  expect(await cache.get(live.id, live.load)).toBe(live.id);
+  expect(await cache.get(live.id, live.load)).toBe(live.id);
+  expect(live.counter.loads).toBe(3);
+});
