@@ -1,36 +1,52 @@
-/** Writes a benchmark's results to bench/results/<date>.json and .md, and prints the table. */
+/** Writes a benchmark's results to bench/results/<date>.json and .md, and prints the tables. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { historyCountsMarkdown, type HistoryCount } from './history-actions.js';
+import type { Target } from './targets.js';
 import type { Histogram } from './worker-metrics.js';
 
 type ScheduleToStart = { count: number; meanMs: number; p50AtMostMs: number; p99AtMostMs: number; buckets: Histogram['buckets'] } | null;
 
+export interface PassResult {
+  name: string;
+  temporal: string;
+  figures: Record<string, number>;
+  samples: Record<string, number[]>;
+  targets: Target[];
+  peaks: { api: number | null; apiUnderA: number | null; workers: (number | null)[] };
+  workerStats: { peakRssMb: number | null; workflowTaskScheduleToStart: ScheduleToStart }[];
+  loadAverage: { before: number[]; after: number[] };
+  scenarioRuns: Record<string, unknown>[];
+}
+
 export function writeResults(
-  results: { date: string; figures: Record<string, number>; targets: { scenario: string; ratio?: number; value?: number; target: string; met: boolean }[]; references?: { name: string; ratio: number }[]; peakRssMb: Record<string, number | null>; conditions: Record<string, unknown>; workerCache?: string; workflowTaskScheduleToStart?: ScheduleToStart; historyCounts?: HistoryCount[] },
+  results: { date: string; targets: Target[]; passes: PassResult[]; conditions: Record<string, unknown>; historyCounts?: HistoryCount[] },
   /** Marks a partial run (BENCH_ONLY), which never overwrites the day's full results. */
   suffix: string,
 ): void {
   const dir = path.join('bench', 'results');
   mkdirSync(dir, { recursive: true });
   const stamp = results.date.slice(0, 10) + suffix;
+  const { passes } = results;
+  const names = [...new Set(passes.flatMap((p) => Object.keys(p.figures)))];
+  const cell = (v: number | undefined) => (v === undefined ? '–' : String(v));
   const md = [
     `## Benchmark ${results.date}`,
     '',
-    '| measure | median |',
-    '|---|---|',
-    ...Object.entries(results.figures).map(([k, v]) => `| ${k} | ${v} |`),
+    `| measure (median) | ${passes.map((p) => p.name).join(' | ')} |`,
+    `|---|${passes.map(() => '---|').join('')}`,
+    ...names.map((k) => `| ${k} | ${passes.map((p) => cell(p.figures[k])).join(' | ')} |`),
     '',
-    '| target | measured | goal | met |',
-    '|---|---|---|---|',
-    ...results.targets.map((t) => `| ${t.scenario} | ${t.ratio !== undefined ? `${t.ratio.toFixed(2)} × floor` : t.value} | ${t.target} | ${t.met ? 'yes' : 'no'} |`),
-    ...(results.references?.length
-      ? ['', '| reference (not a target) | × F2 |', '|---|---|', ...results.references.map((r) => `| ${r.name} | ${r.ratio.toFixed(2)} |`)]
-      : []),
+    '| Temporal | measure | measured | reference | ratio | goal | met |',
+    '|---|---|---|---|---|---|---|',
+    ...results.targets.map((t) => `| ${t.temporal} | ${t.metric} | ${t.measured} | ${t.reference ?? ''} | ${t.ratio ?? ''} | ${t.target} | ${t.met ? 'yes' : '**no**'} |`),
     '',
-    `Peak RSS: API ${results.peakRssMb.api} MB, worker ${results.peakRssMb.worker} MB (workflow cache: ${results.workerCache ?? 'not recorded'}).`,
-    ...scheduleToStartLines(results.workflowTaskScheduleToStart),
-    ...(results.historyCounts ? ['', ...historyCountsMarkdown(results.historyCounts)] : []),
+    ...passes.flatMap((p) => [
+      `**${p.name}**: peak RSS API ${p.peaks.api} MB (under (a) alone: ${p.peaks.apiUnderA === null ? '(a) not run' : `${p.peaks.apiUnderA} MB`}), worker${p.peaks.workers.length > 1 ? 's' : ''} ${p.peaks.workers.join(' and ')} MB; load average ${p.loadAverage.before.join(', ')} before, ${p.loadAverage.after.join(', ')} after.`,
+      ...p.workerStats.map((w, i) => scheduleToStartLine(w.workflowTaskScheduleToStart, p.workerStats.length > 1 ? i + 1 : undefined)),
+      '',
+    ]),
+    ...(results.historyCounts ? historyCountsMarkdown(results.historyCounts) : []),
     '',
     `Conditions: \`${JSON.stringify(results.conditions)}\``,
   ].join('\n');
@@ -39,12 +55,9 @@ export function writeResults(
   process.stdout.write(`${md}\n`);
 }
 
-function scheduleToStartLines(h: ScheduleToStart | undefined): string[] {
-  if (h === undefined) return [];
-  if (h === null) return ['', 'Workflow task schedule-to-start: the worker exported no such metric.'];
+function scheduleToStartLine(h: ScheduleToStart, worker?: number): string {
+  const who = worker ? ` (worker ${worker})` : '';
+  if (h === null) return `Workflow task schedule-to-start${who}: the worker exported no such metric.`;
   const fmt = (ms: number) => (Number.isFinite(ms) ? `≤ ${ms} ms` : '> the largest bucket');
-  return [
-    '',
-    `Workflow task schedule-to-start over the run (worker metrics, ${h.count} tasks): mean ${h.meanMs} ms, p50 ${fmt(h.p50AtMostMs)}, p99 ${fmt(h.p99AtMostMs)} (Prometheus buckets: ${h.buckets.map(([le, n]) => `${le}: ${n}`).join(', ')}).`,
-  ];
+  return `Workflow task schedule-to-start${who} over the pass (worker metrics, ${h.count} tasks): mean ${h.meanMs} ms, p50 ${fmt(h.p50AtMostMs)}, p99 ${fmt(h.p99AtMostMs)} (Prometheus buckets: ${h.buckets.map(([le, n]) => `${le}: ${n}`).join(', ')}).`;
 }

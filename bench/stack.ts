@@ -1,5 +1,5 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -51,7 +51,23 @@ export async function startInfrastructure() {
 }
 
 /**
- * Forks a TypeScript entry point under tsx; resolves once it says `ready` over IPC, or once `readyPort`
+ * The production build the API and worker run from (`scripts/build.ts`: compiled JavaScript and the
+ * prebuilt workflow bundle), written to .data/bench-dist inside the repository so its imports resolve
+ * in node_modules, and so a concurrent `npm run build` or rehearsal is not disturbed. `BENCH_DIST=<dir>`
+ * names a build to use as it is.
+ */
+export function buildDist(): { dir: string; buildMs: number } {
+  if (process.env.BENCH_DIST) return { dir: path.resolve(process.env.BENCH_DIST), buildMs: 0 };
+  const dir = path.resolve('.data', 'bench-dist');
+  const started = Date.now();
+  const res = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--out-dir', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (res.status !== 0) throw new Error(`scripts/build.ts failed (${res.status})`);
+  return { dir, buildMs: Date.now() - started };
+}
+
+/**
+ * Forks an entry point: a compiled `.js` one (dist/) under plain node, a TypeScript one (the floors)
+ * under tsx. Resolves once it says `ready` over IPC, or once `readyPort`
  * accepts connections, or (`readyPort` 0) straight away for a process with no port of its own.
  */
 export async function spawnService(script: string, env: Record<string, string>, readyPort?: number): Promise<ChildProcess> {
@@ -59,7 +75,7 @@ export async function spawnService(script: string, env: Record<string, string>, 
   // DevTools or speedscope). NODE_OPTIONS refuses --cpu-prof, hence the flag here.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child = fork(script, [], {
-    execArgv: ['--import', 'tsx', ...profile],
+    execArgv: [...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), ...profile],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -89,6 +105,16 @@ export async function stopService(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
   await exited;
   clearTimeout(timer);
+}
+
+/** Resets a process's high-water mark (VmHWM) to its current RSS, so a peak can be taken under one scenario. */
+export function resetPeakRss(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    // Not permitted here: the peak then covers the run so far, which the report says.
+  }
 }
 
 /** Peak resident set size of a process, from the kernel's high-water mark. */

@@ -28,7 +28,9 @@ case "$cmd" in
     [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"
     exec "${tsnode[@]}" src/main/dev.ts "$@" ;;
   api) exec "${tsnode[@]}" src/main/api.ts "$@" ;;
-  worker) exec "${tsnode[@]}" src/main/worker.ts "$@" ;;
+  # Two malloc arenas, not glibc's 8 per core: the SDK's native threads otherwise each grow an arena of
+  # their own, about 100 MB of the worker's peak RSS under the benchmark (README, Benchmark).
+  worker) MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}" exec "${tsnode[@]}" src/main/worker.ts "$@" ;;
   admin) exec "${tsnode[@]}" src/main/admin.ts "$@" ;;
   test)
     # The whole suite starts with the static checks: the type-check (jest's SWC transform strips types
@@ -59,7 +61,9 @@ case "$cmd" in
     # The default run leaves test/faults out; with PAYMENTS_TEST_FAULTS=1, jest.config.js runs only it.
     PAYMENTS_TEST_FAULTS=1 exec node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js --runInBand "$@" ;;
   bench)
-    [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"
+    # BENCH_TEMPORAL=real also needs the real server the rehearsal builds (cached; built once per machine).
+    if [ "${BENCH_TEMPORAL:-}" = real ]; then eval "$(bash scripts/provision-temporal.sh cli server)"
+    else [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"; fi
     exec "${tsnode[@]}" bench/run.ts "$@" ;;
   soak)
     # Mixed traffic against 2 API processes and a worker on its own PostgreSQL and Temporal (test/soak).

@@ -47,7 +47,8 @@ export interface TemporalServer {
 /** The server's ports, all moved by one base (production.yaml): frontend, history, matching, worker, membership, http, metrics, and the UI. */
 const OFFSETS = [0, 1, 2, 6, 10, 100, 101, 102, 106, 200, 300];
 
-export async function startTemporal(opts: { root: string; bins: TemporalBinaries; db: { port: number; user: string; password: string } }): Promise<TemporalServer> {
+/** `ui: false` (the benchmark's real-server mode) starts the server alone; `bins.ui` is then unused. */
+export async function startTemporal(opts: { root: string; bins: TemporalBinaries; db: { port: number; user: string; password: string }; ui?: boolean }): Promise<TemporalServer> {
   const { root, bins } = opts;
   const logDir = path.join(root, 'logs');
   // deploy/temporal/*.sh call the tools by their image names; here those names point at the built binaries.
@@ -99,12 +100,12 @@ export async function startTemporal(opts: { root: string; bins: TemporalBinaries
 
   // The UI: 127.0.0.1 only (docs/runbook.md, "The Temporal Web UI"): it has no login of its own here.
   const uiPort = base + 300;
-  const ui = startProc(logDir, 'temporal-ui', bins.ui, ['--root', REPO, '--config', 'deploy/temporal-ui/config', '--env', 'production', 'start'], {
+  const ui = opts.ui === false ? null : startProc(logDir, 'temporal-ui', bins.ui, ['--root', REPO, '--config', 'deploy/temporal-ui/config', '--env', 'production', 'start'], {
     ...env,
     TEMPORAL_UI_BIND: '127.0.0.1',
     TEMPORAL_UI_PORT: String(uiPort),
   });
-  await until('the Temporal UI serving', () => httpOk(uiPort, '/api/v1/settings'), 60_000, ui);
+  if (ui) await until('the Temporal UI serving', () => httpOk(uiPort, '/api/v1/settings'), 60_000, ui);
 
   return {
     address,
@@ -118,7 +119,7 @@ export async function startTemporal(opts: { root: string; bins: TemporalBinaries
       return { downMs, upMs };
     },
     stop: async () => {
-      await ui.stop(10_000);
+      await ui?.stop(10_000);
       await server.stop();
     },
   };

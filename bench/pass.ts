@@ -1,0 +1,172 @@
+/**
+ * One pass of the benchmark against one Temporal server: the API and `workers` workers from the
+ * production build (plain node, no TypeScript loader), the scenarios `groups` names, `rounds` times,
+ * interleaved with their floors. Returns every sample, the peaks and the worker's metrics.
+ */
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createBusiness, DEMO_BUSINESS } from '../src/modules/businesses/business.service.js';
+import { freePort } from '../src/dev/free-port.js';
+import { floorBalanceLock } from './floors/balance-lock.js';
+import { floorWorkflowCompletions, floorWorkflowStarts } from './floors/temporal.js';
+import { load } from './load.js';
+import { fixedRateLatency, jsonClient } from './open-loop.js';
+import { quiet, refundsScenario, webhookScenario, withdrawalsScenario } from './scenarios.js';
+import { peakRssMb, resetPeakRss, spawnService, stopService } from './stack.js';
+import { quantileBound, scrapeScheduleToStart } from './worker-metrics.js';
+
+export interface PassOptions {
+  name: string;
+  temporalAddress: string;
+  dist: string;
+  appEnv: Record<string, string>;
+  workers: number;
+  /** Which groups to run: 'a', 'b,c,d' (Temporal's floors), 'b', 'c', 'd'. */
+  groups: string[];
+  rounds: number;
+  seconds: number;
+  orm: MikroORM;
+  databaseUrl: string;
+  ca: Buffer;
+  receivers: { urls: string[] };
+  /** Everything (b) and (c) need from run.ts: rates and the session body. */
+  rates: { refund: number; event: number; calmEvent: number };
+  sessionBody: string;
+  /** References for (a), measured beside it (the floors' ports). */
+  references: { f1Port: number; f2Port: number; writesPort: number; workPort: number };
+  track: (child: Promise<ChildProcess>) => Promise<ChildProcess>;
+}
+
+export async function runPass(o: PassOptions) {
+  const { orm, seconds: SECONDS } = o;
+  const workers: { child: ChildProcess; adminPort: number }[] = [];
+  for (let i = 0; i < o.workers; i++) {
+    const [adminPort, metricsPort] = await Promise.all([freePort(), freePort()]);
+    const env = {
+      ...o.appEnv,
+      // The worker's own start script sets it too (scripts/run.sh worker, docker-compose.yml).
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+      ...(process.env.BENCH_MAX_CACHED_WORKFLOWS ? { WORKER_MAX_CACHED_WORKFLOWS: process.env.BENCH_MAX_CACHED_WORKFLOWS } : {}),
+      ...(process.env.BENCH_WORKER_HEAP_MB ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB}`.trim() } : {}),
+      TEMPORAL_ADDRESS: o.temporalAddress,
+      ADMIN_PORT: String(adminPort),
+      TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
+    };
+    workers.push({ child: await o.track(spawnService(path.join(o.dist, 'worker.js'), env, adminPort)), adminPort });
+  }
+  const [apiPort, apiAdminPort] = await Promise.all([freePort(), freePort()]);
+  const api = await o.track(
+    spawnService(path.join(o.dist, 'api.js'), { ...o.appEnv, TEMPORAL_ADDRESS: o.temporalAddress, PORT: String(apiPort), ADMIN_PORT: String(apiAdminPort) }, apiPort),
+  );
+  // Businesses on the enterprise tier with a budget far above the load, so rate limits do not shape results.
+  const benchBusiness = async (name: string) => {
+    const { business, keys } = await createBusiness(orm.em.fork(), {
+      ...DEMO_BUSINESS,
+      name: `${name} (${o.name})`,
+      rateLimitTier: 'enterprise',
+      rateLimitPerMinute: 10_000_000,
+      rateLimitBurst: 10_000_000,
+    });
+    return { business, key: keys.find((k) => k.mode === 'test')!.secret };
+  };
+  const { business, key } = await benchBusiness('Bench');
+  // (c)'s endpoints subscribe to every event, on a business of their own, so other scenarios' events do not load them.
+  const hooks = await benchBusiness('Bench webhooks');
+  const origin = `https://127.0.0.1:${apiPort}`;
+  const post = { method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: o.sessionBody };
+  const client = jsonClient(origin, o.ca);
+  const probe = await client.post('/api/checkout/sessions', JSON.parse(o.sessionBody), key);
+  if (probe.status !== 201) throw new Error(`session create answered ${probe.status}: ${JSON.stringify(probe.body)}`);
+
+  const samples: Record<string, number[]> = {};
+  const add = (name: string, value: number) => (samples[name] ??= []).push(value);
+  const scenarioRuns: Record<string, unknown>[] = [];
+  const apiPeakUnderA: number[] = [];
+  const sessionsUrl = `${origin}/api/checkout/sessions`;
+  const { f1Port, f2Port, writesPort, workPort } = o.references;
+  const groups: Record<string, (round: number) => Promise<void>> = {
+    a: async () => {
+      add('F1 bare Koa 201 (req/s)', (await load({ url: `https://127.0.0.1:${f1Port}/`, durationSec: SECONDS, connections: 32 })).rps);
+      add('F2 Koa + INSERT (req/s)', (await load({ url: `https://127.0.0.1:${f2Port}/`, method: 'POST', durationSec: SECONDS, connections: 32 })).rps);
+      for (const [name, port] of [['its writes alone', writesPort], ['key lookup + rate count + writes', workPort]] as const) {
+        const reference = await load({ url: `https://127.0.0.1:${port}/`, ...post, durationSec: SECONDS, connections: 32 });
+        if (reference.non2xx || reference.errors) throw new Error(`reference answered ${JSON.stringify(reference.statuses)}`);
+        add(`(a) reference, raw pg: ${name} (req/s)`, reference.rps);
+      }
+      // The API's peak under (a) alone: its high-water mark reset before, read after.
+      resetPeakRss(api.pid);
+      const a = await load({ url: sessionsUrl, ...post, durationSec: SECONDS, connections: 32 });
+      add('(a) create session, max (req/s)', a.rps);
+      if (a.non2xx || a.errors) process.stderr.write(`(a) answered ${JSON.stringify(a.statuses)} with ${a.errors} errors\n`);
+      add('(a) workflow-start backlog after the max run, drained in (ms)', await quiet(orm));
+      // The max run's inserts are due an autovacuum that would land in the next run's tail; vacuumed now, as pgbench does.
+      await orm.em.getConnection().execute('vacuum analyze checkout_sessions, session_items');
+      const halfRate = Math.max(1, Math.floor(a.rps / 2));
+      const half = await fixedRateLatency({ url: sessionsUrl, ...post, ca: o.ca, rate: halfRate, durationSec: SECONDS });
+      if (half.errors || Object.keys(half.statuses).some((code) => code !== '201')) {
+        process.stderr.write(`(a) at half rate answered ${JSON.stringify(half.statuses)} with ${half.errors} errors\n`);
+      }
+      add('(a) create session at half rate, achieved (req/s)', half.rps);
+      add('(a) at half rate, open loop: p50 (ms)', half.p50);
+      add('(a) at half rate, open loop: p99 (ms)', half.p99);
+      process.stderr.write(`(a) at ${halfRate}/s, open loop: p50 ${half.p50} ms, p99 ${half.p99} ms\n`);
+      await quiet(orm);
+      const bursts = await load({ url: sessionsUrl, ...post, durationSec: SECONDS, connections: 64, rate: halfRate });
+      add("(a) at half rate in autocannon's per-second bursts: p99 (ms)", bursts.p99);
+      apiPeakUnderA.push(peakRssMb(api.pid) ?? NaN);
+    },
+    'b,c,d': async () => {
+      add('F3 workflow starts, no worker (/s)', await floorWorkflowStarts(o.temporalAddress, SECONDS * 1000));
+      add('F4 one-activity workflows, 32 in flight (/s)', await floorWorkflowCompletions(o.temporalAddress, SECONDS * 1000));
+    },
+    b: async (round) => {
+      const b = await refundsScenario(client, orm, key, business.id, o.rates.refund, o.rates.refund * SECONDS);
+      add('(b) refunds completed end to end (/s)', b.completionsPerSec);
+      add('(b) refund state transitions (/s)', b.transitionsPerSec);
+      add('(b) refund create → completed p50 (ms)', b.p50Ms);
+      add('(b) refund create → completed p99 (ms)', b.p99Ms);
+      scenarioRuns.push({ round, b });
+    },
+    c: async (round) => {
+      const urls = round === 1 ? o.receivers.urls : [];
+      const c = await webhookScenario(client, orm, hooks.key, hooks.business.id, urls, o.rates.event, o.rates.event * SECONDS, o.receivers.urls.length);
+      add('(c) webhook deliveries to 10 receivers (/s)', c.deliveriesPerSec);
+      add('(c) commit → first attempt p50 (ms)', c.commitToFirstAttemptP50Ms);
+      add('(c) commit → first attempt p99 (ms)', c.commitToFirstAttemptP99Ms);
+      // At a rate the service keeps up with: the path's own latency, not queueing.
+      const calm = await webhookScenario(client, orm, hooks.key, hooks.business.id, [], o.rates.calmEvent, o.rates.calmEvent * SECONDS, o.receivers.urls.length);
+      add(`(c) commit → first attempt at ${o.rates.calmEvent * 10} deliveries/s, p50 (ms)`, calm.commitToFirstAttemptP50Ms);
+      add(`(c) commit → first attempt at ${o.rates.calmEvent * 10} deliveries/s, p99 (ms)`, calm.commitToFirstAttemptP99Ms);
+      scenarioRuns.push({ round, c, calm });
+    },
+    d: async (round) => {
+      add('F6 balance lock txn, 1 client (/s)', await floorBalanceLock(o.databaseUrl, 1, SECONDS * 1000));
+      add('F6 balance lock txn, 16 clients (/s)', await floorBalanceLock(o.databaseUrl, 16, SECONDS * 1000));
+      const d = await withdrawalsScenario(origin, orm, key, business.id, SECONDS);
+      add('(d) withdrawals, 16 clients on one business (/s)', d.withdrawalsPerSec);
+      add('(d) overdrafts', d.overdrafts);
+      scenarioRuns.push({ round, d });
+    },
+  };
+  for (let round = 1; round <= o.rounds; round++) {
+    process.stderr.write(`${o.name}: round ${round}/${o.rounds}\n`);
+    for (const names of o.groups) {
+      await quiet(orm); // each measurement starts on a quiet service
+      await groups[names](round);
+    }
+  }
+  await quiet(orm);
+  const workerStats = [];
+  for (const w of workers) {
+    const h = await scrapeScheduleToStart(w.adminPort).catch(() => null);
+    workerStats.push({
+      peakRssMb: peakRssMb(w.child.pid),
+      // Over the whole pass, every scenario's load included: Prometheus buckets, so upper bounds.
+      workflowTaskScheduleToStart: h && { count: h.count, meanMs: h.count ? Math.round(h.sumMs / h.count) : 0, p50AtMostMs: quantileBound(h, 0.5), p99AtMostMs: quantileBound(h, 0.99), buckets: h.buckets },
+    });
+  }
+  const peaks = { api: peakRssMb(api.pid), apiUnderA: apiPeakUnderA.length ? Math.max(...apiPeakUnderA) : null, workers: workerStats.map((w) => w.peakRssMb) };
+  await Promise.all([api, ...workers.map((w) => w.child)].map((child) => stopService(child)));
+  return { name: o.name, samples, scenarioRuns, peaks, workerStats };
+}
