@@ -104,6 +104,39 @@ export async function postCovered(em: EntityManager, owner: Owner, posting: Post
   if (moved.length !== 1) throw refusal();
 }
 
+/**
+ * `postCovered` as the first parts of one statement, for the hottest moves (a withdrawal's create): `moved`,
+ * the conditional UPDATE of the balance row (one row when it covers the posting, none otherwise), then the
+ * ledger transaction and its entries, which insert only `from moved`. The caller adds its own rows the same
+ * way (`select … from moved`) and selects what it needs: a refused move writes nothing at all, and the
+ * caller throws its refusal when `moved` was empty. The row lock is held for that one statement and the commit.
+ */
+export function coveredPostingStatement(owner: Owner, posting: Posting): { ctes: string; params: unknown[] } {
+  const delta = postingDeltas(posting.lines); // throws on an unbalanced posting
+  const at = posting.at ?? new Date();
+  const d = [delta.available, delta.reserved, delta.pending_withdrawal, delta.refunds_in_flight];
+  return {
+    ctes: `moved as (
+        update balances set available = available + ?, reserved = reserved + ?, pending_withdrawal = pending_withdrawal + ?,
+          refunds_in_flight = refunds_in_flight + ?, updated_at = ?
+        where business_id = ? and livemode = ?
+          and available + ? >= 0 and reserved + ? >= 0 and pending_withdrawal + ? >= 0 and refunds_in_flight + ? >= 0
+        returning business_id),
+      posting as (
+        insert into ledger_transactions (id, business_id, livemode, kind, reference_id, created_at)
+        select ?, business_id, ?, ?, ?, ? from moved returning id),
+      entries as (
+        insert into ledger_entries (transaction_id, business_id, livemode, account, amount)
+        select posting.id, ?, ?, line.account, line.amount
+        from posting, jsonb_to_recordset(?::jsonb) as line(account text, amount bigint))`,
+    params: [
+      ...d, at, owner.businessId, owner.livemode, ...d,
+      newId('ltx'), owner.livemode, posting.kind, posting.referenceId, at,
+      owner.businessId, owner.livemode, JSON.stringify(posting.lines.map(({ account, amount }) => ({ account, amount }))),
+    ],
+  };
+}
+
 /** The figures without a lock, for reads (`GET /api/balance`). */
 export async function readBalance(em: EntityManager, owner: Owner): Promise<Balance | null> {
   return em.findOne(Balance, { businessId: owner.businessId, livemode: owner.livemode });

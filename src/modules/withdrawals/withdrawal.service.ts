@@ -6,7 +6,7 @@ import { centsToDecimalString } from '../../domain/money.js';
 import type { Caller } from '../businesses/caller.js';
 import { DomainError } from '../../domain/errors.js';
 import { methodDestination, WithdrawalMethod } from '../businesses/withdrawal-method.entity.js';
-import { lockBalance, postCovered, postTransaction, type Owner } from '../ledger/ledger.service.js';
+import { coveredPostingStatement, lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { workflowStart } from '../outbox/workflow-start.rules.js';
@@ -21,12 +21,23 @@ export const withdrawalWorkflowId = (withdrawalId: string) => `withdrawal-${with
 
 export const ownerOf = (caller: Caller): Owner => ({ businessId: caller.businessId, livemode: caller.livemode });
 
+// The withdrawal and its workflow's outbox row, written only with the balance move (`coveredPostingStatement`).
+const INSERT_WITHDRAWAL = `,
+  withdrawal as (
+    insert into withdrawals (id, business_id, livemode, amount_in_cents, status, destination_type, destination_details, notes, requested_at, updated_at)
+    select ?, business_id, ?, ?, ?, ?, ?, ?, ?, ? from moved),
+  outbox as (
+    insert into outbox (message, created_at, claimed_until) select ?::jsonb, ?, ? from moved returning id)
+  select id from outbox`;
+
 /**
- * Creates a pending withdrawal: the balance check, the move from `available` to `pending_withdrawal`,
- * the record and the start of its workflow in one transaction. The check and the move are one
- * conditional UPDATE of the balance row (`postCovered`), so concurrent requests queue on that row and
- * none can overdraw; everything else is written before it, so the row is held only for that UPDATE and
- * the commit: withdrawals from one business all queue there.
+ * Creates a pending withdrawal: the balance check, the move from `available` to `pending_withdrawal`
+ * (a balanced ledger transaction), the record and the start of its workflow (an outbox row, claimed for
+ * the caller's fast path), in the caller's transaction and in ONE statement: the balance check and move
+ * are a conditional UPDATE of the balance row, and every other row is inserted only from what it
+ * returned, so concurrent requests queue on that row, none can overdraw, and a refused request writes
+ * nothing. The row is held for that statement and the commit. This is the hottest money write (issue 18:
+ * one business's withdrawals all queue there), so it is hand-written SQL rather than the unit of work.
  */
 export async function createWithdrawal(
   tx: EntityManager,
@@ -38,7 +49,7 @@ export async function createWithdrawal(
   const owner = ownerOf(caller);
   const destination = await registeredDestination(tx, caller.businessId, input);
   const now = new Date();
-  const withdrawal = tx.create(Withdrawal, {
+  const withdrawal = {
     id: newId('wd'),
     ...owner,
     amountInCents: input.amount,
@@ -48,13 +59,22 @@ export async function createWithdrawal(
     notes: input.notes ?? null,
     requestedAt: now,
     updatedAt: now,
-  });
+    processingAt: null,
+    completedAt: null,
+    cancelledAt: null,
+    failedAt: null,
+    processorTransactionId: null,
+    transactionHash: null,
+    failureReason: null,
+  } as Withdrawal;
   const args: [WithdrawalWorkflowInput] = [
     { withdrawalId: withdrawal.id, processingDelayMs: deps.processingDelayMs, record: withdrawalView(withdrawal) },
   ];
-  // Claimed for the caller's fast path (`afterCommit`).
-  const outbox = claimForFastPath(tx.create(OutboxEntry, {
+  const outbox = claimForFastPath({
     createdAt: now,
+    dispatchedAt: null,
+    attempts: 0,
+    lastError: null,
     message: workflowStart(withdrawalWorkflow, {
       workflowId: withdrawalWorkflowId(withdrawal.id),
       args,
@@ -67,14 +87,21 @@ export async function createWithdrawal(
       // No e-mail or address here: the Temporal UI is for operators, the destination stays in the database.
       summary: `Withdrawal ${withdrawal.id} of $${centsToDecimalString(input.amount)} to ${input.destinationType}`,
     }),
-  }));
-  // The balance check and the move are one conditional UPDATE, the last statement before the commit.
-  await postCovered(
-    tx,
-    owner,
-    { kind: 'withdrawal.created', referenceId: withdrawal.id, lines: transfer('available', 'pending_withdrawal', input.amount), at: now },
-    () => new DomainError('insufficient_available_balance'),
-  );
+  } as OutboxEntry);
+  const move = coveredPostingStatement(owner, {
+    kind: 'withdrawal.created',
+    referenceId: withdrawal.id,
+    lines: transfer('available', 'pending_withdrawal', input.amount),
+    at: now,
+  });
+  const w = withdrawal;
+  const [row] = await tx.execute<{ id: string }[]>(`with ${move.ctes}${INSERT_WITHDRAWAL}`, [
+    ...move.params,
+    w.id, w.livemode, w.amountInCents, w.status, w.destinationType, w.destinationDetails, w.notes, w.requestedAt, w.updatedAt,
+    JSON.stringify(outbox.message), outbox.createdAt, outbox.claimedUntil,
+  ]);
+  if (!row) throw new DomainError('insufficient_available_balance');
+  outbox.id = Number(row.id);
   return { withdrawal, outbox };
 }
 
