@@ -59,13 +59,13 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
     },
 
     async completeWithdrawal(withdrawalId: string, reference: PayoutReference): Promise<WithdrawalRecord> {
-      const withdrawal = await completeWithdrawal(em(), withdrawalId, reference);
+      const withdrawal = await em().transactional((tx) => completeWithdrawal(tx, withdrawalId, reference));
       metrics.withdrawal('completed');
       return withdrawalView(withdrawal);
     },
 
     async failWithdrawal(withdrawalId: string, failureReason: string): Promise<WithdrawalRecord> {
-      const withdrawal = await failWithdrawal(em(), withdrawalId, failureReason);
+      const withdrawal = await em().transactional((tx) => failWithdrawal(tx, withdrawalId, failureReason));
       metrics.withdrawal('failed');
       return withdrawalView(withdrawal);
     },

@@ -1,5 +1,8 @@
-/** ISO 3166-1 alpha-2: the officially assigned codes. */
-export const ISO_COUNTRY_CODES = new Set(
+/**
+ * ISO 3166-1 alpha-2: the 249 officially assigned codes. The one list: the pay call accepts these
+ * (pay.schemas.ts), and the hosted page's shipping select offers them (checkout-page/countries.view.ts).
+ */
+export const ISO_COUNTRY_CODES: ReadonlySet<string> = new Set(
   (
     'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ ' +
     'CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR ' +

@@ -1,8 +1,8 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { CheckoutSession } from '../checkout/session.entity.js';
 import { recordEvent } from '../events/event.service.js';
-import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
-import { requireTransaction } from '../../db/transaction.js';
+import { finishInFlight } from '../ledger/in-flight.lifecycle.js';
+import { postTransaction } from '../ledger/ledger.service.js';
 import { transfer } from '../ledger/accounts.rules.js';
 import { restoreReserves } from '../reserves/reserve.service.js';
 import { RefundReservePart } from './refund-reserve-part.entity.js';
@@ -28,7 +28,7 @@ export async function startRefundProcessing(em: EntityManager, id: string): Prom
  * processor clearing (it is on its way back to the card), and `refund.completed` is recorded.
  */
 export async function completeRefund(tx: EntityManager, id: string, processorRefundId: string): Promise<Refund> {
-  return finish(tx, id, async (tx, refund, balance, now) => {
+  return finishInFlight(tx, Refund, id, async (tx, refund, balance, now) => {
     refund.status = 'completed';
     refund.completedAt = now;
     refund.processorRefundId = processorRefundId;
@@ -53,7 +53,7 @@ export async function completeRefund(tx: EntityManager, id: string, processorRef
  * refunded again.
  */
 export async function failRefund(tx: EntityManager, id: string, failureReason: string): Promise<Refund> {
-  return finish(tx, id, async (tx, refund, balance, now) => {
+  return finishInFlight(tx, Refund, id, async (tx, refund, balance, now) => {
     refund.status = 'failed';
     refund.failedAt = now;
     refund.failureReason = failureReason;
@@ -70,21 +70,3 @@ export async function failRefund(tx: EntityManager, id: string, failureReason: s
 }
 
 const ownerOf = (r: Refund) => ({ businessId: r.businessId, livemode: r.livemode });
-
-type Balance = Awaited<ReturnType<typeof lockBalance>>;
-
-async function finish(
-  tx: EntityManager,
-  id: string,
-  apply: (tx: EntityManager, refund: Refund, balance: Balance, now: Date) => Promise<void>,
-): Promise<Refund> {
-  requireTransaction(tx);
-  const { businessId, livemode } = await tx.findOneOrFail(Refund, { id });
-  const balance = await lockBalance(tx, { businessId, livemode });
-  const refund = await tx.findOneOrFail(Refund, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  if (refund.status !== 'processing') return refund;
-  const now = new Date();
-  refund.updatedAt = now;
-  await apply(tx, refund, balance, now);
-  return refund;
-}
