@@ -73,7 +73,8 @@ export function retryingFetch(baseFetch: typeof fetch, options: RetryOptions = {
       if (!(await retryable(response))) return response;
       const asked = retryAfterMs(response.headers.get('Retry-After'));
       if (asked !== null && asked > maxRetryAfterSeconds * 1000) return response;
-      await response.body?.cancel();
+      // Frees the connection; not awaited, as a cancel may wait on a reader elsewhere.
+      response.body?.cancel().catch(() => undefined);
       await wait(Math.max(asked ?? 0, backoff(attempt)), request.signal);
     }
   };

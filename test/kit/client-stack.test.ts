@@ -1,0 +1,77 @@
+import { createPaymentsClient, PaymentsApiError, type PaymentsClient } from '@payments/client';
+import { pay, payBody } from '../support/payments.js';
+import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { trustTestCa } from './support/trust-test-ca.js';
+
+/** @payments/client against the real service: real PostgreSQL, Temporal and worker, over TLS. */
+let stack: TestStack;
+let biz: TestBusiness;
+let client: PaymentsClient;
+
+beforeAll(async () => {
+  trustTestCa();
+  stack = await startStack();
+  biz = await stack.business({ name: 'Kit Coffee' });
+  client = createPaymentsClient({ apiKey: biz.testKey, baseUrl: `${stack.origin}/api/v1` });
+});
+afterAll(() => stack?.stop());
+
+const cart = (n: number) => ({
+  description: `Order #${n}`,
+  customer: { email: 'ada@example.com' },
+  items: [{ name: 'House blend', price: 10 + n, quantity: 1 }],
+});
+
+describe('@payments/client against the real service', () => {
+  it('creates, reads and walks checkout sessions by cursor, filtered by status', async () => {
+    const created = [];
+    for (let n = 1; n <= 3; n++) created.push(await client.checkoutSessions.create(cart(n)));
+    expect(created[0]).toMatchObject({ status: 'pending', total: expect.any(Number), checkoutUrl: expect.stringContaining('/checkout/') });
+    await expect(client.checkoutSessions.retrieve(created[1].id)).resolves.toMatchObject({ id: created[1].id, description: 'Order #2' });
+    for (const session of created.slice(0, 2)) expect((await pay(stack, session.id, payBody())).status).toBe(200);
+
+    const completed: string[] = [];
+    for await (const session of client.checkoutSessions.list({ status: 'completed', limit: 1 })) completed.push(session.id);
+    expect(completed).toEqual([created[1].id, created[0].id]); // newest first, one page each
+    const pending = await client.checkoutSessions.list({ status: 'pending', limit: 1 }).toArray();
+    expect(pending.map((s) => s.id)).toEqual([created[2].id]);
+  });
+
+  it('refunds with a generated Idempotency-Key and walks refunds by page', async () => {
+    const paid = [];
+    for (let n = 4; n <= 5; n++) {
+      const session = await client.checkoutSessions.create(cart(n));
+      expect((await pay(stack, session.id, payBody())).status).toBe(200);
+      paid.push(session);
+    }
+    const refunds = [];
+    for (const session of paid) refunds.push(await client.refunds.create({ checkoutSessionId: session.id, reason: 'requested_by_customer' }));
+    expect(refunds[0]).toMatchObject({ checkoutSessionId: paid[0].id });
+    const listed = await client.refunds.list({ limit: 1 }).toArray();
+    expect(listed.map((r) => r.id).sort()).toEqual(refunds.map((r) => r.id).sort());
+  });
+
+  it('walks balance transactions by cursor', async () => {
+    const all = await client.balanceTransactions.list({ limit: 2 }).toArray();
+    expect(all.length).toBeGreaterThanOrEqual(5); // 4 payments + refunds, two a page
+    expect(new Set(all.map((t) => t.id)).size).toBe(all.length);
+  });
+
+  it('throws the API’s errors typed: type, message, requestId and field errors', async () => {
+    const missing = await client.refunds.retrieve('ref_00000000000000000000000000000000').catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(PaymentsApiError);
+    expect(missing).toMatchObject({ status: 404, type: 'not_found', requestId: expect.stringMatching(/^req_[0-9a-f]{32}$/) });
+
+    const invalid = await client.checkoutSessions.create({ ...cart(9), items: [] }).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(PaymentsApiError);
+    expect(invalid).toMatchObject({
+      status: 400,
+      type: 'validation_error',
+      message: 'At least one item is required',
+      errors: [{ path: ['items'], message: 'At least one item is required' }],
+    });
+
+    const badKey = createPaymentsClient({ apiKey: 'mp_test_nope', baseUrl: `${stack.origin}/api/v1` });
+    await expect(badKey.balance.retrieve()).rejects.toMatchObject({ status: 401, type: 'authentication_error' });
+  });
+});

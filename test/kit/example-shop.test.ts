@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import type { BrowserContext, Page } from 'playwright-core';
+import { startShop } from '../../examples/shop/src/server.js';
+import { launchChromium } from '../browser/chromium.js';
+import { newValidator } from '../support/api-document.js';
+import { eventually, pay } from '../support/payments.js';
+import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { apiDocument } from '../../src/http/openapi/document.js';
+import { trustTestCa } from './support/trust-test-ca.js';
+
+/**
+ * examples/shop end to end, in a real browser against the real stack (PostgreSQL, Temporal, worker, the
+ * HTTPS API): the shop creates the session with @payments/client, the browser pays on the hosted page,
+ * the worker delivers signed webhooks that the shop verifies with @payments/webhooks, and the refund
+ * button goes through the client again.
+ */
+let stack: TestStack;
+let biz: TestBusiness;
+let browser: { context: BrowserContext; close: () => Promise<void> };
+let shop: Awaited<ReturnType<typeof startShop>>;
+
+beforeAll(async () => {
+  trustTestCa();
+  // The worker trusts the shop's certificate (the test CA), as WEBHOOK_CA_FILE lets a deployment do.
+  [stack, browser] = await Promise.all([startStack({ WEBHOOK_CA_FILE: process.env.TEST_TLS_CA! }), launchChromium()]);
+  biz = await stack.business({ name: 'Northwind Coffee' });
+  shop = await startShop({
+    apiKey: biz.testKey,
+    apiBaseUrl: `${stack.origin}/api/v1`,
+    port: 0,
+    tls: { cert: readFileSync(process.env.TEST_TLS_CERT!), key: readFileSync(process.env.TEST_TLS_KEY!) },
+  });
+}, 120_000);
+afterAll(async () => {
+  await shop?.close();
+  await browser?.close();
+  await stack?.stop();
+});
+
+/** Reloads the order page until `selector` reads `expected` (the shop learns everything by webhook). */
+async function untilText(page: Page, selector: string, expected: string, timeoutMs = 45_000): Promise<void> {
+  let last: string | null | undefined;
+  await eventually(`${selector} to read "${expected}" (last: ${last})`, async () => {
+    try {
+      await page.reload({ waitUntil: 'domcontentloaded' });
+      last = (await page.locator(selector).textContent({ timeout: 2_000 }))?.trim();
+    } catch {
+      return false; // the page's own refresh raced the reload: try again
+    }
+    return last === expected;
+  }, timeoutMs);
+}
+
+async function payOnHostedPage(page: Page) {
+  await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+  await page.getByLabel('Expiry (MM / YY)').fill('12 / 34');
+  await page.getByLabel('Security code (CVC)').fill('123');
+  await page.getByLabel('Name on card').fill('Ada Lovelace');
+  await page.getByRole('button', { name: /^Pay / }).click();
+}
+
+const eventsOf = (page: Page, type: string) => page.locator(`[data-event-type="${type}"]`);
+
+describe('examples/shop end to end', () => {
+  it('buys, is fulfilled once even when checkout.succeeded comes twice, refunds, and sees refund.completed arrive', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(shop.origin);
+    await page.getByRole('button', { name: 'Buy House blend, 1 kg' }).click();
+
+    // 1–2: the client made the session; the browser is on the hosted page.
+    await page.waitForURL(`${stack.origin}/checkout/**`);
+    await expect(page.locator('.business-name').textContent()).resolves.toBe('Northwind Coffee');
+    await payOnHostedPage(page);
+    await page.waitForURL(`${shop.origin}/orders/A-1001?session_id=*`, { timeout: 30_000 });
+    const order = shop.orders.get('A-1001')!;
+    const session = await shop.payments.checkoutSessions.retrieve(order.sessionId!);
+    expect(session).toMatchObject({ status: 'completed', metadata: { orderId: 'A-1001' } });
+
+    // 3: paid and fulfilled only on the verified webhook.
+    await untilText(page, '#status', 'Paid');
+    await expect(page.locator('#fulfilments').textContent()).resolves.toBe('1');
+    await expect(eventsOf(page, 'checkout.succeeded').textContent()).resolves.toMatch(/^checkout\.succeeded evt_[0-9a-f]{32}, received 1 time\(s\)$/);
+
+    // The same event delivered again (the API's manual re-send of its succeeded delivery): one fulfilment.
+    const [event] = (await shop.payments.events.list({ eventType: 'checkout.succeeded' }).toArray()).filter(
+      (e) => (e.payload as { sessionId?: string }).sessionId === order.sessionId,
+    );
+    expect(event.deliveries).toHaveLength(1);
+    await shop.payments.events.retry(event.deliveries[0].id);
+    await untilText(page, '[data-event-type="checkout.succeeded"]', `checkout.succeeded ${event.id}, received 2 time(s)`);
+    await expect(page.locator('#fulfilments').textContent()).resolves.toBe('1');
+    expect(order.fulfilments).toBe(1);
+
+    // 4: the refund button uses the client; refund.completed arrives by webhook. A refund gives back the
+    // whole total, fees included, so it needs more than this one sale left in the balance: an earlier sale.
+    const earlier = await shop.payments.checkoutSessions.create({ description: 'Earlier sale', customer: { email: 'bo@example.com' }, items: [{ name: 'Beans', price: 30, quantity: 1 }] });
+    expect((await pay(stack, earlier.id)).status).toBe(200);
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Refund' }).click()]);
+    expect([page.url(), await page.locator('[role=alert]').count()]).toEqual([`${shop.origin}/orders/A-1001`, 0]);
+    await untilText(page, '#status', 'Refunded');
+    await expect(eventsOf(page, 'refund.completed').count()).resolves.toBe(1);
+    await expect(page.getByRole('button', { name: 'Refund' }).count()).resolves.toBe(0);
+    expect((await shop.payments.refunds.retrieve(order.refundId!)).status).toBe('completed');
+    await page.close();
+
+    // Every body the shop received is what the API document's `webhooks` say (the source of the types).
+    const ajv = newValidator();
+    ajv.addSchema(structuredClone(apiDocument()) as object, 'doc');
+    const received = order.deliveries.map((d) => d.event);
+    expect(received.map((e) => e.type)).toEqual(expect.arrayContaining(['checkout.succeeded', 'refund.created', 'refund.completed']));
+    for (const body of received) {
+      const name = `${body.type.split(/[._]/).map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Event`;
+      const validate = ajv.compile({ $ref: `doc#/components/schemas/${name}` });
+      expect({ type: body.type, valid: validate(body), errors: validate.errors ?? null }).toEqual({ type: body.type, valid: true, errors: null });
+    }
+  });
+
+  it('refuses a delivery whose signature does not verify: 400, nothing applied', async () => {
+    const body = JSON.stringify({ id: 'evt_forged', eventId: 'evt_forged', type: 'checkout.succeeded', payload: {} });
+    const forged = await fetch(shop.webhookUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Webhook-Signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
+      body,
+    });
+    expect([forged.status, await forged.json()]).toEqual([400, { error: 'bad_signature' }]);
+    const unsigned = await fetch(shop.webhookUrl, { method: 'POST', body });
+    expect([unsigned.status, await unsigned.json()]).toEqual([400, { error: 'malformed_header' }]);
+  });
+});
