@@ -1,6 +1,7 @@
 import { lockBalance, postTransaction } from '../../src/modules/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
-import { consumeReserves, releaseReserve } from '../../src/modules/reserves/reserve.service.js';
+import { releaseReserve } from '../../src/modules/reserves/reserve.lifecycle.js';
+import { consumeReserves } from '../../src/modules/reserves/reserve.service.js';
 import { eventually, paidSession, sql } from '../support/payments.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
 

@@ -1,42 +1,41 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import * as registeredWorkflows from '../../../workflows/index.js';
 import { toSearchAttributePairs, type SearchAttributeValues } from '../../../contracts/search-attributes.js';
+import { isWorkflowName, type WorkflowName } from '../../../contracts/workflows.js';
+
+export type { WorkflowName };
+
+/** A workflow function of workflows/; its parameters are what a start must pass. */
+type Workflow = (...args: never[]) => Promise<unknown>;
 
 /**
- * The table of workflows: the worker's workflow exports, by the name Temporal starts each one by (the
- * worker registers every export under its name). A start names its workflow by reference, so the
- * compiler checks `args` against that workflow's parameters and go-to-definition leads to it.
+ * A workflow start as the outbox stores it (JSON in `outbox.message`); the shape rows already have. Its
+ * `args` were checked against the workflow's parameters where it was made (`workflowStart`). The type
+ * names the workflows by name only (contracts/workflows.ts), so the outbox does not load the workflows.
  */
-export const workflows = registeredWorkflows;
-export type Workflows = typeof registeredWorkflows;
-export type WorkflowName = keyof Workflows;
-type Workflow = Workflows[WorkflowName];
-
-/** A workflow start as the outbox stores it (JSON in `outbox.message`); the shape rows already have. */
-export interface WorkflowStart<K extends WorkflowName = WorkflowName> {
+export interface WorkflowStart {
   kind: 'workflow.start';
-  workflowType: K;
+  workflowType: WorkflowName;
   workflowId: string;
-  args: Parameters<Workflows[K]>;
+  args: unknown[];
   searchAttributes?: SearchAttributeValues;
   summary?: string;
 }
 
-/** Any workflow's start: a union over the table, so checking `workflowType` narrows `args`. */
-export type AnyWorkflowStart = { [K in WorkflowName]: WorkflowStart<K> }[WorkflowName];
+/** Any workflow's start, as the outbox message types it. */
+export type AnyWorkflowStart = WorkflowStart;
 
 /**
- * Builds the start of `workflow`, one of the table's functions; the message stores its name (as the SDK
- * does for a function reference). A function the worker does not register is refused here, not left to
- * fail in the relay.
+ * Builds the start of `workflow`, a workflow function the service imports by reference (so the compiler
+ * checks `args` against its parameters, and go-to-definition leads to it); the message stores its name,
+ * as the SDK does for a function reference. A function the worker does not register is refused here,
+ * not left to fail in the relay.
  */
 export function workflowStart<W extends Workflow>(
   workflow: W,
   start: Omit<WorkflowStart, 'kind' | 'workflowType' | 'args'> & { args: Parameters<W> },
-): AnyWorkflowStart {
-  const workflowType = workflow.name as WorkflowName;
-  if (workflows[workflowType] !== workflow) throw new Error(`${workflow.name} is not a workflow the worker registers (workflows/index.ts)`);
-  return { kind: 'workflow.start', workflowType, ...start } as AnyWorkflowStart;
+): WorkflowStart {
+  if (!isWorkflowName(workflow.name)) throw new Error(`${workflow.name} is not a workflow the worker registers (workflows/index.ts)`);
+  return { kind: 'workflow.start', workflowType: workflow.name, ...start };
 }
 
 /**

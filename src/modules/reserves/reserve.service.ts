@@ -1,14 +1,13 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../domain/ids.js';
-import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
+import type { Owner } from '../ledger/ledger.service.js';
 import { requireTransaction } from '../../db/transaction.js';
 import { centsToDecimalString } from '../../domain/money.js';
-import { transfer } from '../ledger/accounts.rules.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { reserveReleaseWorkflow } from '../../../workflows/reserves.js';
 import { workflowStart } from '../outbox/workflow-start.rules.js';
-import { HOLDING_STATUSES, Reserve, type ReserveStatus } from './reserve.entity.js';
-import { heldOf, isDue, planConsumption, releaseReference, reserveStatusOf } from './reserve.rules.js';
+import { HOLDING_STATUSES, Reserve } from './reserve.entity.js';
+import { planConsumption, reserveStatusOf } from './reserve.rules.js';
 
 export const reserveReleaseWorkflowId = (reserveId: string) => `reserve-release-${reserveId}`;
 
@@ -61,47 +60,6 @@ export async function consumeReserves(
     reserve.status = reserveStatusOf(reserve);
   }
   return plan;
-}
-
-/** What a release did: the reserve's status and all it has released, or, before `releaseAt`, when it is due. */
-export interface ReleaseOutcome {
-  status: ReserveStatus;
-  releasedAmountInCents: number;
-  /** Set only when asked before `releaseAt` (ISO 8601): nothing was released; ask again then. */
-  notDueUntil?: string;
-}
-
-/**
- * The release at `releaseAt`: whatever the reserve still holds moves from `reserved` to `available`, in
- * the caller's transaction. Before `releaseAt` it releases nothing and says when the reserve is due,
- * whatever asked (an early timer, a retried activity, an operator). A reserve already released or
- * consumed releases nothing, so running twice is harmless. Null when the reserve does not exist.
- */
-export async function releaseReserve(tx: EntityManager, reserveId: string, at: Date = new Date()): Promise<ReleaseOutcome | null> {
-  requireTransaction(tx);
-  const found = await tx.findOne(Reserve, { id: reserveId });
-  if (!found) return null;
-  // `releaseAt` never changes, so the row as first read decides this without any lock.
-  if (!isDue(found.releaseAt, at)) {
-    return { status: found.status, releasedAmountInCents: found.releasedAmountInCents, notDueUntil: found.releaseAt.toISOString() };
-  }
-  // The balance lock first, as every money move takes it, then the reserve row.
-  const balance = await lockBalance(tx, { businessId: found.businessId, livemode: found.livemode });
-  const reserve = await tx.findOneOrFail(Reserve, { id: reserveId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  if (!HOLDING_STATUSES.includes(reserve.status)) {
-    return { status: reserve.status, releasedAmountInCents: reserve.releasedAmountInCents };
-  }
-  const held = heldOf(reserve);
-  postTransaction(tx, balance, {
-    kind: 'reserve.release',
-    referenceId: releaseReference(reserve.id, reserve.releasedAmountInCents),
-    lines: transfer('reserved', 'available', held),
-    at,
-  });
-  reserve.releasedAmountInCents += held;
-  reserve.releasedAt = at;
-  reserve.status = reserveStatusOf(reserve);
-  return { status: reserve.status, releasedAmountInCents: reserve.releasedAmountInCents };
 }
 
 /**
