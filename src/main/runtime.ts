@@ -21,7 +21,7 @@ import { createApiKeyCache } from '../modules/businesses/api-key.cache.js';
 import type { KnownKey } from '../http/auth.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.crypto.js';
 import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
-import { connectTemporal } from '../temporal/client.js';
+import { connectTemporal, eagerStartClient } from '../temporal/client.js';
 import { isLoopbackHost } from '../temporal/codec-server.js';
 import { EncryptionCodec, payloadKeysFor } from '../temporal/payload-codec.js';
 import { ensurePurgeSchedule, ensureSessionExpirySweep } from '../temporal/schedules.js';
@@ -148,7 +148,9 @@ export async function startWorker(opts: {
   await ensurePurgeSchedule(temporal, config.temporal.taskQueue);
   await ensureSessionExpirySweep(temporal, config.temporal.taskQueue);
   const running = worker.run();
-  const stopRelay = startOutboxRelay(outboxFor(orm, temporal, config, log), orm, log);
+  // The relay starts workflows over the worker's own connection, eagerly (src/temporal/client.ts).
+  const relayTemporal = eagerStartClient(connection, { namespace: config.temporal.namespace, encryptionKeys: payloadKeysFor(config) });
+  const stopRelay = startOutboxRelay(outboxFor(orm, relayTemporal, config, log), orm, log);
   return {
     worker,
     running,

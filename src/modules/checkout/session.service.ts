@@ -7,6 +7,7 @@ import { parse } from '../../domain/validation.js';
 import { CheckoutSession, SessionItem, type NewSession } from './session.entity.js';
 import { listSessionsQuery, type CreateSessionInput, type ListSessionsQuery } from './session.schemas.js';
 import { sessionTotals } from './totals.rules.js';
+import { hotQuery } from '../../db/hot-query.js';
 import { z } from 'zod';
 
 export interface SessionServiceDeps {
@@ -16,16 +17,17 @@ export interface SessionServiceDeps {
 export const checkoutWorkflowId = (sessionId: string) => `checkout-${sessionId}`;
 
 // The session and its items in one statement, so one round trip and atomic without a transaction of its
-// own: this is the busiest write of the API, and its cost is its round trips (docs/decisions.md).
+// own: this is the busiest write of the API, and its cost is its round trips (docs/decisions.md). A named
+// prepared statement outside a transaction (`hotQuery`), so PostgreSQL plans it once per connection.
 const INSERT_SESSION = `
   with session as (
     insert into checkout_sessions (id, business_id, livemode, user_id, status, currency, subtotal, fee, total, description,
       customer_email, ask_shipping, success_url, cancel_url, failure_url, metadata, expires_at, created_at, updated_at, completed_at)
-    values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17, $18, $19, $20)
     returning id)
   insert into session_items (id, session_id, position, name, description, price, quantity, image_url, subtotal)
   select item.id, session.id, item.position, item.name, item.description, item.price, item.quantity, item."imageUrl", item.subtotal
-  from session, jsonb_to_recordset(?::jsonb) as item(id text, position integer, name text, description text, price bigint,
+  from session, jsonb_to_recordset($21::jsonb) as item(id text, position integer, name text, description text, price bigint,
     quantity integer, "imageUrl" text, subtotal bigint)`;
 
 /**
@@ -76,7 +78,7 @@ export async function createSession(
     subtotal: totals.itemSubtotals[position],
   }));
   const s = session;
-  await em.execute(INSERT_SESSION, [
+  await hotQuery(em, 'session-create', INSERT_SESSION, [
     s.id, s.businessId, s.livemode, s.userId, s.status, s.currency, s.subtotal, s.fee, s.total, s.description,
     s.customerEmail, s.askShipping, s.successUrl, s.cancelUrl, s.failureUrl, JSON.stringify(s.metadata), s.expiresAt, s.createdAt, s.updatedAt, s.completedAt,
     JSON.stringify(items),
