@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = builtinModules.filter((name) => !name.startsWith('_') && !name.startsWith('node:'));
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.data/**', 'scratch/**', '.cache/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
+  { ignores: ['node_modules/**', 'dist/**', 'packages/*/dist/**', '.data/**', 'scratch/**', '.cache/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
   {
     files: ['**/*.ts'],
     languageOptions: { parser: tseslint.parser, ecmaVersion: 'latest', sourceType: 'module' },
