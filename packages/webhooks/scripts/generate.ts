@@ -22,7 +22,7 @@ interface Doc {
 }
 
 /** The names of the component schemas `value` refers to, followed through those schemas. */
-function referencedSchemas(value: unknown, schemas: Record<string, unknown>, found = new Set<string>()): Set<string> {
+export function referencedSchemas(value: unknown, schemas: Record<string, unknown>, found = new Set<string>()): Set<string> {
   const text = JSON.stringify(value);
   for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
     if (found.has(name)) continue;

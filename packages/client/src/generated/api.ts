@@ -65,26 +65,6 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/balance": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read the balance
-         * @description In the mode of the key. Reserved funds and pending or processing withdrawals are not part of `availableInCents`. Limited to 30 calls a minute per key (its rate-limit headers show that limit).
-         */
-        get: operations["getBalance"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/balance/transactions": {
         parameters: {
             query?: never;
@@ -114,6 +94,26 @@ export type paths = {
         };
         /** Read a balance transaction */
         get: operations["getBalanceTransaction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the balance
+         * @description In the mode of the key. Reserved funds and pending or processing withdrawals are not part of `availableInCents`. Limited to 30 calls a minute per key (its rate-limit headers show that limit).
+         */
+        get: operations["getBalance"];
         put?: never;
         post?: never;
         delete?: never;
@@ -432,422 +432,6 @@ export type paths = {
 export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
-        /** @description The body of a `checkout.succeeded` delivery. */
-        CheckoutSucceededEvent: {
-            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
-            /**
-             * @description Same as `id`: de-duplicate deliveries on it.
-             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
-             */
-            eventId: string & unknown;
-            /** @constant */
-            eventType: "checkout.succeeded";
-            /**
-             * @description Same as `eventType`.
-             * @constant
-             */
-            type: "checkout.succeeded";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:30:00.000Z
-             */
-            createdAt: string & unknown;
-            livemode: boolean;
-            payload: {
-                /** Format: uuid */
-                sessionId: string & unknown;
-                amount: number;
-                /** @example 46.58 */
-                amountInDecimals: string & unknown;
-                /** @example USD */
-                currency: string & unknown;
-                customerEmail: string & unknown;
-                customerName: (string & unknown) | null;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T09:30:00.000Z
-                 */
-                timestamp: string & unknown;
-                shipping: {
-                    addressLine1: string & unknown;
-                    city: string & unknown;
-                    state: string & unknown;
-                    postalCode: string & unknown;
-                    country: string & unknown;
-                } | null;
-            };
-            /** @description Same as `payload`. */
-            data: {
-                /** Format: uuid */
-                sessionId: string & unknown;
-                amount: number;
-                /** @example 46.58 */
-                amountInDecimals: string & unknown;
-                /** @example USD */
-                currency: string & unknown;
-                customerEmail: string & unknown;
-                customerName: (string & unknown) | null;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T09:30:00.000Z
-                 */
-                timestamp: string & unknown;
-                shipping: {
-                    addressLine1: string & unknown;
-                    city: string & unknown;
-                    state: string & unknown;
-                    postalCode: string & unknown;
-                    country: string & unknown;
-                } | null;
-            };
-        };
-        /** @description The body of a `checkout.failed` delivery. */
-        CheckoutFailedEvent: {
-            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
-            /**
-             * @description Same as `id`: de-duplicate deliveries on it.
-             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
-             */
-            eventId: string & unknown;
-            /** @constant */
-            eventType: "checkout.failed";
-            /**
-             * @description Same as `eventType`.
-             * @constant
-             */
-            type: "checkout.failed";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:30:00.000Z
-             */
-            createdAt: string & unknown;
-            livemode: boolean;
-            payload: {
-                /** Format: uuid */
-                sessionId: string & unknown;
-                amount: number;
-                /** @example USD */
-                currency: string & unknown;
-                customerEmail: string & unknown;
-                failureCode: string & unknown;
-                failureMessage: string & unknown;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T09:30:00.000Z
-                 */
-                timestamp: string & unknown;
-            };
-            /** @description Same as `payload`. */
-            data: {
-                /** Format: uuid */
-                sessionId: string & unknown;
-                amount: number;
-                /** @example USD */
-                currency: string & unknown;
-                customerEmail: string & unknown;
-                failureCode: string & unknown;
-                failureMessage: string & unknown;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T09:30:00.000Z
-                 */
-                timestamp: string & unknown;
-            };
-        };
-        /** @description The body of a `refund.created` delivery. */
-        RefundCreatedEvent: {
-            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
-            /**
-             * @description Same as `id`: de-duplicate deliveries on it.
-             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
-             */
-            eventId: string & unknown;
-            /** @constant */
-            eventType: "refund.created";
-            /**
-             * @description Same as `eventType`.
-             * @constant
-             */
-            type: "refund.created";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:30:00.000Z
-             */
-            createdAt: string & unknown;
-            livemode: boolean;
-            payload: {
-                /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                refundId: string & unknown;
-                /** Format: uuid */
-                sessionId: string & unknown;
-                amount: number;
-                reason: (string & unknown) | null;
-                /** @enum {string} */
-                status: "pending" | "processing" | "completed" | "failed";
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T09:30:00.000Z
-                 */
-                timestamp: string & unknown;
-            };
-            /** @description Same as `payload`. */
-            data: {
-                /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                refundId: string & unknown;
-                /** Format: uuid */
-                sessionId: string & unknown;
-                amount: number;
-                reason: (string & unknown) | null;
-                /** @enum {string} */
-                status: "pending" | "processing" | "completed" | "failed";
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T09:30:00.000Z
-                 */
-                timestamp: string & unknown;
-            };
-        };
-        /** @description The body of a `refund.completed` delivery. */
-        RefundCompletedEvent: {
-            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
-            /**
-             * @description Same as `id`: de-duplicate deliveries on it.
-             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
-             */
-            eventId: string & unknown;
-            /** @constant */
-            eventType: "refund.completed";
-            /**
-             * @description Same as `eventType`.
-             * @constant
-             */
-            type: "refund.completed";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:30:00.000Z
-             */
-            createdAt: string & unknown;
-            livemode: boolean;
-            payload: {
-                /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                refundId: string & unknown;
-                /** Format: uuid */
-                sessionId: string & unknown;
-                amount: number;
-                reason: (string & unknown) | null;
-                /** @enum {string} */
-                status: "pending" | "processing" | "completed" | "failed";
-                processorRefundId: (string & unknown) | null;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T09:30:00.000Z
-                 */
-                timestamp: string & unknown;
-            };
-            /** @description Same as `payload`. */
-            data: {
-                /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                refundId: string & unknown;
-                /** Format: uuid */
-                sessionId: string & unknown;
-                amount: number;
-                reason: (string & unknown) | null;
-                /** @enum {string} */
-                status: "pending" | "processing" | "completed" | "failed";
-                processorRefundId: (string & unknown) | null;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T09:30:00.000Z
-                 */
-                timestamp: string & unknown;
-            };
-        };
-        /** @description The body of a `refund.failed` delivery. */
-        RefundFailedEvent: {
-            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
-            /**
-             * @description Same as `id`: de-duplicate deliveries on it.
-             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
-             */
-            eventId: string & unknown;
-            /** @constant */
-            eventType: "refund.failed";
-            /**
-             * @description Same as `eventType`.
-             * @constant
-             */
-            type: "refund.failed";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:30:00.000Z
-             */
-            createdAt: string & unknown;
-            livemode: boolean;
-            payload: {
-                /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                refundId: string & unknown;
-                /** Format: uuid */
-                sessionId: string & unknown;
-                amount: number;
-                reason: (string & unknown) | null;
-                /** @enum {string} */
-                status: "pending" | "processing" | "completed" | "failed";
-                failureReason: (string & unknown) | null;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T09:30:00.000Z
-                 */
-                timestamp: string & unknown;
-            };
-            /** @description Same as `payload`. */
-            data: {
-                /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                refundId: string & unknown;
-                /** Format: uuid */
-                sessionId: string & unknown;
-                amount: number;
-                reason: (string & unknown) | null;
-                /** @enum {string} */
-                status: "pending" | "processing" | "completed" | "failed";
-                failureReason: (string & unknown) | null;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T09:30:00.000Z
-                 */
-                timestamp: string & unknown;
-            };
-        };
-        /** @description The body of a `withdrawal.paid` delivery. */
-        WithdrawalPaidEvent: {
-            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
-            /**
-             * @description Same as `id`: de-duplicate deliveries on it.
-             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
-             */
-            eventId: string & unknown;
-            /** @constant */
-            eventType: "withdrawal.paid";
-            /**
-             * @description Same as `eventType`.
-             * @constant
-             */
-            type: "withdrawal.paid";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:30:00.000Z
-             */
-            createdAt: string & unknown;
-            livemode: boolean;
-            payload: {
-                /** @example wd_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                withdrawalId: string & unknown;
-                amount: number;
-                /** @example 46.58 */
-                amountInDecimals: string & unknown;
-                /** @example USD */
-                currency: string & unknown;
-                /** @enum {string} */
-                destinationType: "wallet" | "crypto";
-                /** @constant */
-                status: "completed";
-                processorTransactionId?: (string & unknown) | null;
-                transactionHash?: (string & unknown) | null;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T09:30:00.000Z
-                 */
-                timestamp: string & unknown;
-            };
-            /** @description Same as `payload`. */
-            data: {
-                /** @example wd_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                withdrawalId: string & unknown;
-                amount: number;
-                /** @example 46.58 */
-                amountInDecimals: string & unknown;
-                /** @example USD */
-                currency: string & unknown;
-                /** @enum {string} */
-                destinationType: "wallet" | "crypto";
-                /** @constant */
-                status: "completed";
-                processorTransactionId?: (string & unknown) | null;
-                transactionHash?: (string & unknown) | null;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T09:30:00.000Z
-                 */
-                timestamp: string & unknown;
-            };
-        };
-        /** @description The body of a `withdrawal.failed` delivery. */
-        WithdrawalFailedEvent: {
-            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
-            /**
-             * @description Same as `id`: de-duplicate deliveries on it.
-             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
-             */
-            eventId: string & unknown;
-            /** @constant */
-            eventType: "withdrawal.failed";
-            /**
-             * @description Same as `eventType`.
-             * @constant
-             */
-            type: "withdrawal.failed";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T09:30:00.000Z
-             */
-            createdAt: string & unknown;
-            livemode: boolean;
-            payload: {
-                /** @example wd_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                withdrawalId: string & unknown;
-                amount: number;
-                /** @example 46.58 */
-                amountInDecimals: string & unknown;
-                /** @example USD */
-                currency: string & unknown;
-                /** @enum {string} */
-                destinationType: "wallet" | "crypto";
-                /** @constant */
-                status: "failed";
-                failureReason: (string & unknown) | null;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T09:30:00.000Z
-                 */
-                timestamp: string & unknown;
-            };
-            /** @description Same as `payload`. */
-            data: {
-                /** @example wd_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                withdrawalId: string & unknown;
-                amount: number;
-                /** @example 46.58 */
-                amountInDecimals: string & unknown;
-                /** @example USD */
-                currency: string & unknown;
-                /** @enum {string} */
-                destinationType: "wallet" | "crypto";
-                /** @constant */
-                status: "failed";
-                failureReason: (string & unknown) | null;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T09:30:00.000Z
-                 */
-                timestamp: string & unknown;
-            };
-        };
         MethodNotAllowedEnvelope: {
             /** @constant */
             success: false;
@@ -1138,17 +722,6 @@ export type components = {
             status: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
             redirectUrl: string | null;
         };
-        Balance: {
-            availableInCents: number;
-            reservedInCents: number;
-            /** @description In withdrawals still pending or processing. */
-            pendingInCents: number;
-            /** @constant */
-            currency: "USD";
-            livemode: boolean;
-            /** @description Null until the business first moves money. */
-            updatedAt: string | null;
-        };
         BalanceTransaction: {
             /** @example txn_0190f4c2a7e07b3c9d1e2f3a4b5c6d40_a */
             id: string;
@@ -1182,6 +755,17 @@ export type components = {
                 from: "available" | string;
                 amountInCents: number;
             }[];
+        };
+        Balance: {
+            availableInCents: number;
+            reservedInCents: number;
+            /** @description In withdrawals still pending or processing. */
+            pendingInCents: number;
+            /** @constant */
+            currency: "USD";
+            livemode: boolean;
+            /** @description Null until the business first moves money. */
+            updatedAt: string | null;
         };
         Reserve: {
             /** @example res_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -2053,61 +1637,6 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getBalance: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description One or more ETags from earlier answers (`"…"`, `W/"…"`, comma-separated) or `*`. When one matches the current ETag (weak comparison, RFC 9110) the answer is 304 with no body. */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The balance */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "API-Version": components["headers"]["API-Version"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: components["schemas"]["Balance"];
-                    };
-                };
-            };
-            /** @description Not modified: `If-None-Match` matched the current ETag (weak comparison; `*` matches any). No body. */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "API-Version": components["headers"]["API-Version"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            401: components["responses"]["InvalidApiKey"];
-            403: components["responses"]["Forbidden2"];
-            429: components["responses"]["RateLimitExceeded"];
-            500: components["responses"]["Internal"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
     listBalanceTransactions: {
         parameters: {
             query?: {
@@ -2230,6 +1759,61 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
                 };
             };
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBalance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One or more ETags from earlier answers (`"…"`, `W/"…"`, comma-separated) or `*`. When one matches the current ETag (weak comparison, RFC 9110) the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balance */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Balance"];
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag (weak comparison; `*` matches any). No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
