@@ -40,7 +40,7 @@ afterAll(async () => {
 /** Reloads the order page until `selector` reads `expected` (the shop learns everything by webhook). */
 async function untilText(page: Page, selector: string, expected: string, timeoutMs = 45_000): Promise<void> {
   let last: string | null | undefined;
-  await eventually(`${selector} to read "${expected}" (last: ${last})`, async () => {
+  await eventually(`${selector} to read "${expected}"`, async () => {
     try {
       await page.reload({ waitUntil: 'domcontentloaded' });
       last = (await page.locator(selector).textContent({ timeout: 2_000 }))?.trim();
@@ -48,7 +48,9 @@ async function untilText(page: Page, selector: string, expected: string, timeout
       return false; // the page's own refresh raced the reload: try again
     }
     return last === expected;
-  }, timeoutMs);
+  }, timeoutMs).catch((error: Error) => {
+    throw new Error(`${error.message}; it read "${last}"`);
+  });
 }
 
 async function payOnHostedPage(page: Page) {

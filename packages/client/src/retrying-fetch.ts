@@ -11,11 +11,13 @@ export interface RetryOptions {
   maxRetryAfterSeconds?: number;
 }
 
+/** Sleeps `ms`, or rejects at once when the caller aborts its request. */
 const wait = (ms: number, signal: AbortSignal | null) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+    const onAbort = () => (clearTimeout(timer), reject(signal!.reason));
+    const timer = setTimeout(() => (signal?.removeEventListener('abort', onAbort), resolve()), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 /** Seconds, or an HTTP date (RFC 9110 §10.2.3); null when absent or unreadable. */
