@@ -2,7 +2,10 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { openSecret } from '../src/modules/webhooks/secret-box.crypto.js';
 import { signatureHeader } from '../src/modules/webhooks/signature.crypto.js';
 import { createWebhookTransport, storableText, type PostOutcome, type WebhookTransport } from '../src/modules/webhooks/delivery.transport.js';
-import type { WebhookDeliveryResult } from '../contracts/webhooks.js';
+import type { WebhookAttemptResult, WebhookDeliveryResult } from '../contracts/webhooks.js';
+import { DEFAULT_DISABLE_AFTER_MS, noteAttemptOutcome } from '../src/modules/webhooks/auto-disable.service.js';
+import { postponeEndpoint, takeTurn } from '../src/modules/webhooks/endpoint-pacing.service.js';
+import { retryAfterMs } from '../src/modules/webhooks/retry-after.rules.js';
 import { metrics } from '../src/ops/metrics.js';
 
 export interface WebhookActivityDeps {
@@ -11,6 +14,8 @@ export interface WebhookActivityDeps {
     encryptionKey: Buffer;
     caFile?: string;
     allowPrivateUrls: boolean;
+    /** How long an endpoint may fail without a success before it is disabled (default 5 days). */
+    disableAfterMs?: number;
     /** Tests may bring their own transport; otherwise node's https with the configured CA. */
     transport?: WebhookTransport;
   };
@@ -28,7 +33,15 @@ interface ClaimedDelivery {
   previous_secret_expires_at: Date | null;
 }
 
+interface AttemptInput {
+  deliveryId: string;
+  attemptNumber: number;
+  /** Delay before the next attempt, or null when this is the last one. */
+  nextDelayMs: number | null;
+}
+
 export function createWebhookActivities(deps: WebhookActivityDeps) {
+  const disableAfterMs = deps.webhooks.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
   const post = deps.webhooks.transport ?? createWebhookTransport(deps.webhooks);
   const em = () => deps.orm.em.fork();
 
@@ -62,72 +75,93 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     }
   }
 
+  /**
+   * One attempt: claim the delivery (only while it is pending and its endpoint is enabled and not
+   * deleted), POST it once, record the attempt, the delivery's new state and the endpoint's streak.
+   * Never throws for what the receiver did; a non-2xx, a timeout or a refused address are recorded failures.
+   */
+  async function attempt(input: AttemptInput, at: Date): Promise<Exclude<WebhookAttemptResult, { outcome: 'wait' }>> {
+    // `delivering` too: an attempt whose worker died mid-request left it so, and the schedule moved on.
+    const claimed = await em().execute<ClaimedDelivery[]>(
+      `update webhook_deliveries d set status = 'delivering', attempt_count = ?, next_attempt_at = null, updated_at = now()
+       from webhook_endpoints e
+       where d.id = ? and e.id = d.endpoint_id and d.status in ('pending', 'delivering')
+         and e.enabled and e.deleted_at is null
+       returning d.body, d.event_id, d.endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at`,
+      [input.attemptNumber, input.deliveryId],
+    );
+    const row = claimed[0];
+    if (!row) {
+      // Finished already, or its endpoint was disabled or deleted: nothing is sent, and it ends `failed`.
+      await em().execute(
+        `update webhook_deliveries d set status = 'failed', next_attempt_at = null, completed_at = now(), updated_at = now(),
+           last_error = case when e.deleted_at is not null then 'Endpoint deleted' else 'Endpoint disabled' end
+         from webhook_endpoints e
+         where d.id = ? and e.id = d.endpoint_id and d.status in ('pending', 'delivering')`,
+        [input.deliveryId],
+        'run',
+      );
+      return { outcome: 'stopped' };
+    }
+
+    const attemptedAt = new Date();
+    const outcome = await send(row);
+    const status = outcome.ok ? 'succeeded' : input.nextDelayMs === null ? 'failed' : 'pending';
+    // A 429 or 503 with Retry-After puts off this delivery's next attempt, and the endpoint's, to then.
+    const postponeMs = outcome.ok ? null : retryAfterMs(outcome.statusCode, outcome.retryAfter, attemptedAt);
+    await em().transactional(async (tx) => {
+      await tx.execute(
+        `insert into webhook_attempts
+           (delivery_id, attempt_number, attempted_at, status_code, duration_ms, response_body, error, succeeded)
+         values (?, ?, ?, ?, ?, ?, ?, ?)
+         on conflict (delivery_id, attempt_number) do nothing`,
+        [input.deliveryId, input.attemptNumber, attemptedAt, outcome.statusCode, outcome.durationMs, outcome.responseBody, outcome.error, outcome.ok],
+        'run',
+      );
+      const now = new Date();
+      await tx.execute(
+        `update webhook_deliveries set status = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
+           completed_at = ?, updated_at = now()
+         where id = ? and status = 'delivering'`,
+        [
+          status,
+          outcome.statusCode,
+          outcome.error,
+          status === 'pending' ? new Date(now.getTime() + (postponeMs ?? input.nextDelayMs ?? 0)) : null,
+          status === 'pending' ? null : now,
+          input.deliveryId,
+        ],
+        'run',
+      );
+      if (postponeMs !== null) await postponeEndpoint(tx, row.endpoint_id, postponeMs);
+      await noteAttemptOutcome(tx, row.endpoint_id, outcome.ok, at, disableAfterMs);
+    });
+    metrics.webhookAttempt(outcome.ok ? 'delivered' : 'failed');
+    if (status !== 'pending') metrics.webhookDelivery(outcome.ok ? 'delivered' : 'failed');
+    return outcome.ok ? { outcome: 'succeeded' } : { outcome: 'failed', retryAfterMs: postponeMs };
+  }
+
   return {
     /**
-     * One attempt: claim the delivery (only while it is pending and its endpoint is enabled and not
-     * deleted), POST it once, record the attempt and the delivery's new state. Never throws for what the
-     * receiver did; a non-2xx, a timeout or a refused address are recorded failures.
+     * One attempt, as runs started before endpoint pacing ask for it (the fixed schedule only). Kept
+     * while such runs may be open: docs/decisions.md, Workflow versioning.
      */
-    async attemptWebhookDelivery(input: {
-      deliveryId: string;
-      attemptNumber: number;
-      /** Delay before the next attempt, or null when this is the last one. */
-      nextDelayMs: number | null;
-    }): Promise<WebhookDeliveryResult> {
-      // `delivering` too: an attempt whose worker died mid-request left it so, and the schedule moved on.
-      const claimed = await em().execute<ClaimedDelivery[]>(
-        `update webhook_deliveries d set status = 'delivering', attempt_count = ?, next_attempt_at = null, updated_at = now()
-         from webhook_endpoints e
-         where d.id = ? and e.id = d.endpoint_id and d.status in ('pending', 'delivering')
-           and e.enabled and e.deleted_at is null
-         returning d.body, d.event_id, d.endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at`,
-        [input.attemptNumber, input.deliveryId],
-      );
-      const row = claimed[0];
-      if (!row) {
-        // Finished already, or its endpoint was disabled or deleted: nothing is sent, and it ends `failed`.
-        await em().execute(
-          `update webhook_deliveries d set status = 'failed', next_attempt_at = null, completed_at = now(), updated_at = now(),
-             last_error = case when e.deleted_at is not null then 'Endpoint deleted' else 'Endpoint disabled' end
-           from webhook_endpoints e
-           where d.id = ? and e.id = d.endpoint_id and d.status in ('pending', 'delivering')`,
-          [input.deliveryId],
-          'run',
-        );
-        return 'stopped';
-      }
+    async attemptWebhookDelivery(input: AttemptInput): Promise<WebhookDeliveryResult> {
+      return (await attempt(input, new Date())).outcome;
+    },
 
-      const attemptedAt = new Date();
-      const outcome = await send(row);
-      const status = outcome.ok ? 'succeeded' : input.nextDelayMs === null ? 'failed' : 'pending';
-      await em().transactional(async (tx) => {
-        await tx.execute(
-          `insert into webhook_attempts
-             (delivery_id, attempt_number, attempted_at, status_code, duration_ms, response_body, error, succeeded)
-           values (?, ?, ?, ?, ?, ?, ?, ?)
-           on conflict (delivery_id, attempt_number) do nothing`,
-          [input.deliveryId, input.attemptNumber, attemptedAt, outcome.statusCode, outcome.durationMs, outcome.responseBody, outcome.error, outcome.ok],
-          'run',
-        );
-        const now = new Date();
-        await tx.execute(
-          `update webhook_deliveries set status = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
-             completed_at = ?, updated_at = now()
-           where id = ? and status = 'delivering'`,
-          [
-            status,
-            outcome.statusCode,
-            outcome.error,
-            status === 'pending' ? new Date(now.getTime() + (input.nextDelayMs ?? 0)) : null,
-            status === 'pending' ? null : now,
-            input.deliveryId,
-          ],
-          'run',
-        );
-      });
-      metrics.webhookAttempt(outcome.ok ? 'delivered' : 'failed');
-      if (status !== 'pending') metrics.webhookDelivery(outcome.ok ? 'delivered' : 'failed');
-      return outcome.ok ? 'succeeded' : 'failed';
+    /**
+     * One attempt at the endpoint's pace. Unless the workflow already slept until its turn
+     * (`turnTaken`), it first takes the endpoint's next turn (endpoint-pacing.service.ts): a turn
+     * still ahead is answered `wait` with how long, and nothing is sent or counted. `now` is the
+     * workflow's time, which starts and measures the endpoint's failure streak.
+     */
+    async sendWebhookAttempt(input: AttemptInput & { now: number; turnTaken: boolean }): Promise<WebhookAttemptResult> {
+      if (!input.turnTaken) {
+        const waitMs = await em().transactional((tx) => takeTurn(tx, input.deliveryId));
+        if (waitMs > 0) return { outcome: 'wait', waitMs };
+      }
+      return attempt(input, new Date(input.now));
     },
 
     /** After the last attempt: `failed`, unless something already finished it. Safe to run twice. */

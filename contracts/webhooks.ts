@@ -5,3 +5,12 @@
  */
 /** How a webhook delivery ended: the delivery workflow's result, which the failing activity also reports. */
 export type WebhookDeliveryResult = 'succeeded' | 'failed' | 'stopped';
+
+/**
+ * One paced attempt (`sendWebhookAttempt`): `wait` when the endpoint's turn is still ahead (nothing was
+ * sent or counted); a failure carries the receiver's Retry-After, when it gave one, for the next wait.
+ */
+export type WebhookAttemptResult =
+  | { outcome: 'succeeded' | 'stopped' }
+  | { outcome: 'failed'; retryAfterMs: number | null }
+  | { outcome: 'wait'; waitMs: number };

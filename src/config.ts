@@ -130,6 +130,8 @@ const schema = z.object({
   /** Let the card simulator serve live keys. Unset: yes outside production; in production no, live money moves are refused. */
   ALLOW_SIMULATED_LIVE_PAYMENTS: flag.optional(),
   WEBHOOK_RETRY_DELAYS: durationList.optional(),
+  /** An endpoint whose attempts have all failed for this long (from the first failure of the streak) is disabled. */
+  WEBHOOK_DISABLE_AFTER: durationMs.default(5 * 24 * 3600 * 1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DEV_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   DEV_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
@@ -182,6 +184,8 @@ export interface Config {
     allowPrivateUrls: boolean;
     /** Test-only override of the spec's retry schedule. */
     retryDelaysMs?: number[];
+    /** How long an endpoint may fail without any success before it is disabled (`failing`). */
+    disableAfterMs: number;
   };
   /**
    * What serves live keys' payments, refunds and payouts. There is no acquirer adapter yet, so it is the
@@ -274,6 +278,7 @@ export function loadConfig(
       caFile: c.WEBHOOK_CA_FILE,
       allowPrivateUrls: c.ALLOW_PRIVATE_WEBHOOK_URLS ?? c.NODE_ENV !== 'production',
       retryDelaysMs: c.WEBHOOK_RETRY_DELAYS,
+      disableAfterMs: c.WEBHOOK_DISABLE_AFTER,
     },
     livePayments: (c.ALLOW_SIMULATED_LIVE_PAYMENTS ?? c.NODE_ENV !== 'production') ? 'simulated' : 'refused',
     logLevel: c.LOG_LEVEL,

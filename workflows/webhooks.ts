@@ -1,6 +1,6 @@
-import { log, proxyActivities, sleep } from '@temporalio/workflow';
+import { log, patched, proxyActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.js';
-import type { WebhookDeliveryResult } from '../contracts/webhooks.js';
+import type { WebhookAttemptResult, WebhookDeliveryResult } from '../contracts/webhooks.js';
 
 /** The spec's schedule: the delay before each of the 7 attempts. */
 export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
@@ -23,7 +23,7 @@ export type { WebhookDeliveryResult };
 
 // One attempt is one HTTP POST: the activity never retries on its own, the schedule below does. Its
 // timeout bounds the 10 s request plus two short database writes.
-const { attemptWebhookDelivery } = proxyActivities<WebhookActivities>({
+const { attemptWebhookDelivery, sendWebhookAttempt } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 1 },
 });
@@ -34,25 +34,63 @@ const { failWebhookDelivery } = proxyActivities<WebhookActivities>({
 });
 
 /**
- * One per delivery (`webhook-delivery-whd_…`). Owns the retry schedule; the database owns the delivery's
- * state. It ends at the first 2xx, when the delivery was stopped (endpoint disabled or deleted), or after
- * the last attempt, with the delivery `failed`.
+ * Runs from before this patch keep the fixed schedule they began with; runs after it take the
+ * endpoint's turn before each attempt (throttle, Retry-After). docs/decisions.md, Workflow versioning.
+ */
+export const ENDPOINT_PACING_PATCH = 'webhook-endpoint-pacing';
+
+/**
+ * One per delivery (`webhook-delivery-whd_…`). Owns the retry schedule and all waiting; the database owns
+ * the delivery's state and the endpoint's pace. It ends at the first 2xx, when the delivery was stopped
+ * (endpoint disabled or deleted), or after the last attempt, with the delivery `failed`.
  */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const delays = input.delaysMs ?? WEBHOOK_RETRY_DELAYS_MS;
+  // Asked once, before the first command: a run that began without the patch never switches mid-way.
+  if (!patched(ENDPOINT_PACING_PATCH)) return fixedSchedule(input.deliveryId, delays);
+  let waitMs = delays[0];
+  for (let i = 0; i < delays.length; i++) {
+    if (waitMs > 0) await sleep(waitMs);
+    const nextDelayMs = i + 1 < delays.length ? delays[i + 1] : null;
+    const result = await pacedAttempt({ deliveryId: input.deliveryId, attemptNumber: i + 1, nextDelayMs });
+    if (result.outcome !== 'failed') return result.outcome;
+    // A receiver's Retry-After replaces the schedule's next delay (it is capped at 24 h).
+    waitMs = result.retryAfterMs ?? nextDelayMs ?? 0;
+  }
+  await failWebhookDelivery(input.deliveryId);
+  return 'failed';
+}
+
+/** One attempt at the endpoint's pace: asleep until the endpoint's turn when one is still ahead. */
+async function pacedAttempt(attempt: { deliveryId: string; attemptNumber: number; nextDelayMs: number | null }) {
+  type Done = Exclude<WebhookAttemptResult, { outcome: 'wait' }>;
+  try {
+    const first = await sendWebhookAttempt({ ...attempt, now: Date.now(), turnTaken: false });
+    if (first.outcome !== 'wait') return first;
+    await sleep(first.waitMs);
+    return (await sendWebhookAttempt({ ...attempt, now: Date.now(), turnTaken: true })) as Done;
+  } catch (err) {
+    // The attempt itself broke (worker lost mid-request, database down): it counts as a failed attempt.
+    log.warn('webhook attempt failed to run', { deliveryId: attempt.deliveryId, attempt: attempt.attemptNumber, error: String(err) });
+    return { outcome: 'failed', retryAfterMs: null } satisfies Done;
+  }
+}
+
+/** The schedule as it was before endpoint pacing, for runs that began then. */
+async function fixedSchedule(deliveryId: string, delays: readonly number[]): Promise<WebhookDeliveryResult> {
   for (let i = 0; i < delays.length; i++) {
     if (delays[i] > 0) await sleep(delays[i]);
     const nextDelayMs = i + 1 < delays.length ? delays[i + 1] : null;
     let outcome: WebhookDeliveryResult;
     try {
-      outcome = await attemptWebhookDelivery({ deliveryId: input.deliveryId, attemptNumber: i + 1, nextDelayMs });
+      outcome = await attemptWebhookDelivery({ deliveryId, attemptNumber: i + 1, nextDelayMs });
     } catch (err) {
       // The attempt itself broke (worker lost mid-request, database down): it counts as a failed attempt.
-      log.warn('webhook attempt failed to run', { deliveryId: input.deliveryId, attempt: i + 1, error: String(err) });
+      log.warn('webhook attempt failed to run', { deliveryId, attempt: i + 1, error: String(err) });
       outcome = 'failed';
     }
     if (outcome !== 'failed') return outcome;
   }
-  await failWebhookDelivery(input.deliveryId);
+  await failWebhookDelivery(deliveryId);
   return 'failed';
 }

@@ -135,6 +135,7 @@ export async function startWorker(opts: {
     encryptionKey: webhookEncryptionKey(config),
     caFile: config.webhooks.caFile,
     allowPrivateUrls: config.webhooks.allowPrivateUrls,
+    disableAfterMs: config.webhooks.disableAfterMs,
   };
   // Live mode fails closed: with live payments refused, the processor declines every live money move.
   const processor =

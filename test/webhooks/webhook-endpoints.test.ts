@@ -27,6 +27,9 @@ describe('POST /api/webhooks', () => {
       isActive: true,
       description: null,
       livemode: false,
+      disabledReason: null,
+      disabledAt: null,
+      rateLimitPerSecond: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { EVENT_TYPES } from '../../src/modules/events/event.entity.js';
 import { deliveryBody } from '../../src/modules/webhooks/delivery.view.js';
-import { canonicalEventType, EVENT_ALIASES, SUBSCRIBABLE_EVENTS, subscribesTo } from '../../src/modules/webhooks/event-subscriptions.rules.js';
+import { canonicalEventType, EVENT_ALIASES, SUBSCRIBABLE_EVENTS, SUBSCRIBABLE_TYPES, subscribesTo } from '../../src/modules/webhooks/event-subscriptions.rules.js';
 import { isPublicAddress, nonPublicAddresses, publicOnlyLookup } from '../../src/modules/webhooks/private-address.rules.js';
 import { generateWebhookSecret, openSecret, sealSecret } from '../../src/modules/webhooks/secret-box.crypto.js';
 
@@ -22,9 +22,16 @@ describe('event subscriptions', () => {
     expect(subscribesTo(['refund.created'], 'refund.completed')).toBe(false);
   });
 
+  it('never fans the test ping out, not even to `*`: every other type is subscribable', () => {
+    expect(SUBSCRIBABLE_EVENTS).not.toContain('webhook.test');
+    expect(subscribesTo(['*'], 'webhook.test')).toBe(false);
+    expect(SUBSCRIBABLE_TYPES).toEqual(EVENT_TYPES.filter((t) => t !== 'webhook.test'));
+    expect(subscribesTo(['webhook_endpoint.disabled'], 'webhook_endpoint.disabled')).toBe(true);
+  });
+
   it('matches exactly when the list holds *, the type, or an alias of it', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...SUBSCRIBABLE_EVENTS)), fc.constantFrom(...EVENT_TYPES), (list, type) => {
+      fc.property(fc.array(fc.constantFrom(...SUBSCRIBABLE_EVENTS)), fc.constantFrom(...SUBSCRIBABLE_TYPES), (list, type) => {
         const aliases = Object.entries(EVENT_ALIASES).filter(([, to]) => to === type).map(([from]) => from);
         const expected = list.includes('*') || list.includes(type) || aliases.some((a) => list.includes(a));
         expect(subscribesTo(list, type)).toBe(expected);

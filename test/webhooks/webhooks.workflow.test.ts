@@ -13,18 +13,24 @@ afterAll(async () => env?.teardown());
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-type Attempt = Activities['attemptWebhookDelivery'];
+type Send = Activities['sendWebhookAttempt'];
 type Fail = Activities['failWebhookDelivery'];
+type Result = Awaited<ReturnType<Send>>;
 
-/** Mocked activities that note the (skipped) time of each attempt. */
-function activities(outcomes: Awaited<ReturnType<Attempt>>[]) {
+/** What each mocked attempt answers: an outcome, or a whole result (a Retry-After, a turn to wait for). */
+type Scripted = 'succeeded' | 'failed' | 'stopped' | Result;
+const asResult = (answer: Scripted): Result =>
+  typeof answer !== 'string' ? answer : answer === 'failed' ? { outcome: 'failed', retryAfterMs: null } : { outcome: answer };
+
+/** Mocked activities that note the (skipped) time of each call. */
+function activities(outcomes: Scripted[]) {
   const times: number[] = [];
-  const attemptWebhookDelivery = jest.fn<Attempt>(async () => {
+  const sendWebhookAttempt = jest.fn<Send>(async () => {
     times.push(await env.currentTimeMs());
-    return outcomes[times.length - 1] ?? 'failed';
+    return asResult(outcomes[times.length - 1] ?? 'failed');
   });
   const failWebhookDelivery = jest.fn<Fail>().mockResolvedValue(undefined);
-  return { times, attemptWebhookDelivery, failWebhookDelivery };
+  return { times, sendWebhookAttempt, failWebhookDelivery };
 }
 
 async function run(acts: ReturnType<typeof activities>, fn: (taskQueue: string) => Promise<void>) {
@@ -34,7 +40,7 @@ async function run(acts: ReturnType<typeof activities>, fn: (taskQueue: string) 
     taskQueue,
     workflowBundle: await workflowBundle(),
     dataConverter: testDataConverter,
-    activities: { attemptWebhookDelivery: acts.attemptWebhookDelivery, failWebhookDelivery: acts.failWebhookDelivery },
+    activities: { sendWebhookAttempt: acts.sendWebhookAttempt, failWebhookDelivery: acts.failWebhookDelivery },
   });
   await worker.runUntil(fn(taskQueue));
 }
@@ -56,7 +62,7 @@ describe('webhook delivery schedule', () => {
         args: [{ deliveryId: 'whd_1' }],
       });
       expect(result).toBe('failed');
-      expect(acts.attemptWebhookDelivery).toHaveBeenCalledTimes(7);
+      expect(acts.sendWebhookAttempt).toHaveBeenCalledTimes(7);
       // "Immediately": the first attempt waits for no timer (a few real seconds of task latency at most).
       expect(acts.times[0] - started).toBeLessThan(10_000);
       // Each gap is the spec's delay, plus only the real time the mocked attempt and task hand-offs take.
@@ -64,14 +70,14 @@ describe('webhook delivery schedule', () => {
         expect(gap).toBeGreaterThanOrEqual(WEBHOOK_RETRY_DELAYS_MS[i + 1]);
         expect(gap).toBeLessThan(WEBHOOK_RETRY_DELAYS_MS[i + 1] + 10_000);
       });
-      expect(acts.attemptWebhookDelivery.mock.calls.map(([input]) => [input.attemptNumber, input.nextDelayMs])).toEqual([
-        [1, MINUTE],
-        [2, 5 * MINUTE],
-        [3, 30 * MINUTE],
-        [4, 2 * HOUR],
-        [5, 8 * HOUR],
-        [6, 24 * HOUR],
-        [7, null],
+      expect(acts.sendWebhookAttempt.mock.calls.map(([input]) => [input.attemptNumber, input.nextDelayMs, input.turnTaken])).toEqual([
+        [1, MINUTE, false],
+        [2, 5 * MINUTE, false],
+        [3, 30 * MINUTE, false],
+        [4, 2 * HOUR, false],
+        [5, 8 * HOUR, false],
+        [6, 24 * HOUR, false],
+        [7, null, false],
       ]);
       expect(acts.failWebhookDelivery).toHaveBeenCalledWith('whd_1');
     });
@@ -87,7 +93,7 @@ describe('webhook delivery schedule', () => {
       });
       expect(await handle.result()).toBe('succeeded');
       await env.sleep(2 * 24 * HOUR);
-      expect(acts.attemptWebhookDelivery).toHaveBeenCalledTimes(3);
+      expect(acts.sendWebhookAttempt).toHaveBeenCalledTimes(3);
       expect(gaps(acts.times).map((g) => Math.round(g / MINUTE))).toEqual([1, 5]);
       expect(acts.failWebhookDelivery).not.toHaveBeenCalled();
     });
@@ -102,20 +108,20 @@ describe('webhook delivery schedule', () => {
         args: [{ deliveryId: 'whd_3' }],
       });
       expect(result).toBe('stopped');
-      expect(acts.attemptWebhookDelivery).toHaveBeenCalledTimes(2);
+      expect(acts.sendWebhookAttempt).toHaveBeenCalledTimes(2);
       expect(acts.failWebhookDelivery).not.toHaveBeenCalled();
     });
   });
 
   it('counts an attempt whose activity broke as a failed attempt and keeps to the schedule', async () => {
     const acts = activities([]);
-    acts.attemptWebhookDelivery.mockImplementationOnce(async () => {
+    acts.sendWebhookAttempt.mockImplementationOnce(async () => {
       acts.times.push(await env.currentTimeMs());
       throw new Error('database unavailable');
     });
-    acts.attemptWebhookDelivery.mockImplementationOnce(async () => {
+    acts.sendWebhookAttempt.mockImplementationOnce(async () => {
       acts.times.push(await env.currentTimeMs());
-      return 'succeeded';
+      return { outcome: 'succeeded' };
     });
     await run(acts, async (taskQueue) => {
       const result = await env.client.workflow.execute(webhookDeliveryWorkflow, {
@@ -124,8 +130,58 @@ describe('webhook delivery schedule', () => {
         args: [{ deliveryId: 'whd_4' }],
       });
       expect(result).toBe('succeeded');
-      expect(acts.attemptWebhookDelivery).toHaveBeenCalledTimes(2); // not retried by Temporal: maximumAttempts 1
+      expect(acts.sendWebhookAttempt).toHaveBeenCalledTimes(2); // not retried by Temporal: maximumAttempts 1
       expect(Math.round(gaps(acts.times)[0] / MINUTE)).toBe(1);
+    });
+  });
+});
+
+describe('webhook delivery pacing (throttle and Retry-After)', () => {
+  const start = (taskQueue: string, name: string) =>
+    env.client.workflow.execute(webhookDeliveryWorkflow, {
+      workflowId: `webhook-delivery-whd_${name}-${Math.random()}`,
+      taskQueue,
+      args: [{ deliveryId: `whd_${name}` }],
+    });
+
+  it("a receiver's Retry-After replaces the schedule's next delay, longer or shorter, and the attempt still counts", async () => {
+    const acts = activities([
+      { outcome: 'failed', retryAfterMs: 3 * HOUR }, // instead of 1 minute
+      { outcome: 'failed', retryAfterMs: 10_000 }, // instead of 5 minutes
+      'failed', // back on the schedule: 30 minutes
+      'succeeded',
+    ]);
+    await run(acts, async (taskQueue) => {
+      expect(await start(taskQueue, 'retry-after')).toBe('succeeded');
+      const [first, second, third] = gaps(acts.times);
+      expect(first).toBeGreaterThanOrEqual(3 * HOUR);
+      expect(first).toBeLessThan(3 * HOUR + 10_000);
+      expect(second).toBeGreaterThanOrEqual(10_000);
+      expect(second).toBeLessThan(MINUTE);
+      expect(Math.round(third / MINUTE)).toBe(30);
+      expect(acts.sendWebhookAttempt.mock.calls.map(([input]) => input.attemptNumber)).toEqual([1, 2, 3, 4]);
+    });
+  });
+
+  it("waits for the endpoint's turn without counting an attempt, then sends in the turn it took", async () => {
+    const acts = activities([{ outcome: 'wait', waitMs: 45_000 }, 'failed', { outcome: 'wait', waitMs: 2 * HOUR }, 'succeeded']);
+    await run(acts, async (taskQueue) => {
+      expect(await start(taskQueue, 'throttled')).toBe('succeeded');
+      const calls = acts.sendWebhookAttempt.mock.calls.map(([input]) => [input.attemptNumber, input.turnTaken]);
+      // Attempt 1 waits its turn and is sent; attempt 2 (after the minute) waits two hours for its turn.
+      expect(calls).toEqual([
+        [1, false],
+        [1, true],
+        [2, false],
+        [2, true],
+      ]);
+      const [turn1, schedule, turn2] = gaps(acts.times);
+      expect(Math.round(turn1 / 1000)).toBe(45);
+      expect(Math.round(schedule / MINUTE)).toBe(1);
+      expect(Math.round(turn2 / MINUTE)).toBe(120);
+      // Each send carries the workflow's clock, which measures the endpoint's failure streak.
+      acts.sendWebhookAttempt.mock.calls.forEach(([input], i) => expect(Math.abs(input.now - acts.times[i])).toBeLessThan(10_000));
+      expect(acts.failWebhookDelivery).not.toHaveBeenCalled();
     });
   });
 });

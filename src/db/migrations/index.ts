@@ -12,6 +12,7 @@ import { Migration20261121090000_session_expiry_index } from './Migration2026112
 import { Migration20261124020000_simulator_charges } from './Migration20261124020000_simulator_charges.js';
 import { Migration20261124030000_refund_reserve_parts } from './Migration20261124030000_refund_reserve_parts.js';
 import { Migration20261124060000_api_key_notify } from './Migration20261124060000_api_key_notify.js';
+import { Migration20261124070000_webhook_operations } from './Migration20261124070000_webhook_operations.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -32,4 +33,5 @@ export const migrationsList = [
   { name: 'Migration20261124020000_simulator_charges', class: Migration20261124020000_simulator_charges },
   { name: 'Migration20261124030000_refund_reserve_parts', class: Migration20261124030000_refund_reserve_parts },
   { name: 'Migration20261124060000_api_key_notify', class: Migration20261124060000_api_key_notify },
+  { name: 'Migration20261124070000_webhook_operations', class: Migration20261124070000_webhook_operations },
 ];

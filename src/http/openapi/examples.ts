@@ -108,6 +108,9 @@ export const endpointExample: EndpointResource = {
   isActive: true,
   description: 'Order fulfilment',
   livemode: false,
+  disabledReason: null,
+  disabledAt: null,
+  rateLimitPerSecond: null,
   createdAt: T,
   updatedAt: T,
 };

@@ -12,6 +12,7 @@ import {
   retriedDeliveriesResource,
   updateEndpointInput,
 } from '../../modules/webhooks/webhook.schemas.js';
+import { recoveredResource, recoverInput, testEndpointInput, testSentResource } from '../../modules/webhooks/webhook-operations.schemas.js';
 import { endpointExample, pageMetaExample } from './examples.js';
 import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from './parameters.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok, WRITE } from './responses.js';
@@ -33,7 +34,7 @@ const update = (operationId: string, summary: string) => ({
     content: { 'application/json': { schema: updateEndpointInput, examples: { disable: { value: { isActive: false, description: 'Paused during migration' } } } } },
   },
   responses: {
-    '200': ok('The updated endpoint', endpointResource, { example: { success: true, data: { ...endpointExample, enabled: false, isActive: false } } }),
+    '200': ok('The updated endpoint', endpointResource, { example: { success: true, data: { ...endpointExample, enabled: false, isActive: false, disabledReason: 'manual', disabledAt: endpointExample.updatedAt } } }),
     ...errors(...WRITE, 'validation_failed', 'webhook_url_not_public', 'webhook_endpoint_not_found'),
   },
 });
@@ -134,6 +135,42 @@ export const webhookPaths: ZodOpenApiPathsObject = {
       responses: {
         '200': ok('The endpoint is deleted', deletedEndpointResource, { example: { success: true, data: { id: endpointExample.id, deleted: true } } }),
         ...errors(...WRITE, 'webhook_endpoint_not_found'),
+      },
+    },
+  },
+  '/webhooks/{id}/test': {
+    post: {
+      operationId: 'testWebhookEndpoint',
+      tags,
+      summary: 'Send a test event to an endpoint',
+      description:
+        'Sends one signed event, marked `test: true`, to this endpoint only, whatever it subscribes to: `webhook.test` by default, or a sample payload of the `eventType` given. It is delivered and retried like any other event and appears in `GET /api/webhooks/events`. A disabled endpoint is refused.',
+      requestParams: { path: whId, header: idempotencyKeyHeader },
+      requestBody: {
+        required: false,
+        content: { 'application/json': { schema: testEndpointInput, examples: { ping: { value: {} }, sample: { value: { eventType: 'checkout.succeeded' } } } } },
+      },
+      responses: {
+        '202': ok('The test event and its delivery', testSentResource, { idempotent: true }),
+        ...errors(...IDEMPOTENT_POST, 'webhook_endpoint_disabled', 'webhook_endpoint_not_found'),
+      },
+    },
+  },
+  '/webhooks/{id}/recover': {
+    post: {
+      operationId: 'recoverWebhookEndpoint',
+      tags,
+      summary: 'Re-send the failed events of a time window',
+      description:
+        'Every event created between `since` (at most 14 days ago) and `until` (default: now) whose latest delivery to this endpoint ended `failed` is sent again, each as a new delivery generation on the normal schedule. A second identical call while those are in flight recovers nothing twice. A disabled endpoint is refused: enable it first.',
+      requestParams: { path: whId, header: idempotencyKeyHeader },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: recoverInput, examples: { outage: { value: { since: '2026-11-20T08:00:00Z', until: '2026-11-20T14:00:00Z' } } } } },
+      },
+      responses: {
+        '202': ok('How many events are being sent again', recoveredResource, { idempotent: true, example: { success: true, data: { recovered: 3 } } }),
+        ...errors(...IDEMPOTENT_POST, 'webhook_endpoint_disabled', 'webhook_endpoint_not_found'),
       },
     },
   },

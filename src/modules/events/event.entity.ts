@@ -9,6 +9,8 @@ export const EVENT_TYPES = [
   'refund.failed',
   'withdrawal.paid',
   'withdrawal.failed',
+  'webhook_endpoint.disabled',
+  'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -22,6 +24,8 @@ export const Event = defineEntity({
     livemode: p.boolean(),
     type: p.string().$type<EventType>(),
     payload: p.json<Record<string, unknown>>(),
+    /** A ping sent by `POST /api/webhooks/:id/test` to one endpoint, not something that happened. */
+    test: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

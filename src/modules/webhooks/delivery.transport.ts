@@ -13,6 +13,8 @@ export interface PostOutcome {
   /** The first 1 KB of the response body, decoded as UTF-8 and made storable (see `storableText`). */
   responseBody: string | null;
   error: string | null;
+  /** The receiver's `Retry-After` header, as sent (see retry-after.rules.ts). */
+  retryAfter?: string | null;
 }
 
 // NUL, and unpaired surrogates: none comes out of a UTF-8 decode, but an injected transport's text might.
@@ -114,6 +116,7 @@ export function createWebhookTransport(options: WebhookTransportOptions) {
             statusCode,
             responseBody: storableText(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8')),
             error: statusCode >= 200 && statusCode < 300 ? null : `HTTP ${statusCode}`,
+            retryAfter: typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : null,
           });
         res.on('data', (chunk: Buffer) => {
           chunks.push(chunk);

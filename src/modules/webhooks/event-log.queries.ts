@@ -57,6 +57,7 @@ export async function listEventLog(em: EntityManager, caller: Caller, query: Eve
     eventType: event.type,
     type: event.type,
     livemode: event.livemode,
+    test: event.test ?? false,
     createdAt: event.createdAt.toISOString(),
     payload: event.payload,
     deliveries: deliveries

@@ -2,6 +2,9 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Business } from '../businesses/business.entity.js';
 import { Event } from '../events/event.entity.js';
 
+export const DISABLED_REASONS = ['manual', 'failing'] as const;
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
+
 /** A merchant's HTTPS receiver. Deleting one only marks it, so its delivery log stays readable. */
 export const WebhookEndpoint = defineEntity({
   name: 'WebhookEndpoint',
@@ -20,6 +23,15 @@ export const WebhookEndpoint = defineEntity({
     /** The secret before the last rotation, which still signs until `previousSecretExpiresAt`. */
     previousSecretSealed: p.text().nullable(),
     previousSecretExpiresAt: p.datetime().nullable(),
+    /** Why `enabled` is false: the merchant's switch, or the automatic disabling of a failing endpoint. */
+    disabledReason: p.string().$type<DisabledReason>().nullable(),
+    disabledAt: p.datetime().nullable(),
+    /** The first failed attempt since the last success; null while the endpoint succeeds. */
+    failingSince: p.datetime().nullable(),
+    /** At most this many attempts a second to this endpoint (null: no limit). */
+    rateLimitPerSecond: p.integer().nullable(),
+    /** No attempt goes out before this: the next throttle slot, or a receiver's Retry-After. */
+    nextAttemptNotBefore: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
     deletedAt: p.datetime().nullable(),

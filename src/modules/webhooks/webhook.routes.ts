@@ -10,8 +10,19 @@ import { listEventLog } from './event-log.queries.js';
 import { retryDeliveries } from './manual-retry.service.js';
 import { webhookEncryptionKey } from './secret-box.crypto.js';
 import { createEndpointInput, eventLogQuery, pageQuery, updateEndpointInput } from './webhook.schemas.js';
-import { assertReachableUrl, createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, rotateSecret, updateEndpoint } from './webhook.service.js';
+import {
+  assertReachableUrl,
+  createEndpoint,
+  deleteEndpoint,
+  findEndpoint,
+  listEndpoints,
+  lockEnabledEndpoint,
+  rotateSecret,
+  updateEndpoint,
+} from './webhook.service.js';
 import { deliveryView, endpointView } from './webhook.view.js';
+import { recoverInput, testEndpointInput } from './webhook-operations.schemas.js';
+import { recoverEvents, sendTestEvent } from './webhook-operations.service.js';
 
 export function webhookRoutes(router: Router, deps: AppDeps): void {
   const serviceDeps = () => ({
@@ -90,6 +101,29 @@ export function webhookRoutes(router: Router, deps: AppDeps): void {
   router.delete('/webhooks/:id', async (ctx) => {
     const deleted = await em().transactional((tx) => deleteEndpoint(tx, callerOf(ctx), ctx.params.id));
     ctx.body = { success: true, data: deleted };
+  });
+
+  // Test ping and recovery: the deliveries' workflows start through the outbox written with them.
+  router.post('/webhooks/:id/test', async (ctx) => {
+    const input = parseBody(ctx, testEndpointInput);
+    const outbox = await em().transactional(async (tx) => {
+      const endpoint = await lockEnabledEndpoint(tx, callerOf(ctx), ctx.params.id);
+      const { eventId, deliveryId, outbox } = await sendTestEvent(tx, endpoint, input, { retryDelaysMs: deps.config.webhooks.retryDelaysMs });
+      await idempotency(ctx).complete(tx, 202, { success: true, data: { eventId, deliveryId } });
+      return outbox;
+    });
+    deps.afterCommit(outbox);
+  });
+
+  router.post('/webhooks/:id/recover', async (ctx) => {
+    const input = parseBody(ctx, recoverInput);
+    const outbox = await em().transactional(async (tx) => {
+      const endpoint = await lockEnabledEndpoint(tx, callerOf(ctx), ctx.params.id);
+      const { recovered, outbox } = await recoverEvents(tx, endpoint, input, { retryDelaysMs: deps.config.webhooks.retryDelaysMs });
+      await idempotency(ctx).complete(tx, 202, { success: true, data: { recovered } });
+      return outbox;
+    });
+    deps.afterCommit(outbox);
   });
 
   router.post('/webhooks/:id/rotate-secret', async (ctx) => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
 import { EVENT_TYPES } from '../events/event.entity.js';
-import { DELIVERY_STATUSES } from './webhook.entity.js';
+import { DELIVERY_STATUSES, DISABLED_REASONS } from './webhook.entity.js';
 import { canonicalEventType, EVENT_ALIASES, SUBSCRIBABLE_EVENTS } from './event-subscriptions.rules.js';
 import { queryInstant } from '../../http/validate.js';
 
@@ -36,6 +36,15 @@ const events = z
 
 const description = z.string().max(256, { error: 'Description must be at most 256 characters' }).nullable();
 
+const RATE_LIMIT_MESSAGE = 'rateLimitPerSecond must be an integer from 1 to 1000';
+/** Attempts a second to the endpoint at most; null (or absent on create) for no limit. */
+const rateLimitPerSecond = z
+  .number({ error: RATE_LIMIT_MESSAGE })
+  .int({ error: RATE_LIMIT_MESSAGE })
+  .min(1, { error: RATE_LIMIT_MESSAGE })
+  .max(1000, { error: RATE_LIMIT_MESSAGE })
+  .nullable();
+
 /** `enabled` (create response) and `isActive` (update) name one switch; a body may not set them apart. */
 const switchesAgree = (body: { enabled?: boolean; isActive?: boolean }, ctx: z.RefinementCtx) => {
   if (body.enabled !== undefined && body.isActive !== undefined && body.enabled !== body.isActive) {
@@ -58,6 +67,7 @@ export const createEndpointInput = z
     description: description.optional(),
     enabled: z.boolean({ error: 'enabled must be a boolean' }).optional(),
     isActive: z.boolean({ error: 'isActive must be a boolean' }).optional(),
+    rateLimitPerSecond: rateLimitPerSecond.optional(),
   })
   .superRefine(switchesAgree)
   .meta(switchesAgreeJsonSchema);
@@ -71,6 +81,7 @@ export const updateEndpointInput = z
     isActive: z.boolean({ error: 'isActive must be a boolean' }).optional(),
     enabled: z.boolean({ error: 'enabled must be a boolean' }).optional(),
     description: description.optional(),
+    rateLimitPerSecond: rateLimitPerSecond.optional(),
   })
   .superRefine(switchesAgree)
   .meta(switchesAgreeJsonSchema);
@@ -110,6 +121,12 @@ export const endpointResource = z
     isActive: z.boolean(),
     description: z.string().nullable(),
     livemode: z.boolean(),
+    disabledReason: z
+      .enum(DISABLED_REASONS)
+      .nullable()
+      .meta({ description: 'Null while enabled; `manual` when switched off through the API, `failing` when disabled after failing without a success for 5 days.' }),
+    disabledAt: timestamp().nullable(),
+    rateLimitPerSecond: z.number().int().min(1).max(1000).nullable().meta({ description: 'Attempts a second at most; null: no limit.' }),
     createdAt: timestamp(),
     updatedAt: timestamp(),
   })
@@ -169,6 +186,7 @@ export const eventLogEntryResource = z
     eventType: z.enum(EVENT_TYPES),
     type: z.enum(EVENT_TYPES).meta({ description: 'Same as `eventType` (handler examples in the spec read `type`).' }),
     livemode: z.boolean(),
+    test: z.boolean().meta({ description: 'True for a ping sent by `POST /api/webhooks/{id}/test`.' }),
     createdAt: timestamp(),
     payload: z.record(z.string(), z.unknown()),
     deliveries: z.array(deliveryResource),

@@ -46,14 +46,20 @@ export async function createEndpoint(em: EntityManager, caller: Caller, input: C
   const id = newId('wh');
   const secret = generateWebhookSecret();
   const now = new Date();
+  const enabled = input.enabled ?? input.isActive ?? true;
   const endpoint = em.create(WebhookEndpoint, {
     id,
     businessId: caller.businessId,
     livemode: caller.livemode,
     url: input.url,
     events: input.events,
-    enabled: input.enabled ?? input.isActive ?? true,
+    enabled,
     description: input.description ?? null,
+    disabledReason: enabled ? null : 'manual',
+    disabledAt: enabled ? null : now,
+    failingSince: null,
+    rateLimitPerSecond: input.rateLimitPerSecond ?? null,
+    nextAttemptNotBefore: null,
     secretSealed: sealSecret(deps.encryptionKey, id, secret),
     previousSecretSealed: null,
     previousSecretExpiresAt: null,
@@ -71,6 +77,19 @@ export async function findEndpoint(em: EntityManager, caller: Caller, id: string
     ? await em.findOne(WebhookEndpoint, { id, businessId: caller.businessId, livemode: caller.livemode, deletedAt: null })
     : null;
   if (!endpoint) throw new DomainError('webhook_endpoint_not_found');
+  return endpoint;
+}
+
+/**
+ * For the test ping and recovery: the endpoint row-locked to the end of the transaction (locked before it
+ * is read, so two recoveries of it run one after the other), and enabled, since a disabled endpoint's
+ * deliveries would only be stopped at their first attempt: the merchant re-enables it first.
+ */
+export async function lockEnabledEndpoint(tx: EntityManager, caller: Caller, id: string): Promise<WebhookEndpoint> {
+  requireTransaction(tx);
+  await tx.execute('select id from webhook_endpoints where id = ? and business_id = ? for update', [id, caller.businessId]);
+  const endpoint = await findEndpoint(tx, caller, id);
+  if (!endpoint.enabled) throw new DomainError('webhook_endpoint_disabled');
   return endpoint;
 }
 
@@ -96,12 +115,24 @@ export async function updateEndpoint(
   if (input.url !== undefined) endpoint.url = input.url;
   if (input.events !== undefined) endpoint.events = input.events;
   if (input.description !== undefined) endpoint.description = input.description;
+  if (input.rateLimitPerSecond !== undefined) endpoint.rateLimitPerSecond = input.rateLimitPerSecond;
   const enabled = input.isActive ?? input.enabled;
-  if (enabled !== undefined) endpoint.enabled = enabled;
-  endpoint.updatedAt = new Date();
+  const now = new Date();
+  if (enabled !== undefined && enabled !== endpoint.enabled) Object.assign(endpoint, switchedTo(enabled, now));
+  endpoint.updatedAt = now;
   await tx.flush();
   if (!endpoint.enabled) await stopPendingDeliveries(tx, endpoint.id, 'Endpoint disabled');
   return endpoint;
+}
+
+/**
+ * The merchant's switch. Off: `manual`, from now. On again: the reason is cleared, and the failure streak
+ * starts afresh, so an endpoint disabled for failing gets a full window after it is re-enabled.
+ */
+function switchedTo(enabled: boolean, now: Date): Partial<WebhookEndpoint> {
+  return enabled
+    ? { enabled, disabledReason: null, disabledAt: null, failingSince: null }
+    : { enabled, disabledReason: 'manual', disabledAt: now };
 }
 
 export async function deleteEndpoint(tx: EntityManager, caller: Caller, id: string): Promise<{ id: string; deleted: true }> {

@@ -15,6 +15,9 @@ export function endpointView(endpoint: WebhookEndpoint): EndpointResource {
     isActive: endpoint.enabled,
     description: endpoint.description ?? null,
     livemode: endpoint.livemode,
+    disabledReason: endpoint.enabled ? null : (endpoint.disabledReason ?? 'manual'),
+    disabledAt: endpoint.enabled ? null : (endpoint.disabledAt ?? endpoint.updatedAt).toISOString(),
+    rateLimitPerSecond: endpoint.rateLimitPerSecond ?? null,
     createdAt: endpoint.createdAt.toISOString(),
     updatedAt: endpoint.updatedAt.toISOString(),
   };
