@@ -1,6 +1,7 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
 import { cents, prefixedId, timestamp } from '../envelope.js';
+import type { EventType } from '../../modules/events/event.entity.js';
 import { REFUND_STATUSES } from '../../modules/refunds/refund.entity.js';
 
 /**
@@ -14,6 +15,24 @@ const nullableText = () => z.string().nullable();
 
 const shipping = z.object({ addressLine1: z.string(), city: z.string(), state: z.string(), postalCode: z.string(), country: z.string() }).strict();
 
+/** `refund.*` share the spec's `refund.created` shape (src/modules/refunds/refund.events.ts). */
+const refundPayload = (extra: z.ZodRawShape) =>
+  z.object({ refundId: prefixedId('ref'), sessionId: z.uuid(), amount: cents(), reason: nullableText(), status: z.enum(REFUND_STATUSES), ...extra, timestamp: timestamp() });
+
+/** src/modules/withdrawals/withdrawal.events.ts: a paid one names its transaction id or hash, by destination. */
+const withdrawalPayload = (status: 'completed' | 'failed', extra: z.ZodRawShape) =>
+  z.object({
+    withdrawalId: prefixedId('wd'),
+    amount: cents(),
+    amountInDecimals: decimals(),
+    currency: currency(),
+    destinationType: z.enum(['wallet', 'crypto']),
+    status: z.literal(status),
+    ...extra,
+    timestamp: timestamp(),
+  });
+
+/** One payload schema per event type: a new event type fails the type-check until it is described here. */
 const payloads = {
   'checkout.succeeded': z.object({
     sessionId: z.uuid(),
@@ -34,42 +53,15 @@ const payloads = {
     failureMessage: z.string(),
     timestamp: timestamp(),
   }),
-  ...Object.fromEntries(
-    (['created', 'completed', 'failed'] as const).map((step) => [
-      `refund.${step}`,
-      z.object({
-        refundId: prefixedId('ref'),
-        sessionId: z.uuid(),
-        amount: cents(),
-        reason: nullableText(),
-        status: z.enum(REFUND_STATUSES),
-        ...(step === 'completed' ? { processorRefundId: nullableText() } : {}),
-        ...(step === 'failed' ? { failureReason: nullableText() } : {}),
-        timestamp: timestamp(),
-      }),
-    ]),
-  ),
-  ...Object.fromEntries(
-    (['paid', 'failed'] as const).map((outcome) => [
-      `withdrawal.${outcome}`,
-      z.object({
-        withdrawalId: prefixedId('wd'),
-        amount: cents(),
-        amountInDecimals: decimals(),
-        currency: currency(),
-        destinationType: z.enum(['wallet', 'crypto']),
-        status: z.literal(outcome === 'paid' ? 'completed' : 'failed'),
-        ...(outcome === 'paid'
-          ? { processorTransactionId: nullableText().optional(), transactionHash: nullableText().optional() }
-          : { failureReason: nullableText() }),
-        timestamp: timestamp(),
-      }),
-    ]),
-  ),
-} as Record<string, z.ZodObject>;
+  'refund.created': refundPayload({}),
+  'refund.completed': refundPayload({ processorRefundId: nullableText() }),
+  'refund.failed': refundPayload({ failureReason: nullableText() }),
+  'withdrawal.paid': withdrawalPayload('completed', { processorTransactionId: nullableText().optional(), transactionHash: nullableText().optional() }),
+  'withdrawal.failed': withdrawalPayload('failed', { failureReason: nullableText() }),
+} satisfies Record<EventType, z.ZodObject>;
 
 /** `checkout.succeeded` → `CheckoutSucceededEvent`. */
-const schemaName = (type: string) => `${type.split('.').map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Event`;
+const schemaName = (type: string) => `${type.split(/[._]/).map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Event`;
 
 function eventSchema(type: string, payload: z.ZodObject) {
   const strictPayload = payload.strict();
