@@ -18,6 +18,7 @@ import { reserveReleaseWorkflowId } from '../../src/modules/reserves/reserve.ser
 import { withdrawalWorkflowId } from '../../src/modules/withdrawals/withdrawal.service.js';
 import { webhookDeliveryWorkflowId } from '../../src/modules/webhooks/delivery.workflow.js';
 import { DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
+import { recordEvent } from '../../src/modules/events/event.service.js';
 import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
@@ -94,7 +95,7 @@ record('recording replay fixtures from the real dev server', () => {
     writeIndex([...readIndex().filter((f) => !names.has(f.file)), ...kept]);
   });
 
-  it('today\'s code: payments, refunds, reserve release, withdrawals, webhook deliveries, the purge', async () => {
+  it('today\'s code: payments, refunds, reserve release, withdrawals, the purge', async () => {
     const receiver = await startReceiver();
     // The spec's 7 attempts, a second apart instead of over a day (tests only).
     const stack = await startStack({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_DELAYS: '0,1s,1s,1s,1s,1s,1s', WITHDRAWAL_PROCESSING_DELAY: '1s' });
@@ -123,24 +124,6 @@ record('recording replay fixtures from the real dev server', () => {
       await withdrawAndRecord(stack, 'payouts@merchant.example', 'withdrawal-paid', 'withdrawal: paid');
       await withdrawAndRecord(stack, 'payouts@fail.test', 'withdrawal-failed', 'withdrawal: failed (the wallet cannot receive funds)');
 
-      const webhooks: [string, string, Answer[]][] = [
-        ['webhook-delivery-first-try', 'webhook delivery: first-try success', [{ status: 200 }]],
-        ['webhook-delivery-after-retries', 'webhook delivery: success after retries (500, then 200)', [{ status: 500 }, { status: 200 }]],
-        ['webhook-delivery-exhausted', 'webhook delivery: exhausted after 7 attempts', [{ status: 500 }]],
-      ];
-      for (const [name, branch, answers] of webhooks) {
-        const merchant = await stack.business();
-        const created = await stack.http.post('/api/webhooks', { url: receiver.url(answers), events: ['checkout.succeeded'] }, { key: merchant.testKey });
-        if (created.status !== 201) throw new Error(`webhook endpoint: ${created.status} ${created.text}`);
-        const session = await createSession(stack, merchant.testKey);
-        await pay(stack, session.id, payBody(CARDS.success)); // its checkout.succeeded is the event delivered
-        const [delivery] = await eventually(`a delivery for ${name}`, () =>
-          sql<{ id: string }>(stack, 'select id from webhook_deliveries where endpoint_id = ?', [created.body.data.endpoint.id]).then((r) => r.length && r),
-        );
-        const workflowId = webhookDeliveryWorkflowId(delivery.id);
-        recorded.push(saveHistory(await closedHistory(stack.temporal, workflowId), { name, workflowId, workflowType: 'webhookDeliveryWorkflow', branch }));
-      }
-
       const schedule = stack.temporal.schedule.getHandle(purgeScheduleId(stack.config.temporal.taskQueue));
       await schedule.trigger();
       const action = await eventually('the triggered purge', async () => (await schedule.describe()).info.recentActions.at(-1)?.action);
@@ -157,6 +140,51 @@ record('recording replay fixtures from the real dev server', () => {
       await receiver.close();
     }
   }, 600_000);
+
+  it('today\'s code: webhook deliveries (first try, retries, exhausted, Retry-After, a throttled turn)', async () => {
+    const receiver = await startReceiver();
+    // The spec's 7 attempts, a second apart instead of over a day (tests only).
+    const stack = await startStack({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_DELAYS: '0,1s,1s,1s,1s,1s,1s' });
+    const deliveriesTo = (endpointId: string) =>
+      sql<{ id: string }>(stack, 'select id from webhook_deliveries where endpoint_id = ? order by created_at', [endpointId]);
+    const emit = (merchant: TestBusiness) =>
+      stack.orm.em.fork().transactional(async (tx) => recordEvent(tx, { businessId: merchant.id, livemode: false }, 'checkout.succeeded', { sessionId: 'ses-recorded' }));
+    try {
+      const webhooks: [string, string, Answer[]][] = [
+        ['webhook-delivery-first-try', 'webhook delivery: first-try success', [{ status: 200 }]],
+        ['webhook-delivery-after-retries', 'webhook delivery: success after retries (500, then 200)', [{ status: 500 }, { status: 200 }]],
+        ['webhook-delivery-exhausted', 'webhook delivery: exhausted after 7 attempts', [{ status: 500 }]],
+        ['webhook-delivery-retry-after', "webhook delivery: the receiver's Retry-After (429, 2 s) replaces the next delay", [{ status: 429, headers: { 'Retry-After': '2' } }, { status: 200 }]],
+      ];
+      for (const [name, branch, answers] of webhooks) {
+        const merchant = await stack.business();
+        const created = await stack.http.post('/api/webhooks', { url: receiver.url(answers), events: ['checkout.succeeded'] }, { key: merchant.testKey });
+        if (created.status !== 201) throw new Error(`webhook endpoint: ${created.status} ${created.text}`);
+        await emit(merchant);
+        const [delivery] = await eventually(`a delivery for ${name}`, () => deliveriesTo(created.body.data.endpoint.id).then((r) => r.length && r));
+        const workflowId = webhookDeliveryWorkflowId(delivery.id);
+        recorded.push(saveHistory(await closedHistory(stack.temporal, workflowId), { name, workflowId, workflowType: 'webhookDeliveryWorkflow', branch }));
+      }
+
+      // One attempt a second: of two deliveries made together, one waits for the turn the other left it.
+      const merchant = await stack.business();
+      const throttled = await stack.http.post('/api/webhooks', { url: receiver.url(), events: ['checkout.succeeded'], rateLimitPerSecond: 1 }, { key: merchant.testKey });
+      if (throttled.status !== 201) throw new Error(`webhook endpoint: ${throttled.status} ${throttled.text}`);
+      await emit(merchant);
+      await emit(merchant);
+      const both = await eventually('two throttled deliveries', () => deliveriesTo(throttled.body.data.endpoint.id).then((r) => r.length === 2 && r));
+      const histories = await Promise.all(both.map((d) => closedHistory(stack.temporal, webhookDeliveryWorkflowId(d.id))));
+      const waited = histories.findIndex((h) => h.events?.some((e) => e.timerStartedEventAttributes));
+      if (waited < 0) throw new Error('neither throttled delivery waited for its turn');
+      const workflowId = webhookDeliveryWorkflowId(both[waited].id);
+      recorded.push(
+        saveHistory(histories[waited], { name: 'webhook-delivery-throttled', workflowId, workflowType: 'webhookDeliveryWorkflow', branch: "webhook delivery: waits for the endpoint's turn (1 attempt a second), then delivered" }),
+      );
+    } finally {
+      await stack.stop();
+      await receiver.close();
+    }
+  }, 300_000);
 
   it('today\'s code: the session expiry sweep, a withdrawal cancelled while pending', async () => {
     // A queue of its own, so this sweep starts fresh; sessions that live 3 s; withdrawals pending an hour.

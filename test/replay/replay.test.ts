@@ -100,7 +100,7 @@ describe('recorded workflow histories replay on the current workflow code', () =
 
 describe('the replay check catches a non-deterministic change', () => {
   it('fails a delivery history when two activities of the webhook workflow are reordered', async () => {
-    const delivered = fixtures.find((f) => f.file === 'webhook-delivery-first-try.json')!;
+    const delivered = fixtures.find((f) => f.file === 'webhook-delivery-first-try-before-pacing.json')!;
     // A copy of workflows/ whose webhook workflow marks the delivery failed before its first attempt.
     const broken = copyOfWorkflows();
     try {
