@@ -42,7 +42,12 @@ const FAN_OUT = `
  * The outbox row is marked dispatched only after both, so a process that dies in between leaves it for
  * the relay, which repeats the whole handler.
  */
+/** Workflow starts one process's fan-outs run at once: the relay's lanes share them, so a flood of events
+ * puts no more starts in flight than one event's deliveries did when they started one after another. */
+const STARTS_IN_FLIGHT = 16;
+
 export function createEventFanout(deps: FanoutDeps) {
+  const slots = limiter(STARTS_IN_FLIGHT);
   return async function fanOut(message: { eventId: string }): Promise<void> {
     const em = deps.orm.em.fork();
     const event = await em.findOne(Event, { id: message.eventId });
@@ -72,8 +77,25 @@ export function createEventFanout(deps: FanoutDeps) {
     // All at once: each start is a round trip to Temporal, and the last one's wait is the fan-out's latency.
     await Promise.all(
       rows.map((row) =>
-        startWorkflowOnce(deps.temporal, deps.taskQueue, deliveryWorkflowStart({ ...owner, id: row.id, endpointId: row.endpoint_id }, deps.retryDelaysMs)),
+        slots(() => startWorkflowOnce(deps.temporal, deps.taskQueue, deliveryWorkflowStart({ ...owner, id: row.id, endpointId: row.endpoint_id }, deps.retryDelaysMs))),
       ),
     );
+  };
+}
+
+/** Runs at most `size` of the functions it is given at once, the rest in the order they came. */
+function limiter(size: number) {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    if (running < size) running++;
+    else await new Promise<void>((resolve) => waiting.push(resolve)); // a finishing run hands its slot over
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
   };
 }
