@@ -58,6 +58,10 @@ const payloads = {
   'refund.failed': refundPayload({ failureReason: nullableText() }),
   'withdrawal.paid': withdrawalPayload('completed', { processorTransactionId: nullableText().optional(), transactionHash: nullableText().optional() }),
   'withdrawal.failed': withdrawalPayload('failed', { failureReason: nullableText() }),
+  // Sent to an endpoint's other subscribed endpoints when it is disabled for failing (issue 19 §1).
+  'webhook_endpoint.disabled': z.object({ endpointId: prefixedId('wh'), url: z.string(), reason: z.enum(['failing']), disabledAt: timestamp() }),
+  // Only `POST /api/webhooks/{id}/test` sends it, to that endpoint alone (its body also carries `test: true`).
+  'webhook.test': z.object({ endpointId: prefixedId('wh'), message: z.string(), timestamp: timestamp() }),
 } satisfies Record<EventType, z.ZodObject>;
 
 /** `checkout.succeeded` → `CheckoutSucceededEvent`. */
@@ -75,6 +79,7 @@ function eventSchema(type: string, payload: z.ZodObject) {
       livemode: z.boolean(),
       payload: strictPayload,
       data: strictPayload.meta({ description: 'Same as `payload`.' }),
+      test: z.literal(true).optional().meta({ description: 'Present only on a test event (`POST /api/webhooks/{id}/test`).' }),
     })
     .strict()
     .meta({ id: schemaName(type), description: `The body of a \`${type}\` delivery.` });

@@ -388,6 +388,46 @@ export type paths = {
         patch: operations["patchWebhookEndpoint"];
         trace?: never;
     };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to an endpoint
+         * @description Sends one signed event, marked `test: true`, to this endpoint only, whatever it subscribes to: `webhook.test` by default, or a sample payload of the `eventType` given. It is delivered and retried like any other event and appears in `GET /api/webhooks/events`. A disabled endpoint is refused.
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-send the failed events of a time window
+         * @description Every event created between `since` (at most 14 days ago) and `until` (default: now) whose latest delivery to this endpoint ended `failed` is sent again, each as a new delivery generation on the normal schedule. A second identical call while those are in flight recovers nothing twice. A disabled endpoint is refused: enable it first.
+         */
+        post: operations["recoverWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/{id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -432,6 +472,14 @@ export type paths = {
 export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
+        WebhookTestInput: {
+            /** @enum {string} */
+            eventType?: "webhook.test" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "webhook_endpoint.disabled" | "checkout.completed" | "withdrawal.completed";
+        };
+        WebhookRecoverInput: {
+            since: (string & unknown) | (string & unknown);
+            until?: (string & unknown) | (string & unknown);
+        };
         MethodNotAllowedEnvelope: {
             /** @constant */
             success: false;
@@ -945,6 +993,11 @@ export type components = {
             isActive: boolean;
             description: string | null;
             livemode: boolean;
+            /** @description Null while enabled; `manual` when switched off through the API, `failing` when disabled after failing without a success for 5 days. */
+            disabledReason: ("manual" | "failing") | null;
+            disabledAt: string | null;
+            /** @description Attempts a second at most; null: no limit. */
+            rateLimitPerSecond: number | null;
             /**
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
@@ -960,13 +1013,15 @@ export type components = {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
             id: string;
             /** @enum {string} */
-            eventType: "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed";
+            eventType: "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "webhook_endpoint.disabled" | "webhook.test";
             /**
              * @description Same as `eventType` (handler examples in the spec read `type`).
              * @enum {string}
              */
-            type: "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed";
+            type: "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "webhook_endpoint.disabled" | "webhook.test";
             livemode: boolean;
+            /** @description True for a ping sent by `POST /api/webhooks/{id}/test`. */
+            test: boolean;
             /**
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
@@ -1026,6 +1081,16 @@ export type components = {
             id: string;
             /** @constant */
             deleted: true;
+        };
+        WebhookTestSent: {
+            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+            eventId: string;
+            /** @example whd_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+            deliveryId: string;
+        };
+        WebhookRecovered: {
+            /** @description How many events are being sent again. */
+            recovered: number;
         };
     };
     responses: {
@@ -1273,6 +1338,22 @@ export type components = {
         };
         /** @description Invalid request */
         BadRequest2: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "API-Version": components["headers"]["API-Version"];
+                "X-RateLimit-Limit"?: number;
+                "X-RateLimit-Remaining"?: number;
+                "X-RateLimit-Reset"?: number;
+                "RateLimit-Policy"?: string;
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationErrorEnvelope"];
+            };
+        };
+        /** @description Invalid request */
+        BadRequest3: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "API-Version": components["headers"]["API-Version"];
@@ -2568,10 +2649,11 @@ export interface operations {
                      * @example https://example.com/webhooks/payments
                      */
                     url: string & unknown;
-                    events: ("*" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "checkout.completed" | "withdrawal.completed")[];
+                    events: ("*" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "webhook_endpoint.disabled" | "checkout.completed" | "withdrawal.completed")[];
                     description?: (string & unknown) | null;
                     enabled?: boolean;
                     isActive?: boolean;
+                    rateLimitPerSecond?: number | null;
                 } | unknown | {
                     /** @constant */
                     enabled?: true;
@@ -2622,7 +2704,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 page?: number;
-                eventType?: "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "checkout.completed" | "withdrawal.completed";
+                eventType?: "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "webhook_endpoint.disabled" | "webhook.test" | "checkout.completed" | "withdrawal.completed";
                 endpointId?: string & unknown;
                 status?: "pending" | "delivering" | "succeeded" | "failed";
                 from?: (string & unknown) | (string & unknown);
@@ -2701,22 +2783,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "API-Version": components["headers"]["API-Version"];
-                    "X-RateLimit-Limit"?: number;
-                    "X-RateLimit-Remaining"?: number;
-                    "X-RateLimit-Reset"?: number;
-                    "RateLimit-Policy"?: string;
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
-                };
-            };
+            400: components["responses"]["BadRequest3"];
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["Forbidden"];
             /** @description Not found */
@@ -2819,10 +2886,11 @@ export interface operations {
                      * @example https://example.com/webhooks/payments
                      */
                     url?: string & unknown;
-                    events?: ("*" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "checkout.completed" | "withdrawal.completed")[];
+                    events?: ("*" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "webhook_endpoint.disabled" | "checkout.completed" | "withdrawal.completed")[];
                     isActive?: boolean;
                     enabled?: boolean;
                     description?: (string & unknown) | null;
+                    rateLimitPerSecond?: number | null;
                 } | unknown | {
                     /** @constant */
                     enabled?: true;
@@ -2940,10 +3008,11 @@ export interface operations {
                      * @example https://example.com/webhooks/payments
                      */
                     url?: string & unknown;
-                    events?: ("*" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "checkout.completed" | "withdrawal.completed")[];
+                    events?: ("*" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "webhook_endpoint.disabled" | "checkout.completed" | "withdrawal.completed")[];
                     isActive?: boolean;
                     enabled?: boolean;
                     description?: (string & unknown) | null;
+                    rateLimitPerSecond?: number | null;
                 } | unknown | {
                     /** @constant */
                     enabled?: true;
@@ -2982,6 +3051,108 @@ export interface operations {
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the first answer (status and body) is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key. Scoped to the business and mode. The same key with another method, path or body is 422 `idempotency_error`; a repeat while the first is still running is 409 `idempotency_error` (both as the IETF Idempotency-Key draft says). Failed requests are not stored, so the key can be reused after fixing the request. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The webhook endpoint id. */
+                id: string & unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestInput"];
+            };
+        };
+        responses: {
+            /** @description The test event and its delivery */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookTestSent"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest3"];
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recoverWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the first answer (status and body) is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key. Scoped to the business and mode. The same key with another method, path or body is 422 `idempotency_error`; a repeat while the first is still running is 409 `idempotency_error` (both as the IETF Idempotency-Key draft says). Failed requests are not stored, so the key can be reused after fixing the request. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The webhook endpoint id. */
+                id: string & unknown;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRecoverInput"];
+            };
+        };
+        responses: {
+            /** @description How many events are being sent again */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookRecovered"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest3"];
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];

@@ -142,6 +142,46 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `webhook_endpoint.disabled`
+         * @description POSTed to each enabled endpoint subscribed to the event, signed in `X-Webhook-Signature: t=<unix>,v1=<hex>` (one `v1` per secret during a rotation). Verify it against the raw body before parsing.
+         */
+        post: operations["webhookEndpointDisabledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `webhook.test`
+         * @description POSTed to each enabled endpoint subscribed to the event, signed in `X-Webhook-Signature: t=<unix>,v1=<hex>` (one `v1` per secret during a rotation). Verify it against the raw body before parsing.
+         */
+        post: operations["webhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type components = {
     schemas: {
@@ -214,6 +254,11 @@ export type components = {
                     country: string & unknown;
                 } | null;
             };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
         };
         /** @description The body of a `checkout.failed` delivery. */
         CheckoutFailedEvent: {
@@ -268,6 +313,11 @@ export type components = {
                  */
                 timestamp: string & unknown;
             };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
         };
         /** @description The body of a `refund.created` delivery. */
         RefundCreatedEvent: {
@@ -322,6 +372,11 @@ export type components = {
                  */
                 timestamp: string & unknown;
             };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
         };
         /** @description The body of a `refund.completed` delivery. */
         RefundCompletedEvent: {
@@ -378,6 +433,11 @@ export type components = {
                  */
                 timestamp: string & unknown;
             };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
         };
         /** @description The body of a `refund.failed` delivery. */
         RefundFailedEvent: {
@@ -434,6 +494,11 @@ export type components = {
                  */
                 timestamp: string & unknown;
             };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
         };
         /** @description The body of a `withdrawal.paid` delivery. */
         WithdrawalPaidEvent: {
@@ -498,6 +563,11 @@ export type components = {
                  */
                 timestamp: string & unknown;
             };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
         };
         /** @description The body of a `withdrawal.failed` delivery. */
         WithdrawalFailedEvent: {
@@ -560,6 +630,113 @@ export type components = {
                  */
                 timestamp: string & unknown;
             };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
+        };
+        /** @description The body of a `webhook_endpoint.disabled` delivery. */
+        WebhookEndpointDisabledEvent: {
+            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+            id: string & unknown;
+            /**
+             * @description Same as `id`: de-duplicate deliveries on it.
+             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
+             */
+            eventId: string & unknown;
+            /** @constant */
+            eventType: "webhook_endpoint.disabled";
+            /**
+             * @description Same as `eventType`.
+             * @constant
+             */
+            type: "webhook_endpoint.disabled";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            createdAt: string & unknown;
+            livemode: boolean;
+            payload: {
+                /** @example wh_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                endpointId: string & unknown;
+                url: string & unknown;
+                /** @enum {string} */
+                reason: "failing";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                disabledAt: string & unknown;
+            };
+            /** @description Same as `payload`. */
+            data: {
+                /** @example wh_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                endpointId: string & unknown;
+                url: string & unknown;
+                /** @enum {string} */
+                reason: "failing";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                disabledAt: string & unknown;
+            };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
+        };
+        /** @description The body of a `webhook.test` delivery. */
+        WebhookTestEvent: {
+            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+            id: string & unknown;
+            /**
+             * @description Same as `id`: de-duplicate deliveries on it.
+             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
+             */
+            eventId: string & unknown;
+            /** @constant */
+            eventType: "webhook.test";
+            /**
+             * @description Same as `eventType`.
+             * @constant
+             */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            createdAt: string & unknown;
+            livemode: boolean;
+            payload: {
+                /** @example wh_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                endpointId: string & unknown;
+                message: string & unknown;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                timestamp: string & unknown;
+            };
+            /** @description Same as `payload`. */
+            data: {
+                /** @example wh_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                endpointId: string & unknown;
+                message: string & unknown;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                timestamp: string & unknown;
+            };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
         };
     };
     responses: never;
@@ -726,6 +903,54 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WithdrawalFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in time) is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointDisabledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Webhook-Signature": string & unknown;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in time) is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Webhook-Signature": string & unknown;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
         responses: {
