@@ -7,14 +7,11 @@
 import fc from 'fast-check';
 import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { addWalletMethod, balanceOf, testMode } from '../support/seed.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import type { TestBusiness } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-beforeAll(async () => {
-  // Withdrawals are paid (or fail) two seconds after they are made, so a cancel right away finds them pending.
-  stack = await startStack({ WITHDRAWAL_PROCESSING_DELAY: '2s' });
-});
-afterAll(async () => stack?.stop());
+// Withdrawals are paid (or fail) two seconds after they are made, so a cancel right away finds them pending.
+const stack = useStack({ WITHDRAWAL_PROCESSING_DELAY: '2s' });
 
 const FAILING_WALLET = 'payouts@fail.test';
 

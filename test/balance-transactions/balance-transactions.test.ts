@@ -6,13 +6,10 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { runCommand } from '../../src/admin/commands.js';
 import { CARDS, createSession, eventually, pay, payBody, paidSession, sql } from '../support/payments.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import type { TestBusiness } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
 
 const get = (path: string, key: string) => stack.http.get(path, { key });
 const list = async (biz: TestBusiness, query = '') => {

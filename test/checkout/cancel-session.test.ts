@@ -4,19 +4,16 @@ import { cancelSession } from '../../src/modules/checkout/cancel-session.service
 import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
 import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
 import { createLogger } from '../../src/log.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
 let log: Logger;
 
+// Writes `completed` sessions with no payment (the states cancel must leave alone): a database of its own.
+const stack = useStack({}, { fabricatesState: true });
+const biz = useBusiness(stack);
 beforeAll(async () => {
-  // Writes `completed` sessions with no payment (the states cancel must leave alone): a database of its own.
-  stack = await startStack({}, { fabricatesState: true });
-  biz = await stack.business();
   log = createLogger('silent');
 });
-afterAll(async () => stack?.stop());
 
 async function newSession(): Promise<string> {
   const res = await stack.http.post(

@@ -1,14 +1,8 @@
 import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
-
-beforeAll(async () => {
-  stack = await startStack({}, { fabricatesState: true });
-  biz = await stack.business({ name: 'Acme <b>Tools</b> & Co' });
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { fabricatesState: true });
+const biz = useBusiness(stack, { name: 'Acme <b>Tools</b> & Co' });
 
 const body = (over: Record<string, unknown> = {}) => ({
   description: 'Order #77',

@@ -7,7 +7,8 @@ import { simulatorProcessor } from '../../src/modules/processor/charges.simulato
 import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { addWalletMethod, balanceOf, creditAvailable, WALLET_EMAIL } from '../support/seed.js';
 import { workerTaskQueue } from '../support/names.js';
-import { startStack, TEST_WEBHOOK_ENCRYPTION_KEY, type TestStack } from '../support/stack.js';
+import { TEST_WEBHOOK_ENCRYPTION_KEY, type TestStack } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
 /**
  * Live mode fails closed (issue 14 §2): with NODE_ENV=production, a live key's money moves reach the
@@ -21,16 +22,8 @@ const REFUSED = {
   requestId: expect.stringMatching(/^req_/),
 };
 
-let refused: TestStack;
-let allowed: TestStack;
-beforeAll(async () => {
-  refused = await startStack(PRODUCTION);
-  allowed = await startStack({ ...PRODUCTION, ALLOW_SIMULATED_LIVE_PAYMENTS: 'true', TEMPORAL_TASK_QUEUE: `${workerTaskQueue()}-live-allowed` });
-});
-afterAll(async () => {
-  await refused?.stop();
-  await allowed?.stop();
-});
+const refused = useStack(PRODUCTION);
+const allowed = useStack({ ...PRODUCTION, ALLOW_SIMULATED_LIVE_PAYMENTS: 'true', TEMPORAL_TASK_QUEUE: `${workerTaskQueue()}-live-allowed` });
 
 const charges = (stack: TestStack, sessionId: string) =>
   sql<{ livemode: boolean; status: string }>(stack, 'select livemode, status from simulator_charges where idempotency_key = ?', [sessionId]);

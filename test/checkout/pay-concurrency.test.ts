@@ -4,15 +4,10 @@ import { payCheckout } from '../../src/modules/checkout/pay.service.js';
 import { beginPayment } from '../../src/modules/checkout/payment.lifecycle.js';
 import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
 import { createSession, eventually, pay, payBody, sql } from '../support/payments.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
-beforeAll(async () => {
-  stack = await startStack();
-  biz = await stack.business();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
+const biz = useBusiness(stack);
 
 // The in-process worker charges through this same simulator object, so the spy sees every charge.
 const charge = jest.spyOn(simulatorProcessor, 'charge');

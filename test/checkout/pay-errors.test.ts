@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { CARDS, createSession, pay, payBody, sql } from '../support/payments.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
-beforeAll(async () => {
-  stack = await startStack({}, { fabricatesState: true });
-  biz = await stack.business();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { fabricatesState: true });
+const biz = useBusiness(stack);
 
 const error = (res: { body: any }) => res.body.error;
 

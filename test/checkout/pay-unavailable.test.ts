@@ -4,25 +4,21 @@ import { toApiError } from '../../src/http/errors.js';
 import { payCheckout } from '../../src/modules/checkout/pay.service.js';
 import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
 import { createSession, pay, payBody, sql } from '../support/payments.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 import { freePort as closedPort } from '../../src/dev/free-port.js'; // free now, so nothing listens on it
 
 
-let stack: TestStack;
-let biz: TestBusiness;
 let unreachable: Client;
+// Declared first, so it closes before the stack stops (hooks run in the order declared).
+afterAll(async () => unreachable?.connection.close());
+const stack = useStack();
+const biz = useBusiness(stack);
 beforeAll(async () => {
-  stack = await startStack();
-  biz = await stack.business();
   // Nothing listens there: every call fails as a Temporal that is down does, and is retried the same way,
   // but for about half a second rather than the default twenty: a retry still pending when the
   // connection closes at the end would throw from its timer.
   const retries = makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 4, initialIntervalMs: () => 100 }));
   unreachable = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${await closedPort()}`, interceptors: [retries] }) });
-});
-afterAll(async () => {
-  await unreachable?.connection.close();
-  await stack?.stop();
 });
 
 describe('a payment while Temporal cannot be reached', () => {

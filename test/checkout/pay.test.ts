@@ -4,17 +4,12 @@ import { postgresChargeBook } from '../../src/modules/processor/charge-book.stor
 import { CHARGE_TIMEOUT_MESSAGE, createSimulatorProcessor, simulatorWithBook } from '../../src/modules/processor/charges.simulator.js';
 import { PaymentStatus } from '../../contracts/search-attributes.js';
 import { CARDS, createSession, eventually, pay, payBody, paymentPostings, sql } from '../support/payments.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 import { EncryptionCodec } from '../../src/temporal/payload-codec.js';
 import { encryptedPayloads, plainText } from '../support/history-payloads.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
-beforeAll(async () => {
-  stack = await startStack();
-  biz = await stack.business();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
+const biz = useBusiness(stack);
 
 const eventsOf = (sessionId: string) =>
   sql(stack, `select id, type, payload, livemode from events where payload->>'sessionId' = ? order by created_at`, [sessionId]);

@@ -1,19 +1,13 @@
 import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
 import { sessionExpiryWorkflowId } from '../../src/temporal/schedules.js';
 import { createSession, eventually, pay, payBody, sql } from '../support/payments.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
 // Sessions that live two seconds, so that the sweep's real timer fires within the test.
 const TTL_MS = 2_000;
 
-let stack: TestStack;
-let biz: TestBusiness;
-
-beforeAll(async () => {
-  stack = await startStack({ SESSION_TTL: `${TTL_MS}ms` });
-  biz = await stack.business();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({ SESSION_TTL: `${TTL_MS}ms` });
+const biz = useBusiness(stack);
 
 const statusOf = async (id: string) => (await stack.orm.em.fork().findOneOrFail(CheckoutSession, { id })).status;
 

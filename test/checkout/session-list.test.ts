@@ -1,11 +1,9 @@
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
 const ids: string[] = []; // oldest first
+const stack = useStack({}, { worker: false });
+const biz = useBusiness(stack);
 beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-  biz = await stack.business();
   for (let i = 0; i < 7; i++) {
     const res = await stack.http.post(
       '/api/checkout/sessions',
@@ -21,7 +19,6 @@ beforeAll(async () => {
   }
   await stack.orm.em.getConnection().execute(`update checkout_sessions set status = 'cancelled' where id = ?`, [ids[0]]);
 });
-afterAll(async () => stack?.stop());
 
 const list = (query: string) => stack.http.get(`/api/checkout/sessions${query}`, { key: biz.testKey });
 

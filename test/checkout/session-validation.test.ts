@@ -1,12 +1,7 @@
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-  biz = await stack.business();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { worker: false });
+const biz = useBusiness(stack);
 
 const item = (over: Record<string, unknown> = {}) => ({ name: 'Widget', price: 10, quantity: 1, ...over });
 const body = (over: Record<string, unknown> = {}) => ({

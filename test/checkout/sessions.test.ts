@@ -1,10 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
 import { sessionExpiryWorkflowId } from '../../src/temporal/schedules.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
-
-let stack: TestStack;
-let biz: TestBusiness;
+import { useBusiness, useStack } from '../support/use-stack.js';
 
 const validBody = () => ({
   description: 'Order #1001',
@@ -17,11 +14,8 @@ const validBody = () => ({
   metadata: { orderId: 'A-1001', gift: true, units: 3 },
 });
 
-beforeAll(async () => {
-  stack = await startStack();
-  biz = await stack.business();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
+const biz = useBusiness(stack);
 
 const create = (body: unknown, key = biz.testKey) => stack.http.post('/api/checkout/sessions', body, { key });
 

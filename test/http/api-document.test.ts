@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { apiDocument } from '../../src/http/openapi/document.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
-
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-  biz = await stack.business();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = useStack({}, { worker: false });
+const biz = useBusiness(stack);
 
 describe('GET /api/openapi.json', () => {
   it.each(['/api/openapi.json', '/api/v1/openapi.json'])('%s is the generated document, without an API key', async (path) => {

@@ -1,21 +1,18 @@
 import { createLogger } from '../../src/log.js';
 import { API_KEY_LISTENER_NAME, createApiKeyCache, type ApiKeyCache } from '../../src/modules/businesses/api-key.cache.js';
 import { revokeApiKey } from '../../src/modules/businesses/business.service.js';
-import { startStack, type TestStack } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
 /**
  * The API key cache on its own (src/modules/businesses/api-key.cache.ts): served while it LISTENs, emptied
  * by a change's NOTIFY, and failing closed (the database read every time) while its listener is down.
  */
-let stack: TestStack;
 const caches: ApiKeyCache<string>[] = [];
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-});
+// Declared first, so the caches close before the stack stops (hooks run in the order declared).
 afterAll(async () => {
   await Promise.all(caches.map((c) => c.close()));
-  await stack?.stop();
 });
+const stack = useStack({}, { worker: false });
 
 const sql = <T = any>(query: string, params: unknown[] = []) => stack.orm.em.fork().getConnection().execute<T[]>(query, params);
 const cacheOf = (options: Parameters<typeof createApiKeyCache>[2] = {}) => {

@@ -2,13 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createLogger } from '../../src/log.js';
 import { startApi } from '../../src/main/runtime.js';
 import { createHttpClient, type HttpResponse } from '../support/http.js';
-import { startStack, type TestStack } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { worker: false });
 
 const list = (key: string, client = stack.http) => client.get('/api/checkout/sessions?limit=1', { key });
 const now = () => Math.floor(Date.now() / 1000);

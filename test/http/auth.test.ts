@@ -1,15 +1,9 @@
 import { createApiKey, revokeApiKey } from '../../src/modules/businesses/business.service.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
-let other: TestBusiness;
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-  biz = await stack.business();
-  other = await stack.business();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { worker: false });
+const biz = useBusiness(stack);
+const other = useBusiness(stack);
 
 const session = { description: 'Order', customer: { email: 'a@b.co' }, items: [{ name: 'x', price: 1, quantity: 1 }] };
 

@@ -1,15 +1,9 @@
 import { encodeCursor } from '../../src/domain/cursor.js';
 import { createSession, payBody, sessionBody } from '../support/payments.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
-
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-  biz = await stack.business();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { worker: false });
+const biz = useBusiness(stack);
 
 const sql = (query: string, params: unknown[] = []) => stack.orm.em.getConnection().execute(query, params);
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');

@@ -6,13 +6,10 @@
 import type { HttpResponse } from '../support/http.js';
 import { createSession, eventually, paidSession, pay } from '../support/payments.js';
 import { addWalletMethod, creditAvailable, testMode, WALLET_EMAIL } from '../support/seed.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import type { TestBusiness } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
 
 const now = () => Math.floor(Date.now() / 1000);
 

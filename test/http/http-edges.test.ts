@@ -1,14 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { startStack, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-  biz = await stack.business();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { worker: false });
+const biz = useBusiness(stack);
 
 const port = () => new URL(stack.origin).port;
 

@@ -1,27 +1,16 @@
 import { createSession } from '../support/payments.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import type { TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
 /**
  * Three API instances on one database, so one set of counters, as for several API processes:
  * `direct` believes no proxy near it (TRUSTED_PROXIES names another host), `proxied` has its proxy on
  * 127.0.0.1, where every test request comes from, and `unlimited` turns the public limit off.
  */
-let direct: TestStack;
-let proxied: TestStack;
-let unlimited: TestStack;
-let biz: TestBusiness;
-
-beforeAll(async () => {
-  direct = await startStack({ PUBLIC_RATE_LIMIT_PER_MINUTE: '5', TRUST_PROXY: 'true', TRUSTED_PROXIES: '10.9.9.9, 192.0.2.0/24' }, { worker: false });
-  proxied = await startStack({ PUBLIC_RATE_LIMIT_PER_MINUTE: '5', TRUST_PROXY: 'true', TRUSTED_PROXIES: '127.0.0.1' }, { worker: false });
-  unlimited = await startStack({ PUBLIC_RATE_LIMIT_PER_MINUTE: '0' }, { worker: false });
-  biz = await direct.business();
-});
-afterAll(async () => {
-  await direct?.stop();
-  await proxied?.stop();
-  await unlimited?.stop();
-});
+const direct = useStack({ PUBLIC_RATE_LIMIT_PER_MINUTE: '5', TRUST_PROXY: 'true', TRUSTED_PROXIES: '10.9.9.9, 192.0.2.0/24' }, { worker: false });
+const proxied = useStack({ PUBLIC_RATE_LIMIT_PER_MINUTE: '5', TRUST_PROXY: 'true', TRUSTED_PROXIES: '127.0.0.1' }, { worker: false });
+const unlimited = useStack({ PUBLIC_RATE_LIMIT_PER_MINUTE: '0' }, { worker: false });
+const biz = useBusiness(direct);
 // Each test starts with every address's budget whole.
 beforeEach(() => direct.orm.em.getConnection().execute('delete from rate_limit_counters'));
 

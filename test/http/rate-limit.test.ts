@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createRateLimiter } from '../../src/http/rate-limit.js';
-import { startStack, type TestStack } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { worker: false });
 
 describe('rate limiter on PostgreSQL', () => {
   it('allows `points` calls per window, then refuses with the seconds until the window resets', async () => {

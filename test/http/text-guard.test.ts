@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { describe, expect, it } from '@jest/globals';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
 /** Found by `npm run fuzz`: text PostgreSQL cannot store came back as 500 or 503. */
-let stack: TestStack;
-let biz: TestBusiness;
-
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-  biz = await stack.business();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = useStack({}, { worker: false });
+const biz = useBusiness(stack);
 
 const session = { description: 'Order', customer: { email: 'ada@example.com' }, items: [{ name: 'Mug', price: 12, quantity: 1 }] };
 const MESSAGE = 'Must not contain NUL characters or unpaired surrogates';

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { paidSession } from '../support/payments.js';
 import { addWalletMethod, balanceOf, creditAvailable, testMode, WALLET_EMAIL } from '../support/seed.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import type { TestBusiness } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
 /** Idempotency-Key on the money-moving POSTs beyond sessions: one key, one effect, one answer. */
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
 
 async function fundedBusiness(cents: number): Promise<TestBusiness> {
   const biz = await stack.business();

@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { purgeScheduleId } from '../../src/temporal/schedules.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
-beforeAll(async () => {
-  stack = await startStack();
-  biz = await stack.business();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
+const biz = useBusiness(stack);
 
 const keyRows = (key: string) => stack.orm.em.fork().execute('select 1 from idempotency_keys where key = ?', [key]);
 

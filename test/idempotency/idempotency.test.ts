@@ -9,15 +9,10 @@ import { claimKey, purgeExpiredKeys, storeAnswer } from '../../src/modules/idemp
 import { requestFingerprint } from '../../src/modules/idempotency/request-fingerprint.rules.js';
 import { createHttpClient } from '../support/http.js';
 import { eventually } from '../support/payments.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-  biz = await stack.business();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { worker: false });
+const biz = useBusiness(stack);
 
 const body = (description = 'Order #1') => ({
   description,

@@ -1,20 +1,17 @@
 import { createPaymentsClient, PaymentsApiError, type PaymentsClient } from '@payments/client';
 import { pay, payBody } from '../support/payments.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 import { trustTestCa } from './support/trust-test-ca.js';
 
 /** @payments/client against the real service: real PostgreSQL, Temporal and worker, over TLS. */
-let stack: TestStack;
-let biz: TestBusiness;
+const stack = useStack();
+const biz = useBusiness(stack, { name: 'Kit Coffee' });
 let client: PaymentsClient;
 
 beforeAll(async () => {
   trustTestCa();
-  stack = await startStack();
-  biz = await stack.business({ name: 'Kit Coffee' });
   client = createPaymentsClient({ apiKey: biz.testKey, baseUrl: `${stack.origin}/api/v1` });
 });
-afterAll(() => stack?.stop());
 
 const cart = (n: number) => ({
   description: `Order #${n}`,

@@ -3,13 +3,9 @@ import { toApiError } from '../../src/http/errors.js';
 import { LedgerInvariantError, transfer, type PostingLine } from '../../src/modules/ledger/accounts.rules.js';
 import { lockBalance, postCovered, postTransaction, readBalance } from '../../src/modules/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
-import { startStack, type TestStack } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { worker: false });
 
 describe('ledger postings', () => {
   it('serialises concurrent moves on one balance under its row lock', async () => {

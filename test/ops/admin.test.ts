@@ -1,14 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { runCommand } from '../../src/admin/commands.js';
-import { startStack, type TestStack } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
 const run = promisify(execFile);
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { worker: false });
 
 const admin = (...args: string[]) =>
   run(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', ...args], {

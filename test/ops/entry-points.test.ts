@@ -1,15 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { startStack, type TestStack } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 import { freePort } from '../../src/dev/free-port.js';
 
 /** The real entry points as an operator runs them (`npm run api` / `npm run worker`), as child processes. */
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { worker: false });
 
 
 interface Run {

@@ -5,13 +5,12 @@ import { startApi, startWorker } from '../../src/main/runtime.js';
 import { createApiKey } from '../../src/modules/businesses/business.service.js';
 import { createHttpClient } from '../support/http.js';
 import { eventually, sessionBody, sql } from '../support/payments.js';
-import { startStack, type TestStack } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
 /**
  * Runs the operations that handle secrets with every log line captured (at trace level), then scans
  * the capture for the secrets themselves.
  */
-let stack: TestStack;
 const lines: string[] = [];
 const capture = new Writable({
   write(chunk, _encoding, done) {
@@ -20,10 +19,7 @@ const capture = new Writable({
   },
 });
 
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { worker: false });
 
 const CARD = '4242424242424242';
 const CVC = '9817';

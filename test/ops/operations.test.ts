@@ -3,21 +3,17 @@ import { createLogger } from '../../src/log.js';
 import { startAdmin } from '../../src/main/runtime.js';
 import { startAdminServer, type AdminServer } from '../../src/ops/admin-server.js';
 import { metrics } from '../../src/ops/metrics.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 import { freePort } from '../../src/dev/free-port.js';
 
 
-let stack: TestStack;
-let biz: TestBusiness;
 let admin: AdminServer;
+// Declared first, so it runs before the stack stops (hooks run in the order declared).
+afterAll(async () => admin?.close());
+const stack = useStack(async () => ({ TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${await freePort()}`, ADMIN_PORT: '0' }));
+const biz = useBusiness(stack);
 beforeAll(async () => {
-  stack = await startStack({ TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${await freePort()}`, ADMIN_PORT: '0' });
-  biz = await stack.business();
   admin = await startAdmin({ config: stack.config, orm: stack.orm, temporal: stack.temporal, log: createLogger('silent'), worker: true });
-});
-afterAll(async () => {
-  await admin?.close();
-  await stack?.stop();
 });
 
 function get(port: number, path: string): Promise<{ status: number; type: string; text: string }> {

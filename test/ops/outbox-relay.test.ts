@@ -3,7 +3,7 @@ import { recordEvent } from '../../src/modules/events/event.service.js';
 import { claimForFastPath, createOutboxDispatcher } from '../../src/modules/outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../../src/modules/outbox/outbox.entity.js';
 import { startOutboxRelay } from '../../src/modules/outbox/outbox.relay.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually } from '../support/webhook-receiver.js';
 
 /**
@@ -11,17 +11,12 @@ import { eventually } from '../support/webhook-receiver.js';
  * request claimed for its own fast path are left to that request. The polls here are an hour apart, so
  * only a notification can explain a prompt dispatch.
  */
-let stack: TestStack;
-let biz: TestBusiness;
 const seen: string[] = [];
 const log = createLogger('silent');
 const HOUR = 3_600_000;
 
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-  biz = await stack.business();
-});
-afterAll(() => stack?.stop());
+const stack = useStack({}, { worker: false });
+const biz = useBusiness(stack);
 
 const sql = (query: string, params: unknown[] = []) => stack.orm.em.getConnection().execute(query, params);
 const dispatcher = () =>

@@ -17,7 +17,7 @@ import { encryptingDataConverter, failureConverterPath, payloadKeysFor } from '.
 import { workflowInterceptorModules, workflowsPath } from '../../src/temporal/worker.js';
 import { CARDS, createSession, eventually, pay, payBody } from '../support/payments.js';
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
-import { startStack, type TestStack } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 import { encryptedPayloads, plainText, toWire } from '../support/history-payloads.js';
 
 const NAME = 'Grace Privatehopper';
@@ -28,14 +28,15 @@ const SECRETS = [NAME, EMAIL, WALLET, NOTES];
 const TOKEN = 'codec-operator-token-0123456789abcdef';
 const UI_ORIGIN = 'http://localhost:8233';
 
-let stack: TestStack;
 let admin: AdminServer;
+// Declared first, so the admin server closes before the stack stops (hooks run in the order declared).
+afterAll(async () => admin?.close());
+const stack = useStack({ CODEC_AUTH_TOKEN: TOKEN, CODEC_CORS_ORIGINS: UI_ORIGIN });
 let codecUrl: string;
 let checkoutId: string;
 let withdrawalId: string;
 
 beforeAll(async () => {
-  stack = await startStack({ CODEC_AUTH_TOKEN: TOKEN, CODEC_CORS_ORIGINS: UI_ORIGIN });
   const config = { ...stack.config, admin: { host: '127.0.0.1', port: 0 } };
   admin = await startAdmin({ config, orm: stack.orm, temporal: stack.temporal, log: createLogger('silent'), worker: false, codec: true });
   codecUrl = `http://127.0.0.1:${admin.port}/codec`;
@@ -56,11 +57,6 @@ beforeAll(async () => {
   // Started from the outbox just after the commit: wait until its input is in the history.
   await eventually('the withdrawal workflow started', () => stack.temporal.workflow.getHandle(withdrawalId).describe().catch(() => null));
 }, 120_000);
-
-afterAll(async () => {
-  await admin?.close();
-  await stack?.stop();
-});
 
 const fetchHistory = (workflowId: string): Promise<History> => stack.temporal.workflow.getHandle(workflowId).fetchHistory();
 

@@ -3,21 +3,18 @@ import path from 'node:path';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { eventually, paidSession, sql } from '../support/payments.js';
 import { creditAvailable, testMode } from '../support/seed.js';
-import { startStack, type TestStack } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
 /**
  * The API runs here; the worker runs in a separate process that the test SIGKILLs while a refund is
  * `processing` (its processor call in flight), then starts again.
  */
-let stack: TestStack;
 const children: ChildProcess[] = [];
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-});
-afterAll(async () => {
+// Declared first, so the children die before the stack stops (hooks run in the order declared).
+afterAll(() => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await stack?.stop();
 });
+const stack = useStack({}, { worker: false });
 
 /** Starts a worker process and resolves once it polls; `lines` collects what it prints. */
 async function startWorkerProcess(env: Record<string, string> = {}): Promise<{ child: ChildProcess; lines: string[] }> {

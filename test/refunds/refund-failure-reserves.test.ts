@@ -9,13 +9,10 @@ import { createRefund } from '../../src/modules/refunds/refund.service.js';
 import { reserveReleaseAgainWorkflowId, reserveReleaseWorkflowId } from '../../src/modules/reserves/reserve.service.js';
 import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { balanceOf, creditAvailable, testMode } from '../support/seed.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import type { TestBusiness } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
 
 // The demo cart: subtotal 4498 + fee 160 = total 4658. With the whole subtotal held (reserveBps 10 000),
 // each payment leaves `available` as it was and holds 4498 in a reserve of its own.

@@ -3,13 +3,10 @@ import { refundStatusQuery } from '../../workflows/refunds.js';
 import { AmountInCents, BusinessId, PaymentStatus } from '../../contracts/search-attributes.js';
 import { CARDS, createSession, eventually, pay, payBody, paidSession, sql } from '../support/payments.js';
 import { balanceOf, creditAvailable, testMode } from '../support/seed.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import type { TestBusiness } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
 
 // The demo cart: subtotal 4498 + fee 160 = total 4658, the amount every refund here returns.
 const TOTAL = 4658;

@@ -3,13 +3,10 @@ import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js'
 import { releaseReserve } from '../../src/modules/reserves/reserve.lifecycle.js';
 import { consumeReserves } from '../../src/modules/reserves/reserve.service.js';
 import { eventually, paidSession, sql } from '../support/payments.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import type { TestBusiness } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
 
 const get = (path: string, key: string) => stack.http.get(path, { key });
 const DAY = 86_400_000;

@@ -1,5 +1,6 @@
 import { runCommand, UsageError } from '../../src/admin/commands.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import type { TestBusiness } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 import { addCryptoMethod, addWalletMethod, balanceOf, creditAvailable, testMode } from '../support/seed.js';
 
 /**
@@ -7,11 +8,7 @@ import { addCryptoMethod, addWalletMethod, balanceOf, creditAvailable, testMode 
  * "Withdrawal method not found" and writes nothing. Methods are added, listed and removed with the
  * admin CLI, run here in-process (`runCommand`) against the same database.
  */
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { worker: false });
 
 const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TRON = 'TJCnKsPa7y5okkXvQAidZBzqx3QyQ6sxMW';

@@ -1,13 +1,10 @@
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import type { TestBusiness } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 import { addWithdrawalMethod } from '../../src/modules/businesses/business.service.js';
 import { balanceOf, creditAvailable, entrySums, testMode } from '../support/seed.js';
 
 /** A one-second processing delay, so the workflow pays out (or fails) while the test waits. */
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack({ WITHDRAWAL_PROCESSING_DELAY: '1s' });
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({ WITHDRAWAL_PROCESSING_DELAY: '1s' });
 
 type Destination = { destinationType: string; destinationDetails: Record<string, string> };
 

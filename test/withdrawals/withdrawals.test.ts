@@ -1,15 +1,12 @@
 import { createWithdrawalActivities } from '../../activities/withdrawals.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { paidSession } from '../support/payments.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import type { TestBusiness } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 import { addCryptoMethod, addWalletMethod, balanceOf, creditAvailable, entrySums, testMode, WALLET_EMAIL } from '../support/seed.js';
 
 /** The default 10-minute processing delay: every withdrawal here stays `pending` unless a test moves it. */
-let stack: TestStack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
 
 const ERC20 = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TRC20 = 'TJCnKsPa7y5okkXvQAidZBzqx3QyQ6sxMW';

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll } from '@jest/globals';
+import { startStack, type TestBusiness, type TestStack } from './stack.js';
+
+/**
+ * The setup every integration file repeats, once: `useStack()` at the top of a file starts the real
+ * stack (startStack) before its tests and stops it after them; `useBusiness(stack)` makes a business
+ * once the stack is up. Each returns a stand-in that reads through to the real thing, so a file keeps
+ * writing `stack.http…` and `biz.testKey` as it did with `let stack` and its own beforeAll/afterAll.
+ * Hooks run in the order they are declared: a file's own beforeAll after these sees both ready.
+ */
+export function useStack(env: StackEnv | (() => Promise<StackEnv>) = {}, opts?: Parameters<typeof startStack>[1]): TestStack {
+  const stack = late<TestStack>('the stack');
+  beforeAll(async () => stack.set(await startStack(typeof env === 'function' ? await env() : env, opts)));
+  afterAll(async () => stack.current()?.stop());
+  return stack.value;
+}
+
+/** The environment the stack's config is loaded from, or a function that makes it when the stack starts. */
+type StackEnv = Parameters<typeof startStack>[0];
+
+/** A fresh business of `stack` (approved unless told otherwise), made before the file's tests. */
+export function useBusiness(stack: TestStack, overrides?: Parameters<TestStack['business']>[0]): TestBusiness {
+  const business = late<TestBusiness>('the business');
+  beforeAll(async () => business.set(await stack.business(overrides)));
+  return business.value;
+}
+
+/** A value made in a hook, read through a stand-in from the start (an error if read before it exists). */
+function late<T extends object>(what: string) {
+  let current: T | undefined;
+  const real = (): T => {
+    if (!current) throw new Error(`${what} is read before its beforeAll made it`);
+    return current;
+  };
+  const value = new Proxy({} as T, {
+    get: (_, key) => Reflect.get(real(), key),
+    has: (_, key) => Reflect.has(real(), key),
+    ownKeys: () => Reflect.ownKeys(real()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(real(), key);
+      return descriptor && { ...descriptor, configurable: true };
+    },
+  });
+  return { value, set: (made: T) => void (current = made), current: () => current };
+}
