@@ -9,7 +9,7 @@ import type { AppDeps } from './deps.js';
  * place and the document cannot drift from the routes.
  */
 export interface Operation {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Koa style, relative to the `/api` (and `/api/v1`) prefix: `/refunds/:id`. The document reads `{id}`. */
   path: string;
   operationId: string;
