@@ -48,7 +48,8 @@ export async function runPass(o: PassOptions) {
       // The worker's own start script sets it too (scripts/run.sh worker, docker-compose.yml).
       MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
       ...(process.env.BENCH_MAX_CACHED_WORKFLOWS ? { WORKER_MAX_CACHED_WORKFLOWS: process.env.BENCH_MAX_CACHED_WORKFLOWS } : {}),
-      ...(process.env.BENCH_WORKER_HEAP_MB ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB}`.trim() } : {}),
+      // As the worker's start script caps V8's old space (scripts/run.sh worker); BENCH_WORKER_HEAP_MB=0 leaves V8's default.
+      ...(process.env.BENCH_WORKER_HEAP_MB !== '0' ? { NODE_OPTIONS: `--max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB ?? 384}` } : {}),
       TEMPORAL_ADDRESS: o.temporalAddress,
       ADMIN_PORT: String(adminPort),
       TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
@@ -56,8 +57,13 @@ export async function runPass(o: PassOptions) {
     workers.push({ child: await o.track(spawnService(path.join(o.dist, 'worker.js'), env, adminPort)), adminPort });
   }
   const [apiPort, apiAdminPort] = await Promise.all([freePort(), freePort()]);
+  // BENCH_API_MALLOC_ARENA_MAX, BENCH_API_NODE_OPTIONS: the API's memory settings, to measure what they do to its RSS.
+  const apiTuning = {
+    ...(process.env.BENCH_API_MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.BENCH_API_MALLOC_ARENA_MAX } : {}),
+    ...(process.env.BENCH_API_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_API_NODE_OPTIONS } : {}),
+  };
   const api = await o.track(
-    spawnService(path.join(o.dist, 'api.js'), { ...o.appEnv, TEMPORAL_ADDRESS: o.temporalAddress, PORT: String(apiPort), ADMIN_PORT: String(apiAdminPort) }, apiPort),
+    spawnService(path.join(o.dist, 'api.js'), { ...o.appEnv, ...apiTuning, TEMPORAL_ADDRESS: o.temporalAddress, PORT: String(apiPort), ADMIN_PORT: String(apiAdminPort) }, apiPort),
   );
   // Businesses on the enterprise tier with a budget far above the load, so rate limits do not shape results.
   const benchBusiness = async (name: string) => {
