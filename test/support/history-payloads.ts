@@ -9,6 +9,25 @@ const UNSEALED_BY_DESIGN = new Set(['searchAttributes']);
 const isPayload = (value: unknown): value is Payload =>
   typeof value === 'object' && value !== null && 'metadata' in value && 'data' in value && Boolean((value as Payload).metadata?.encoding);
 
+/**
+ * Marker details that Temporal's Core SDK writes itself, below the payload codec: a patch marker's
+ * `patch-data` ({id, deprecated}) and a local activity marker's `data` (its sequence number, attempt, ids,
+ * type and times). They hold the names of our own patches and activities, never an input or a result (a
+ * local activity's result is the marker's `result`, which is sealed), so they pass only when every key is
+ * one of these.
+ */
+const CORE_MARKER_KEYS: Record<string, ReadonlySet<string>> = {
+  'patch-data': new Set(['id', 'deprecated']),
+  data: new Set(['seq', 'attempt', 'activity_id', 'activity_type', 'complete_time', 'backoff', 'original_schedule_time']),
+};
+
+function isCoreMarkerMetadata(path: string, payload: Payload): boolean {
+  const match = /\.markerRecordedEventAttributes\.details\.(patch-data|data)\.payloads\.\d+$/.exec(path);
+  if (!match) return false;
+  const keys = Object.keys(JSON.parse(Buffer.from(payload.data ?? []).toString('utf8')) as object);
+  return keys.every((key) => CORE_MARKER_KEYS[match[1]!]!.has(key));
+}
+
 /** Every payload of the history outside search attributes: the sealed ones, and the paths of any that are not. */
 export function encryptedPayloads(history: History): { sealed: Payload[]; plain: string[] } {
   const sealed: Payload[] = [];
@@ -17,7 +36,7 @@ export function encryptedPayloads(history: History): { sealed: Payload[]; plain:
     if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return;
     if (isPayload(value)) {
       if (Buffer.from(value.metadata!.encoding!).toString() === ENCRYPTED_ENCODING) sealed.push(value);
-      else plain.push(`${path} (${Buffer.from(value.metadata!.encoding!).toString()})`);
+      else if (!isCoreMarkerMetadata(path, value)) plain.push(`${path} (${Buffer.from(value.metadata!.encoding!).toString()})`);
       return;
     }
     for (const [key, child] of Object.entries(value)) if (!UNSEALED_BY_DESIGN.has(key)) walk(child, `${path}.${key}`);
