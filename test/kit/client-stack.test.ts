@@ -8,8 +8,8 @@ const stack = useStack();
 const biz = useBusiness(stack, { name: 'Kit Coffee' });
 let client: PaymentsClient;
 
+trustTestCa();
 beforeAll(async () => {
-  trustTestCa();
   client = createPaymentsClient({ apiKey: biz.testKey, baseUrl: `${stack.origin}/api/v1` });
 });
 

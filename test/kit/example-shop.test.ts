@@ -19,8 +19,8 @@ let biz: TestBusiness;
 let browser: { context: BrowserContext; close: () => Promise<void> };
 let shop: Awaited<ReturnType<typeof startShop>>;
 
+trustTestCa();
 beforeAll(async () => {
-  trustTestCa();
   // The worker trusts the shop's certificate (the test CA), as WEBHOOK_CA_FILE lets a deployment do.
   [stack, browser] = await Promise.all([startStack({ WEBHOOK_CA_FILE: process.env.TEST_TLS_CA! }), launchChromium()]);
   biz = await stack.business({ name: 'Northwind Coffee' });
