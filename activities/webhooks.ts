@@ -151,16 +151,14 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     },
 
     /**
-     * One attempt at the endpoint's pace. Unless the workflow already slept until its turn
-     * (`turnTaken`), it first takes the endpoint's next turn (endpoint-pacing.service.ts): a turn
-     * still ahead is answered `wait` with how long, and nothing is sent or counted. `now` is the
+     * One attempt at the endpoint's pace (endpoint-pacing.service.ts): a turn still ahead, or a
+     * throttle gap not yet over, is answered `wait` with how long, and nothing is sent or counted;
+     * `turnTaken` says the workflow already slept until the turn it took. `now` is the
      * workflow's time, which starts and measures the endpoint's failure streak.
      */
     async sendWebhookAttempt(input: AttemptInput & { now: number; turnTaken: boolean }): Promise<WebhookAttemptResult> {
-      if (!input.turnTaken) {
-        const waitMs = await em().transactional((tx) => takeTurn(tx, input.deliveryId));
-        if (waitMs > 0) return { outcome: 'wait', waitMs };
-      }
+      const waitMs = await em().transactional((tx) => takeTurn(tx, input.deliveryId, input.turnTaken));
+      if (waitMs > 0) return { outcome: 'wait', waitMs };
       return attempt(input, new Date(input.now));
     },
 

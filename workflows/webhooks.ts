@@ -61,14 +61,17 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   return 'failed';
 }
 
-/** One attempt at the endpoint's pace: asleep until the endpoint's turn when one is still ahead. */
+/** One attempt at the endpoint's pace: asleep until the endpoint's turn (and the throttle's gap) when one is still ahead. */
 async function pacedAttempt(attempt: { deliveryId: string; attemptNumber: number; nextDelayMs: number | null }) {
   type Done = Exclude<WebhookAttemptResult, { outcome: 'wait' }>;
   try {
-    const first = await sendWebhookAttempt({ ...attempt, now: Date.now(), turnTaken: false });
-    if (first.outcome !== 'wait') return first;
-    await sleep(first.waitMs);
-    return (await sendWebhookAttempt({ ...attempt, now: Date.now(), turnTaken: true })) as Done;
+    let result = await sendWebhookAttempt({ ...attempt, now: Date.now(), turnTaken: false });
+    // Asleep until the turn it took; woken, it may still wait out the gap after an attempt kept late.
+    while (result.outcome === 'wait') {
+      await sleep(result.waitMs);
+      result = await sendWebhookAttempt({ ...attempt, now: Date.now(), turnTaken: true });
+    }
+    return result;
   } catch (err) {
     // The attempt itself broke (worker lost mid-request, database down): it counts as a failed attempt.
     log.warn('webhook attempt failed to run', { deliveryId: attempt.deliveryId, attempt: attempt.attemptNumber, error: String(err) });

@@ -5,7 +5,7 @@ import { sessionOperations } from '../modules/checkout/session.routes.js';
 import { balanceOperations } from '../modules/ledger/balance.routes.js';
 import { refundOperations } from '../modules/refunds/refund.routes.js';
 import { reserveOperations } from '../modules/reserves/reserve.routes.js';
-import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
+import { webhookEventsMethodGuard, webhookOperations } from '../modules/webhooks/webhook.routes.js';
 import { withdrawalOperations } from '../modules/withdrawals/withdrawal.routes.js';
 import type { AppDeps } from './deps.js';
 import type { Operation } from './operation.js';
@@ -33,7 +33,9 @@ export const apiRoutes: Array<readonly Operation[] | RouteModule> = [
   reserveOperations,
   refundOperations,
   withdrawalOperations,
-  webhookRoutes,
+  // Before the webhook operations: the 405 of other methods on `/webhooks/events` (not an operation).
+  webhookEventsMethodGuard,
+  webhookOperations,
 ];
 
 /** Every operation declared as one, for the API document. */

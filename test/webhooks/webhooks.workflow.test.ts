@@ -163,6 +163,18 @@ describe('webhook delivery pacing (throttle and Retry-After)', () => {
     });
   });
 
+  it('woken at its turn, waits out the gap after an attempt kept late, taking no new turn', async () => {
+    const acts = activities([{ outcome: 'wait', waitMs: 2_000 }, { outcome: 'wait', waitMs: 300 }, 'succeeded']);
+    await run(acts, async (taskQueue) => {
+      expect(await start(taskQueue, 'gap')).toBe('succeeded');
+      expect(acts.sendWebhookAttempt.mock.calls.map(([input]) => [input.attemptNumber, input.turnTaken])).toEqual([
+        [1, false],
+        [1, true],
+        [1, true],
+      ]);
+    });
+  });
+
   it("waits for the endpoint's turn without counting an attempt, then sends in the turn it took", async () => {
     const acts = activities([{ outcome: 'wait', waitMs: 45_000 }, 'failed', { outcome: 'wait', waitMs: 2 * HOUR }, 'succeeded']);
     await run(acts, async (taskQueue) => {

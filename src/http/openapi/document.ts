@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { eventWebhooks } from './events.js';
 import { everyErrorResponse } from './responses.js';
 import { shareRepeatedResponses } from './shared-responses.js';
-import { webhookPaths } from './webhooks.js';
 import { operationPaths, type Operation } from '../operation.js';
 import { declaredOperations } from '../routes.js';
 
@@ -41,12 +40,9 @@ const TAGS = [
 
 /**
  * The operations the modules declare (src/http/routes.ts), section by section in the order of TAGS (and
- * in registration order within one), and those still documented here.
+ * in registration order within one).
  */
-const servicePaths = (): ZodOpenApiPathsObject => ({
-  ...operationPaths(inTagOrder(declaredOperations())),
-  ...webhookPaths,
-});
+const servicePaths = (): ZodOpenApiPathsObject => operationPaths(inTagOrder(declaredOperations()));
 
 /** The document itself is an operation too, so that a client can find it the same way as any other. */
 const documentPath: ZodOpenApiPathsObject = {

@@ -6,37 +6,43 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  */
 
 /**
- * Takes the endpoint's next turn for this delivery: the later of now and the endpoint's not-before
- * time. With a `rateLimitPerSecond`, the turn is reserved, moving not-before one interval past it, so
- * concurrent deliveries get turns 1/rate s apart (none lost: each one's turn is written before it
- * sleeps). Returns how long to wait for it, 0 to go now; and notes the wait on the delivery.
+ * Before an attempt: how long this delivery must wait, 0 to go now. Without `turnTaken` it takes the
+ * endpoint's next turn: the latest of now, the endpoint's not-before time (a reserved turn, a receiver's
+ * Retry-After) and, with a `rateLimitPerSecond`, 1/rate s after the last attempt began; with a rate the
+ * turn is reserved, moving not-before one interval past it, so concurrent deliveries get turns 1/rate s
+ * apart (none lost: each turn is written before its delivery sleeps). With `turnTaken` (it slept until
+ * its turn) only the gap to the last attempt is checked, since a turn kept late must not let the next one
+ * follow it closely. Going now marks the attempt's start, in the same locked row, so two never pass together.
  */
-export async function takeTurn(tx: EntityManager, deliveryId: string): Promise<number> {
-  const [row] = await tx.execute<{ endpoint_id: string; rate: number | null; wait_ms: number }[]>(
+export async function takeTurn(tx: EntityManager, deliveryId: string, turnTaken: boolean): Promise<number> {
+  const [row] = await tx.execute<{ endpoint_id: string; rate: number | null; turn_ms: number; gap_ms: number }[]>(
     `select e.id as endpoint_id, e.rate_limit_per_second as rate,
-       ceil(greatest(0, extract(epoch from (e.next_attempt_not_before - now())) * 1000))::float8 as wait_ms
+       ceil(greatest(0, extract(epoch from (e.next_attempt_not_before - now())) * 1000))::float8 as turn_ms,
+       ceil(greatest(0, extract(epoch from (e.last_attempt_started_at + make_interval(secs => 1.0 / e.rate_limit_per_second) - now())) * 1000))::float8 as gap_ms
      from webhook_endpoints e join webhook_deliveries d on d.endpoint_id = e.id
      where d.id = ? for update of e`,
     [deliveryId],
   );
   if (!row) return 0;
-  if (row.rate) {
+  const gapMs = Number(row.gap_ms ?? 0);
+  const waitMs = turnTaken ? gapMs : Math.max(Number(row.turn_ms ?? 0), gapMs);
+  if (row.rate && !turnTaken) {
     await tx.execute(
-      `update webhook_endpoints set next_attempt_not_before = greatest(now(), coalesce(next_attempt_not_before, now())) + make_interval(secs => 1.0 / ?)
-       where id = ?`,
-      [row.rate, row.endpoint_id],
+      `update webhook_endpoints set next_attempt_not_before = now() + make_interval(secs => (? + 1000.0 / rate_limit_per_second) / 1000.0) where id = ?`,
+      [waitMs, row.endpoint_id],
       'run',
     );
   }
-  const waitMs = Number(row.wait_ms);
   if (waitMs > 0) {
     await tx.execute(
       `update webhook_deliveries set next_attempt_at = now() + make_interval(secs => ? / 1000.0), updated_at = now() where id = ? and status = 'pending'`,
       [waitMs, deliveryId],
       'run',
     );
+    return waitMs;
   }
-  return waitMs;
+  if (row.rate) await tx.execute('update webhook_endpoints set last_attempt_started_at = now() where id = ?', [row.endpoint_id], 'run');
+  return 0;
 }
 
 /** A receiver's Retry-After: no attempt to the endpoint before then (an earlier not-before is pushed back, never forward). */

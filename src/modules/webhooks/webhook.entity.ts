@@ -32,6 +32,8 @@ export const WebhookEndpoint = defineEntity({
     rateLimitPerSecond: p.integer().nullable(),
     /** No attempt goes out before this: the next throttle slot, or a receiver's Retry-After. */
     nextAttemptNotBefore: p.datetime().nullable(),
+    /** When the last attempt to a throttled endpoint began: the next starts 1/rate s after it at the soonest. */
+    lastAttemptStartedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
     deletedAt: p.datetime().nullable(),

@@ -1,135 +1,219 @@
-import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { ApiError } from '../../http/errors.js';
 import { callerOf } from '../../http/auth.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import type { AppDeps } from '../../http/deps.js';
 import { idempotency } from '../../http/idempotency.js';
+import { endpointExample, pageMetaExample } from '../../http/openapi/examples.js';
+import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
+import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok, WRITE } from '../../http/openapi/responses.js';
+import type { Operation } from '../../http/operation.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
-import { listEventLog } from './event-log.queries.js';
-import { retryDeliveries } from './manual-retry.service.js';
 import { webhookEncryptionKey } from './secret-box.crypto.js';
-import { createEndpointInput, eventLogQuery, pageQuery, updateEndpointInput } from './webhook.schemas.js';
 import {
-  assertReachableUrl,
-  createEndpoint,
-  deleteEndpoint,
-  findEndpoint,
-  listEndpoints,
-  lockEnabledEndpoint,
-  rotateSecret,
-  updateEndpoint,
-} from './webhook.service.js';
-import { deliveryView, endpointView } from './webhook.view.js';
-import { recoverInput, testEndpointInput } from './webhook-operations.schemas.js';
-import { recoverEvents, sendTestEvent } from './webhook-operations.service.js';
+  createEndpointInput,
+  deletedEndpointResource,
+  endpointListResource,
+  endpointResource,
+  endpointWithSecretResource,
+  pageQuery,
+  updateEndpointInput,
+} from './webhook.schemas.js';
+import { assertReachableUrl, createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, rotateSecret, updateEndpoint } from './webhook.service.js';
+import { endpointView } from './webhook.view.js';
+import { eventLogOperation, recoverOperation, retryOperation, testOperation } from './webhook-deliveries.routes.js';
 
-export function webhookRoutes(router: Router, deps: AppDeps): void {
-  const serviceDeps = () => ({
-    encryptionKey: webhookEncryptionKey(deps.config),
-    allowPrivateUrls: deps.config.webhooks.allowPrivateUrls,
-  });
-  const em = () => deps.orm.em.fork();
+export { webhookEventsMethodGuard } from './webhook-deliveries.routes.js';
 
-  // `/webhooks/events` is a path of its own (GET only), which the `/webhooks/:id` routes of other methods
-  // would take for an endpoint id, and whose methods the router would then advertise in `Allow`. This
-  // guard, registered first, answers every other method there as that path's 405 (and OPTIONS with its
-  // own methods).
-  router.all('/webhooks/events', async (ctx, next) => {
-    if (ctx.method === 'GET' || ctx.method === 'HEAD') return next();
-    ctx.set('Allow', 'HEAD, GET');
-    if (ctx.method !== 'OPTIONS') throw new ApiError('method_not_allowed');
-    ctx.status = 200;
-    ctx.body = '';
-  });
+const tags = ['Webhooks'];
+const whId = idPath('wh', 'The webhook endpoint id.');
+const withSecret = { success: true, data: { endpoint: endpointExample, secret: 'whsec_3q2+7w0AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } };
 
-  // Registered before `/webhooks/:id`, which would otherwise take `events` for an endpoint id.
-  router.get('/webhooks/events', async (ctx) => {
-    const { items, meta } = await listEventLog(em(), callerOf(ctx), parseQuery(ctx, eventLogQuery));
-    ctx.body = { success: true, data: { items, meta } };
-  });
+const serviceDeps = (deps: AppDeps) => ({
+  encryptionKey: webhookEncryptionKey(deps.config),
+  allowPrivateUrls: deps.config.webhooks.allowPrivateUrls,
+});
 
-  router.post('/webhooks/retry/:id', async (ctx) => {
-    const outbox = await em().transactional(async (tx) => {
-      const { deliveries, outbox } = await retryDeliveries(tx, callerOf(ctx), ctx.params.id, {
-        retryDelaysMs: deps.config.webhooks.retryDelaysMs,
-      });
-      await idempotency(ctx).complete(tx, 200, { success: true, data: { deliveries: deliveries.map((d) => deliveryView(d, [])) } });
-      return outbox;
-    });
-    deps.afterCommit(outbox);
-  });
+/**
+ * The secret is shown once. A request repeated with the same Idempotency-Key gets the stored answer,
+ * which holds `secret: null`: the idempotency store never keeps a secret in the clear (rotate it if the
+ * first answer was lost).
+ */
+const answerWithSecret = async (ctx: Context, tx: Parameters<typeof createEndpoint>[0], status: number, data: { endpoint: unknown; secret: string }) => {
+  await idempotency(ctx).complete(tx, status, { success: true, data: { ...data, secret: null } });
+  ctx.body = { success: true, data };
+};
 
-  /**
-   * The secret is shown once. A request repeated with the same Idempotency-Key gets the stored answer,
-   * which holds `secret: null`: the idempotency store never keeps a secret in the clear (rotate it if the
-   * first answer was lost).
-   */
-  const answerWithSecret = async (ctx: Context, tx: Parameters<typeof createEndpoint>[0], status: number, data: { endpoint: unknown; secret: string }) => {
-    await idempotency(ctx).complete(tx, status, { success: true, data: { ...data, secret: null } });
-    ctx.body = { success: true, data };
-  };
-
-  router.post('/webhooks', async (ctx) => {
+const createOperation: Operation = {
+  method: 'post',
+  path: '/webhooks',
+  operationId: 'createWebhookEndpoint',
+  doc: {
+    tags,
+    summary: 'Register a webhook endpoint',
+    description:
+      'The URL must be HTTPS and must not resolve to a private address. `events` lists event types (`*` for all; `checkout.completed` and `withdrawal.completed` are accepted for `checkout.succeeded` and `withdrawal.paid`). The signing secret is returned once, here.',
+    requestParams: { header: idempotencyKeyHeader },
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: createEndpointInput,
+          examples: { endpoint: { value: { url: endpointExample.url, events: endpointExample.events, description: 'Order fulfilment' } } },
+        },
+      },
+    },
+    responses: {
+      '201': ok('The endpoint and its signing secret', endpointWithSecretResource, {
+        example: withSecret,
+        idempotent: true,
+        links: Object.fromEntries(
+          ['getWebhookEndpoint', 'updateWebhookEndpoint', 'patchWebhookEndpoint', 'rotateWebhookSecret', 'deleteWebhookEndpoint'].map((operationId) => [
+            operationId.replace(/^./, (c) => c.toUpperCase()),
+            linkById(operationId, '/data/endpoint/id'),
+          ]),
+        ),
+      }),
+      ...errors(...IDEMPOTENT_POST, 'webhook_url_not_public'),
+    },
+  },
+  handler: (deps) => async (ctx) => {
     const input = parseBody(ctx, createEndpointInput);
-    await assertReachableUrl(input.url, serviceDeps());
-    await em().transactional(async (tx) => {
-      const { endpoint, secret } = await createEndpoint(tx, callerOf(ctx), input, serviceDeps());
+    await assertReachableUrl(input.url, serviceDeps(deps));
+    await deps.orm.em.fork().transactional(async (tx) => {
+      const { endpoint, secret } = await createEndpoint(tx, callerOf(ctx), input, serviceDeps(deps));
       await answerWithSecret(ctx, tx, 201, { endpoint: endpointView(endpoint), secret });
     });
-  });
+  },
+};
 
-  router.get('/webhooks', async (ctx) => {
-    const { items, meta } = await listEndpoints(em(), callerOf(ctx), parseQuery(ctx, pageQuery));
+const listOperation: Operation = {
+  method: 'get',
+  path: '/webhooks',
+  operationId: 'listWebhookEndpoints',
+  doc: {
+    tags,
+    summary: 'List webhook endpoints',
+    requestParams: { query: pageQuery },
+    responses: {
+      '200': ok('A page of endpoints', endpointListResource, { example: { success: true, data: { items: [endpointExample], meta: pageMetaExample } } }),
+      ...errors(...AUTHENTICATED, 'validation_failed'),
+    },
+  },
+  handler: (deps) => async (ctx) => {
+    const { items, meta } = await listEndpoints(deps.orm.em.fork(), callerOf(ctx), parseQuery(ctx, pageQuery));
     ctx.body = { success: true, data: { items: items.map(endpointView), meta } };
-  });
+  },
+};
 
-  router.get('/webhooks/:id', conditionalGet, async (ctx) => {
-    ctx.body = { success: true, data: endpointView(await findEndpoint(em(), callerOf(ctx), ctx.params.id)) };
-  });
+const getOperation: Operation = {
+  method: 'get',
+  path: '/webhooks/:id',
+  operationId: 'getWebhookEndpoint',
+  doc: {
+    tags,
+    summary: 'Read a webhook endpoint',
+    requestParams: { path: whId, header: ifNoneMatchHeader },
+    responses: {
+      '200': ok('The endpoint', endpointResource, { example: { success: true, data: endpointExample }, etag: true }),
+      '304': notModified(),
+      ...errors(...AUTHENTICATED, 'webhook_endpoint_not_found'),
+    },
+  },
+  handler: (deps) => [
+    conditionalGet,
+    async (ctx) => {
+      ctx.body = { success: true, data: endpointView(await findEndpoint(deps.orm.em.fork(), callerOf(ctx), ctx.params.id)) };
+    },
+  ],
+};
 
-  // The spec's conflict: PUT in the reference, PATCH in a guide. Both take the same partial body.
-  const update = async (ctx: Context & { params: { id: string } }) => {
+/** The spec's conflict: PUT in the reference, PATCH in a guide. Both take the same partial body. */
+const updateOperation = (method: 'put' | 'patch', operationId: string, summary: string): Operation => ({
+  method,
+  path: '/webhooks/:id',
+  operationId,
+  doc: {
+    tags,
+    summary,
+    description:
+      'Every member optional; `enabled` is accepted beside `isActive` (they name one switch and must agree). No body changes nothing. The signing secret is unchanged.',
+    requestParams: { path: whId },
+    requestBody: {
+      // A request with no body is read as `{}` (see the decisions), which updates nothing.
+      required: false,
+      content: { 'application/json': { schema: updateEndpointInput, examples: { disable: { value: { isActive: false, description: 'Paused during migration' } } } } },
+    },
+    responses: {
+      '200': ok('The updated endpoint', endpointResource, {
+        example: { success: true, data: { ...endpointExample, enabled: false, isActive: false, disabledReason: 'manual', disabledAt: endpointExample.updatedAt } },
+      }),
+      ...errors(...WRITE, 'validation_failed', 'webhook_url_not_public', 'webhook_endpoint_not_found'),
+    },
+  },
+  handler: (deps) => async (ctx) => {
     const input = parseBody(ctx, updateEndpointInput);
-    if (input.url !== undefined) await assertReachableUrl(input.url, serviceDeps());
-    const endpoint = await em().transactional((tx) => updateEndpoint(tx, callerOf(ctx), ctx.params.id, input));
+    if (input.url !== undefined) await assertReachableUrl(input.url, serviceDeps(deps));
+    const endpoint = await deps.orm.em.fork().transactional((tx) => updateEndpoint(tx, callerOf(ctx), ctx.params.id, input));
     ctx.body = { success: true, data: endpointView(endpoint) };
-  };
-  router.put('/webhooks/:id', update);
-  router.patch('/webhooks/:id', update);
+  },
+});
 
-  router.delete('/webhooks/:id', async (ctx) => {
-    const deleted = await em().transactional((tx) => deleteEndpoint(tx, callerOf(ctx), ctx.params.id));
+const deleteOperation: Operation = {
+  method: 'delete',
+  path: '/webhooks/:id',
+  operationId: 'deleteWebhookEndpoint',
+  doc: {
+    tags,
+    summary: 'Delete a webhook endpoint',
+    description: 'Deliveries still waiting for their next attempt end as failed.',
+    requestParams: { path: whId },
+    responses: {
+      '200': ok('The endpoint is deleted', deletedEndpointResource, { example: { success: true, data: { id: endpointExample.id, deleted: true } } }),
+      ...errors(...WRITE, 'webhook_endpoint_not_found'),
+    },
+  },
+  handler: (deps) => async (ctx) => {
+    const deleted = await deps.orm.em.fork().transactional((tx) => deleteEndpoint(tx, callerOf(ctx), ctx.params.id));
     ctx.body = { success: true, data: deleted };
-  });
+  },
+};
 
-  // Test ping and recovery: the deliveries' workflows start through the outbox written with them.
-  router.post('/webhooks/:id/test', async (ctx) => {
-    const input = parseBody(ctx, testEndpointInput);
-    const outbox = await em().transactional(async (tx) => {
-      const endpoint = await lockEnabledEndpoint(tx, callerOf(ctx), ctx.params.id);
-      const { eventId, deliveryId, outbox } = await sendTestEvent(tx, endpoint, input, { retryDelaysMs: deps.config.webhooks.retryDelaysMs });
-      await idempotency(ctx).complete(tx, 202, { success: true, data: { eventId, deliveryId } });
-      return outbox;
-    });
-    deps.afterCommit(outbox);
-  });
-
-  router.post('/webhooks/:id/recover', async (ctx) => {
-    const input = parseBody(ctx, recoverInput);
-    const outbox = await em().transactional(async (tx) => {
-      const endpoint = await lockEnabledEndpoint(tx, callerOf(ctx), ctx.params.id);
-      const { recovered, outbox } = await recoverEvents(tx, endpoint, input, { retryDelaysMs: deps.config.webhooks.retryDelaysMs });
-      await idempotency(ctx).complete(tx, 202, { success: true, data: { recovered } });
-      return outbox;
-    });
-    deps.afterCommit(outbox);
-  });
-
-  router.post('/webhooks/:id/rotate-secret', async (ctx) => {
-    await em().transactional(async (tx) => {
-      const { endpoint, secret } = await rotateSecret(tx, callerOf(ctx), ctx.params.id, serviceDeps());
+const rotateOperation: Operation = {
+  method: 'post',
+  path: '/webhooks/:id/rotate-secret',
+  operationId: 'rotateWebhookSecret',
+  doc: {
+    tags,
+    summary: 'Rotate the signing secret',
+    description: 'Returns the new secret once. For 24 hours deliveries are signed with both the new and the old secret.',
+    requestParams: { path: whId, header: idempotencyKeyHeader },
+    responses: {
+      '200': ok('The endpoint and its new signing secret', endpointWithSecretResource, { example: withSecret, idempotent: true }),
+      ...errors(...IDEMPOTENT_POST, 'webhook_endpoint_not_found'),
+    },
+  },
+  handler: (deps) => async (ctx) => {
+    await deps.orm.em.fork().transactional(async (tx) => {
+      const { endpoint, secret } = await rotateSecret(tx, callerOf(ctx), ctx.params.id, serviceDeps(deps));
       await answerWithSecret(ctx, tx, 200, { endpoint: endpointView(endpoint), secret });
     });
-  });
-}
+  },
+};
+
+/**
+ * The webhook operations, in registration order (after `webhookEventsMethodGuard`): `/webhooks/events`
+ * and `/webhooks/retry/:id` before `/webhooks/:id`, which would otherwise take `events` for an id.
+ */
+export const webhookOperations: Operation[] = [
+  createOperation,
+  listOperation,
+  eventLogOperation,
+  retryOperation,
+  getOperation,
+  updateOperation('put', 'updateWebhookEndpoint', 'Update a webhook endpoint'),
+  updateOperation('patch', 'patchWebhookEndpoint', 'Update a webhook endpoint (PATCH, the same as PUT)'),
+  deleteOperation,
+  testOperation,
+  recoverOperation,
+  rotateOperation,
+];
