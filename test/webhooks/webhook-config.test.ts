@@ -23,6 +23,12 @@ describe('webhook configuration', () => {
     expect(loadConfig({ NODE_ENV: 'test', ALLOW_PRIVATE_WEBHOOK_URLS: 'false' }).webhooks.allowPrivateUrls).toBe(false);
   });
 
+  it('disables a failing endpoint after 5 days unless WEBHOOK_DISABLE_AFTER says otherwise', () => {
+    expect(loadConfig({}).webhooks.disableAfterMs).toBe(5 * 24 * 3600 * 1000);
+    expect(loadConfig({ NODE_ENV: 'production', WEBHOOK_DISABLE_AFTER: '2d' }).webhooks.disableAfterMs).toBe(2 * 24 * 3600 * 1000);
+    expect(() => loadConfig({ WEBHOOK_DISABLE_AFTER: 'soon' })).toThrow('Invalid configuration: WEBHOOK_DISABLE_AFTER:');
+  });
+
   it('takes a shortened retry schedule in tests only', () => {
     expect(loadConfig({ NODE_ENV: 'test', WEBHOOK_RETRY_DELAYS: '0,1s,500ms' }).webhooks.retryDelaysMs).toEqual([0, 1000, 500]);
     expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOK_RETRY_DELAYS: '0,1s' })).toThrow(ConfigError);
