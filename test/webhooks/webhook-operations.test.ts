@@ -138,7 +138,9 @@ describe('POST /api/webhooks/:id/recover', () => {
   it('refuses `since` more than 14 days ago, `until` before it, and a missing `since` (400 validation_error)', async () => {
     const hook = await endpoint(['*']);
     const recover = (body: unknown) => stack.http.post(`/api/webhooks/${hook.id}/recover`, body, { key: biz.testKey });
-    const tooOld = await recover({ since: new Date(Date.now() - 15 * 24 * 3600_000).toISOString() });
+    // Exactly 14 days ago, as a client computed it a moment before sending, is within the window.
+    expect((await recover({ since: new Date(Date.now() - 14 * 24 * 3600_000).toISOString() })).status).toBe(202);
+    const tooOld = await recover({ since: new Date(Date.now() - 14 * 24 * 3600_000 - 5 * 60_000).toISOString() });
     expect(tooOld.status).toBe(400);
     expect(tooOld.body.error).toMatchObject({ type: 'validation_error', errors: [{ path: ['since'], message: 'since must be no more than 14 days ago' }] });
     const backwards = await recover({ since: new Date(Date.now() - 3600_000).toISOString(), until: new Date(Date.now() - 7200_000).toISOString() });
