@@ -5,7 +5,7 @@ import { newId } from '../../domain/ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import type { Caller } from '../businesses/caller.js';
 import { DomainError } from '../../domain/errors.js';
-import { methodDestination, WithdrawalMethod } from '../businesses/withdrawal-method.entity.js';
+import { methodDestination, type DestinationType } from '../businesses/withdrawal-method.entity.js';
 import { coveredPostingStatement, lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
@@ -112,8 +112,14 @@ export async function createWithdrawal(
  * and serve both modes; the business's few rows are found through `withdrawal_methods_business_idx`.
  */
 async function registeredDestination(tx: EntityManager, businessId: string, requested: Destination): Promise<Destination> {
-  const methods = await tx.find(WithdrawalMethod, { businessId, destinationType: requested.destinationType });
-  const registered = methods.map(methodDestination).filter((d): d is Destination => d !== null);
+  // A plain read (no query builder, no entities to hydrate): it runs on every withdrawal's hot path.
+  const rows = await tx.execute<{ destination_type: DestinationType; details: Record<string, string> | string }[]>(
+    'select destination_type, details from withdrawal_methods where business_id = ? and destination_type = ?',
+    [businessId, requested.destinationType],
+  );
+  const registered = rows
+    .map((row) => methodDestination({ destinationType: row.destination_type, details: typeof row.details === 'string' ? JSON.parse(row.details) : row.details }))
+    .filter((d): d is Destination => d !== null);
   const match = matchingDestination(registered, requested);
   if (!match) throw new DomainError('withdrawal_method_not_found');
   return match;
