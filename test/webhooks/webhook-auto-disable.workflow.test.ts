@@ -7,7 +7,8 @@ import { webhookDeliveryWorkflowId } from '../../src/modules/webhooks/delivery.w
 import type { PostOutcome } from '../../src/modules/webhooks/delivery.transport.js';
 import { createEventFanout } from '../../src/modules/webhooks/fanout.service.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from '../../workflows/webhooks.js';
-import { startStack, TEST_WEBHOOK_ENCRYPTION_KEY, type TestBusiness, type TestStack } from '../support/stack.js';
+import { TEST_WEBHOOK_ENCRYPTION_KEY } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually } from '../support/webhook-receiver.js';
 import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
 
@@ -18,8 +19,8 @@ import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../sup
  */
 const DAY = 24 * 3600_000;
 let env: TestWorkflowEnvironment;
-let stack: TestStack;
-let biz: TestBusiness;
+const stack = useStack({}, { worker: false });
+const biz = useBusiness(stack);
 const answers = new Map<string, number>();
 const received: { url: string; body: any }[] = [];
 const taskQueue = `auto-disable-${Math.random()}`;
@@ -32,13 +33,8 @@ async function transport(url: string, _headers: Record<string, string>, body: st
 
 beforeAll(async () => {
   env = await createTimeSkippingEnv();
-  stack = await startStack({}, { worker: false });
-  biz = await stack.business();
 });
-afterAll(async () => {
-  await stack?.stop();
-  await env?.teardown();
-});
+afterAll(async () => env?.teardown());
 
 const fanOut = (eventId: string) =>
   createEventFanout({ orm: stack.orm, temporal: env.client, taskQueue, log: createLogger('silent') })({ eventId });

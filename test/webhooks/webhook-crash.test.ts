@@ -3,28 +3,19 @@ import { createLogger } from '../../src/log.js';
 import { outboxFor, startWorker } from '../../src/main/runtime.js';
 import { recordEvent } from '../../src/modules/events/event.service.js';
 import { webhookDeliveryWorkflowId } from '../../src/modules/webhooks/delivery.workflow.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver.js';
 
 /**
  * "Never lost when a process dies between the commit and the fan-out; never delivered twice except by a
  * retry." The stack runs without a worker, so nothing dispatches the outbox until the test says so.
  */
-let stack: TestStack;
 let receiver: Receiver;
-let biz: TestBusiness;
 let stopWorker: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-  stack = await startStack({ WEBHOOK_CA_FILE: receiver.caFile }, { worker: false });
-  biz = await stack.business();
-});
-afterAll(async () => {
-  await stopWorker?.();
-  await stack?.stop();
-  await receiver?.close();
-});
+afterAll(async () => stopWorker?.()); // declared first: afterAll hooks run in declaration order, the stack's next
+const stack = useStack(async () => ({ WEBHOOK_CA_FILE: (receiver = await startReceiver()).caFile }), { worker: false });
+const biz = useBusiness(stack);
+afterAll(async () => receiver?.close());
 
 const sql = (query: string, params: unknown[] = []) => stack.orm.em.getConnection().execute(query, params);
 

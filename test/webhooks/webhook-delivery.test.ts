@@ -2,24 +2,15 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { recordEvent } from '../../src/modules/events/event.service.js';
 import type { EventType } from '../../src/modules/events/event.entity.js';
 import { createSession, pay } from '../support/payments.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually, startReceiver, type Answer, type Receiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
-let stack: TestStack;
 let receiver: Receiver;
-let biz: TestBusiness;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-  // Three attempts a second apart instead of the spec's 7 over a day; the schedule itself is proved in
-  // test/webhooks/webhooks.workflow.test.ts on the time-skipping server.
-  stack = await startStack({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_DELAYS: '0,1s,1s' });
-  biz = await stack.business();
-});
-afterAll(async () => {
-  await stack?.stop();
-  await receiver?.close();
-});
+// Three attempts a second apart instead of the spec's 7 over a day; the schedule itself is proved in
+// test/webhooks/webhooks.workflow.test.ts on the time-skipping server.
+const stack = useStack(async () => ({ WEBHOOK_CA_FILE: (receiver = await startReceiver()).caFile, WEBHOOK_RETRY_DELAYS: '0,1s,1s' }));
+const biz = useBusiness(stack);
+afterAll(async () => receiver?.close());
 
 /**
  * The receiver's own check, written from the spec alone (not the service's helper): HMAC-SHA256 of

@@ -1,13 +1,7 @@
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
-
-beforeAll(async () => {
-  stack = await startStack({}, { worker: false });
-  biz = await stack.business();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({}, { worker: false });
+const biz = useBusiness(stack);
 
 const URL_OK = 'https://merchant.example/webhooks';
 const create = (body: unknown, key = biz.testKey) => stack.http.post('/api/webhooks', body, { key });
@@ -216,11 +210,7 @@ describe('isolation', () => {
 });
 
 describe('private receivers (production policy)', () => {
-  let strict: TestStack;
-  beforeAll(async () => {
-    strict = await startStack({ ALLOW_PRIVATE_WEBHOOK_URLS: 'false' }, { worker: false });
-  });
-  afterAll(async () => strict?.stop());
+  const strict = useStack({ ALLOW_PRIVATE_WEBHOOK_URLS: 'false' }, { worker: false });
 
   it.each([
     'https://127.0.0.1/hook',

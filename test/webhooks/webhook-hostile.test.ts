@@ -1,21 +1,12 @@
 import { recordEvent } from '../../src/modules/events/event.service.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually, startReceiver, type Answer, type Receiver } from '../support/webhook-receiver.js';
 
-let stack: TestStack;
 let receiver: Receiver;
-let biz: TestBusiness;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-  // Three attempts a second apart: a second POST, were there one, comes within the test's wait.
-  stack = await startStack({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_DELAYS: '0,1s,1s' });
-  biz = await stack.business();
-});
-afterAll(async () => {
-  await stack?.stop();
-  await receiver?.close();
-});
+// Three attempts a second apart: a second POST, were there one, comes within the test's wait.
+const stack = useStack(async () => ({ WEBHOOK_CA_FILE: (receiver = await startReceiver()).caFile, WEBHOOK_RETRY_DELAYS: '0,1s,1s' }));
+const biz = useBusiness(stack);
+afterAll(async () => receiver?.close());
 
 const sql = (query: string, params: unknown[] = []) => stack.orm.em.getConnection().execute(query, params);
 

@@ -1,23 +1,14 @@
 import Stripe from 'stripe';
 import { recordEvent } from '../../src/modules/events/event.service.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually, startReceiver, type Answer, type Receiver } from '../support/webhook-receiver.js';
 
 /** Issue 19 §1 on the real stack: the test ping, recovery after an outage, the throttle, Retry-After. */
-let stack: TestStack;
 let receiver: Receiver;
-let biz: TestBusiness;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-  // Three attempts a second apart instead of the spec's 7 over a day (tests only).
-  stack = await startStack({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_DELAYS: '0,1s,1s' });
-  biz = await stack.business();
-});
-afterAll(async () => {
-  await stack?.stop();
-  await receiver?.close();
-});
+// Three attempts a second apart instead of the spec's 7 over a day (tests only).
+const stack = useStack(async () => ({ WEBHOOK_CA_FILE: (receiver = await startReceiver()).caFile, WEBHOOK_RETRY_DELAYS: '0,1s,1s' }));
+const biz = useBusiness(stack);
+afterAll(async () => receiver?.close());
 
 async function endpoint(events: string[], answers?: Answer[], extra: Record<string, unknown> = {}) {
   const url = receiver.url(answers);
