@@ -1,9 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
-/**
- * An endpoint's pace lives on its row (`next_attempt_not_before`): the database owns it, the delivery
- * workflows sleep until it. Every delivery to the endpoint takes its turn here before an attempt.
- */
+// An endpoint's pace lives on its row (`next_attempt_not_before`): the database owns it, the delivery
+// workflows sleep until it. Every delivery to the endpoint takes its turn here before an attempt.
 
 /**
  * Before an attempt: how long this delivery must wait, 0 to go now. Without `turnTaken` it takes the
@@ -20,7 +18,7 @@ export async function takeTurn(tx: EntityManager, deliveryId: string, turnTaken:
        ceil(greatest(0, extract(epoch from (e.next_attempt_not_before - now())) * 1000))::float8 as turn_ms,
        ceil(greatest(0, extract(epoch from (e.last_attempt_started_at + make_interval(secs => 1.0 / e.rate_limit_per_second) - now())) * 1000))::float8 as gap_ms
      from webhook_endpoints e join webhook_deliveries d on d.endpoint_id = e.id
-     where d.id = ? for update of e`,
+     where d.id = ? for no key update of e` /* not FOR UPDATE: a fan-out's delivery insert (KEY SHARE) need not wait */,
     [deliveryId],
   );
   if (!row) return 0;

@@ -33,6 +33,10 @@ const FAN_OUT = `
   union all
   select id, endpoint_id from webhook_deliveries where event_id = ? and generation = 0 and status = 'pending' and attempt_count = 0`;
 
+/** Workflow starts one process's fan-outs run at once: the relay's lanes share them, so a flood of events
+ * puts no more starts in flight than one event's deliveries did when they started one after another. */
+const STARTS_IN_FLIGHT = 16;
+
 /**
  * The outbox handler for `event.fanout`. Safe to run any number of times for one event:
  * 1. one delivery (generation 0) per enabled, subscribed endpoint of the event's business and mode,
@@ -42,10 +46,6 @@ const FAN_OUT = `
  * The outbox row is marked dispatched only after both, so a process that dies in between leaves it for
  * the relay, which repeats the whole handler.
  */
-/** Workflow starts one process's fan-outs run at once: the relay's lanes share them, so a flood of events
- * puts no more starts in flight than one event's deliveries did when they started one after another. */
-const STARTS_IN_FLIGHT = 16;
-
 export function createEventFanout(deps: FanoutDeps) {
   const slots = limiter(STARTS_IN_FLIGHT);
   return async function fanOut(message: { eventId: string }): Promise<void> {

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { newId } from '../../domain/ids.js';
 import type { Caller } from '../businesses/caller.js';
 import { DomainError } from '../../domain/errors.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { deliveryWorkflowStart } from './delivery.workflow.js';
 import { WebhookDelivery, WebhookEndpoint } from './webhook.entity.js';
+import { newDelivery } from './webhook-operations.service.js';
 import { requireTransaction } from '../../db/transaction.js';
 
 /**
@@ -56,23 +56,8 @@ export async function retryDeliveries(
       'select max(generation)::int as max from webhook_deliveries where event_id = ? and endpoint_id = ?',
       [source.eventId, source.endpointId],
     );
-    const delivery = tx.create(WebhookDelivery, {
-      id: newId('whd'),
-      eventId: source.eventId,
-      endpointId: source.endpointId,
-      businessId: source.businessId,
-      livemode: source.livemode,
-      generation: max + 1,
-      status: 'pending',
-      body: source.body,
-      attemptCount: 0,
-      lastStatusCode: null,
-      lastError: null,
-      nextAttemptAt: null,
-      createdAt: now,
-      updatedAt: now,
-      completedAt: null,
-    });
+    const { eventId, endpointId, businessId, livemode, body } = source;
+    const delivery = newDelivery(tx, { eventId, endpointId, businessId, livemode, body }, max + 1, now);
     created.push(delivery);
     // Claimed for the caller's fast path (`afterCommit`).
     outbox.push(claimForFastPath(tx.create(OutboxEntry, { message: deliveryWorkflowStart(delivery, opts.retryDelaysMs), createdAt: now })));

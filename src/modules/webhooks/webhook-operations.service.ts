@@ -11,11 +11,18 @@ import { samplePayload } from './sample-events.rules.js';
 import { WebhookDelivery, type WebhookEndpoint } from './webhook.entity.js';
 import type { RecoverInput, TestEndpointInput } from './webhook-operations.schemas.js';
 
+/** Each event of a window (endpoint, since, until) with its latest delivery to that endpoint. */
+const LATEST_TO_ENDPOINT = `select distinct on (d.event_id) d.event_id, d.generation, d.status, d.body
+  from webhook_deliveries d join events e on e.id = d.event_id
+  where d.endpoint_id = ? and e.created_at >= ? and e.created_at <= ?
+  order by d.event_id, d.generation desc`;
+
 interface Started {
   outbox: OutboxEntry[];
 }
 
-function newDelivery(tx: EntityManager, source: { eventId: string; endpointId: string; businessId: string; livemode: boolean; body: string }, generation: number, now: Date) {
+/** A pending delivery of an event to an endpoint: its first (generation 0) or a re-sent one. */
+export function newDelivery(tx: EntityManager, source: { eventId: string; endpointId: string; businessId: string; livemode: boolean; body: string }, generation: number, now: Date) {
   return tx.create(WebhookDelivery, {
     id: newId('whd'),
     ...source,
@@ -69,25 +76,18 @@ export async function recoverEvents(
   requireTransaction(tx);
   const now = new Date();
   const until = input.until ? new Date(input.until) : now;
-  // A manual retry of one of these events locks its row: locking them too (in id order) keeps the two
-  // from giving one event the same next generation.
   const window = [endpoint.id, new Date(input.since), until];
-  await tx.execute(
-    `select e.id from events e
-     where exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.endpoint_id = ?) and e.created_at >= ? and e.created_at <= ?
+  // Only the failed events are locked, in id order, as a manual retry of one locks it: the two never give
+  // one event the same next generation, and the window's other events stay free. Read again once locked,
+  // keeping only the locked ones, since a delivery may have ended between the two reads.
+  const lockedRows = await tx.execute<{ id: string }[]>(
+    `select e.id from events e where e.id in (select event_id from (${LATEST_TO_ENDPOINT}) latest where latest.status = 'failed')
      order by e.id for update`,
     window,
   );
-  const failed = await tx.execute<{ event_id: string; generation: number; body: string }[]>(
-    `select latest.event_id, latest.generation, latest.body from (
-       select distinct on (d.event_id) d.event_id, d.generation, d.status, d.body
-       from webhook_deliveries d join events e on e.id = d.event_id
-       where d.endpoint_id = ? and e.created_at >= ? and e.created_at <= ?
-       order by d.event_id, d.generation desc
-     ) latest
-     where latest.status = 'failed'`,
-    window,
-  );
+  const locked = new Set(lockedRows.map((row) => row.id));
+  const latest = await tx.execute<{ event_id: string; generation: number; body: string; status: string }[]>(LATEST_TO_ENDPOINT, window);
+  const failed = latest.filter((row) => row.status === 'failed' && locked.has(row.event_id));
   const outbox: OutboxEntry[] = [];
   for (const row of failed) {
     const source = { eventId: row.event_id, endpointId: endpoint.id, businessId: endpoint.businessId, livemode: endpoint.livemode, body: row.body };

@@ -87,7 +87,9 @@ export async function findEndpoint(em: EntityManager, caller: Caller, id: string
  */
 export async function lockEnabledEndpoint(tx: EntityManager, caller: Caller, id: string): Promise<WebhookEndpoint> {
   requireTransaction(tx);
-  await tx.execute('select id from webhook_endpoints where id = ? and business_id = ? for update', [id, caller.businessId]);
+  // NO KEY UPDATE: two of these still queue, but a delivery row inserted meanwhile (its foreign key takes
+  // KEY SHARE on this row) does not wait, so a manual retry holding an event's lock cannot deadlock with it.
+  await tx.execute('select id from webhook_endpoints where id = ? and business_id = ? for no key update', [id, caller.businessId]);
   const endpoint = await findEndpoint(tx, caller, id);
   if (!endpoint.enabled) throw new DomainError('webhook_endpoint_disabled');
   return endpoint;
