@@ -3,7 +3,6 @@
  * `t=<unix seconds>,v1=<hex>[,v1=<hex>…]`; each `v1` is the lowercase hex HMAC-SHA256 of `${t}.${rawBody}`
  * keyed by the endpoint secret (`whsec_…`). During a secret rotation a delivery carries one `v1` per
  * secret; a match on any one is enough. Pass the raw body exactly as received, never re-serialised JSON.
- * (It was src/webhooks/verify-webhook.ts, a helper to copy; now this package.)
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { WebhookHeaderError, WebhookPayloadError, WebhookSignatureError, WebhookTimestampError } from './errors.js';

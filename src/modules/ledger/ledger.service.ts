@@ -41,7 +41,7 @@ export const figuresOf = (balance: Balance): BalanceFigures => ({
   refunds_in_flight: balance.refundsInFlight,
 });
 
-type Posting = { kind: string; referenceId: string; lines: PostingLine[]; at?: Date };
+export type Posting = { kind: string; referenceId: string; lines: PostingLine[]; at?: Date };
 
 /** The ledger transaction and its entries, to be written by the caller's flush. */
 function ledgerRows(em: EntityManager, owner: Owner, posting: Posting, at: Date): LedgerTransaction {
@@ -76,38 +76,10 @@ export function postTransaction(em: EntityManager, balance: Balance, posting: Po
 }
 
 /**
- * The same move for a hot balance, with the lock taken last: the ledger rows (and whatever the caller
- * created) are written first, then one conditional UPDATE locks the balance row, checks that no business
- * account goes negative and applies the posting, and the commit follows. Moves on one business queue on
- * that row, so it is held for two round trips (the UPDATE and the commit), not one per statement.
- * When the balance cannot cover the posting (or has no row yet: nothing to cover it with) it throws
- * `refusal()`, the caller's spec error, so the transaction rolls the ledger rows back with the rest:
- * rows written without their balance move could never be committed by mistake.
- */
-export async function postCovered(em: EntityManager, owner: Owner, posting: Posting, refusal: () => Error): Promise<void> {
-  requireTransaction(em);
-  const delta = postingDeltas(posting.lines);
-  const at = posting.at ?? new Date();
-  ledgerRows(em, owner, posting, at);
-  await em.flush();
-  const d = [delta.available, delta.reserved, delta.pending_withdrawal, delta.refunds_in_flight];
-  const moved = await em.getConnection().execute(
-    `update balances set available = available + ?, reserved = reserved + ?, pending_withdrawal = pending_withdrawal + ?,
-       refunds_in_flight = refunds_in_flight + ?, updated_at = ?
-     where business_id = ? and livemode = ?
-       and available + ? >= 0 and reserved + ? >= 0 and pending_withdrawal + ? >= 0 and refunds_in_flight + ? >= 0
-     returning business_id`,
-    [...d, at, owner.businessId, owner.livemode, ...d],
-    'all',
-    em.getTransactionContext(),
-  );
-  if (moved.length !== 1) throw refusal();
-}
-
-/**
- * `postCovered` as the first parts of one statement, for the hottest moves (a withdrawal's create): `moved`,
- * the conditional UPDATE of the balance row (one row when it covers the posting, none otherwise), then the
- * ledger transaction and its entries, which insert only `from moved`. The caller adds its own rows the same
+ * A move that must be covered by the balance (a withdrawal's create), as the first parts of one statement:
+ * `moved`, the conditional UPDATE of the balance row that checks no business account goes negative and
+ * applies the posting (one row when it covers the posting, none otherwise: also when the business has no
+ * balance row yet), then the ledger transaction and its entries, which insert only `from moved`. The caller adds its own rows the same
  * way (`select … from moved`) and selects what it needs: a refused move writes nothing at all, and the
  * caller throws its refusal when `moved` was empty. The row lock is held for that one statement and the commit.
  */
