@@ -136,6 +136,10 @@ describe('POST /api/webhooks/:id/recover', () => {
     expect(tooOld.body.error).toMatchObject({ type: 'validation_error', errors: [{ path: ['since'], message: 'since must be no more than 14 days ago' }] });
     const backwards = await recover({ since: new Date(Date.now() - 3600_000).toISOString(), until: new Date(Date.now() - 7200_000).toISOString() });
     expect(backwards.body.error).toMatchObject({ type: 'validation_error', errors: [{ path: ['until'] }] });
+    // Without `until` the window ends now, so a `since` in the future is the same backwards window.
+    const future = await recover({ since: new Date(Date.now() + 24 * 3600_000).toISOString() });
+    expect(future.status).toBe(400);
+    expect(future.body.error).toMatchObject({ type: 'validation_error', errors: [{ path: ['since'], message: 'since must not be in the future' }] });
     expect((await recover({})).body.error).toMatchObject({ type: 'validation_error', errors: [{ path: ['since'] }] });
     expect((await recover({ since: 'yesterday' })).status).toBe(400);
   });

@@ -39,6 +39,11 @@ export const recoverInput = z
     if (body.until !== undefined && Date.parse(body.until) < Date.parse(body.since)) {
       ctx.addIssue({ code: 'custom', path: ['until'], message: 'until must not be before since' });
     }
+    // Without `until` the window ends now: a `since` after that is the same backwards window (the grace
+    // is for a client clock a little ahead).
+    if (body.until === undefined && Date.parse(body.since) > Date.now() + RECOVERY_GRACE_MS) {
+      ctx.addIssue({ code: 'custom', path: ['since'], message: 'since must not be in the future' });
+    }
   })
   .meta({ id: 'WebhookRecoverInput' });
 export type RecoverInput = z.output<typeof recoverInput>;
