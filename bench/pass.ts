@@ -49,7 +49,10 @@ export async function runPass(o: PassOptions) {
       MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
       ...(process.env.BENCH_MAX_CACHED_WORKFLOWS ? { WORKER_MAX_CACHED_WORKFLOWS: process.env.BENCH_MAX_CACHED_WORKFLOWS } : {}),
       // As the worker's start script caps V8's old space (scripts/run.sh worker); BENCH_WORKER_HEAP_MB=0 leaves V8's default.
-      ...(process.env.BENCH_WORKER_HEAP_MB !== '0' ? { NODE_OPTIONS: `--max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB ?? 384}` } : {}),
+      // And its young generation as the start script sets it; BENCH_WORKER_NODE_OPTIONS replaces that (say, '' for V8's default).
+      NODE_OPTIONS: [process.env.BENCH_WORKER_HEAP_MB !== '0' && `--max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB ?? 384}`, process.env.BENCH_WORKER_NODE_OPTIONS ?? '--max-semi-space-size=4']
+        .filter(Boolean)
+        .join(' '),
       TEMPORAL_ADDRESS: o.temporalAddress,
       ADMIN_PORT: String(adminPort),
       TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,

@@ -133,7 +133,7 @@ async function main() {
       rounds: ROUNDS,
       realRounds: REAL ? REAL_ROUNDS : undefined,
       build: `production build (scripts/build.ts) in ${path.relative(process.cwd(), build.dir)}, built in ${build.buildMs} ms; API and workers under plain node`,
-      workerEnv: `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}; workflow cache ${process.env.BENCH_MAX_CACHED_WORKFLOWS ?? 'service default (src/config.ts)'}; ${process.env.BENCH_WORKER_HEAP_MB === '0' ? "V8's default heap limit" : `--max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB ?? 384}`}`,
+      workerEnv: `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}; workflow cache ${process.env.BENCH_MAX_CACHED_WORKFLOWS ?? 'service default (src/config.ts)'}; ${process.env.BENCH_WORKER_HEAP_MB === '0' ? "V8's default heap limit" : `--max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB ?? 384}`} ${process.env.BENCH_WORKER_NODE_OPTIONS ?? '--max-semi-space-size=4'}`,
       apiEnv: [process.env.BENCH_API_MALLOC_ARENA_MAX && `MALLOC_ARENA_MAX=${process.env.BENCH_API_MALLOC_ARENA_MAX}`, process.env.BENCH_API_NODE_OPTIONS && `NODE_OPTIONS=${process.env.BENCH_API_NODE_OPTIONS}`].filter(Boolean).join('; ') || 'defaults',
       realServer,
       postgres: infra.postgresSettings,
