@@ -16,6 +16,9 @@ import { quiet, refundsScenario, webhookScenario, withdrawalsScenario } from './
 import { peakRssMb, resetPeakRss, spawnService, stopService } from './stack.js';
 import { quantileBound, scrapeScheduleToStart } from './worker-metrics.js';
 
+/** The API's V8 settings in scripts/run.sh and docker-compose.yml. */
+export const API_NODE_OPTIONS = '--max-semi-space-size=4';
+
 export interface PassOptions {
   name: string;
   temporalAddress: string;
@@ -61,9 +64,11 @@ export async function runPass(o: PassOptions) {
   }
   const [apiPort, apiAdminPort] = await Promise.all([freePort(), freePort()]);
   // BENCH_API_MALLOC_ARENA_MAX, BENCH_API_NODE_OPTIONS: the API's memory settings, to measure what they do to its RSS.
+  // By default the API runs as `npm run api` and compose start it: 4 MB semi-spaces ('' for V8's default).
+  const apiNodeOptions = process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS;
   const apiTuning = {
     ...(process.env.BENCH_API_MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.BENCH_API_MALLOC_ARENA_MAX } : {}),
-    ...(process.env.BENCH_API_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_API_NODE_OPTIONS } : {}),
+    ...(apiNodeOptions ? { NODE_OPTIONS: apiNodeOptions } : {}),
   };
   const api = await o.track(
     spawnService(path.join(o.dist, 'api.js'), { ...o.appEnv, ...apiTuning, TEMPORAL_ADDRESS: o.temporalAddress, PORT: String(apiPort), ADMIN_PORT: String(apiAdminPort) }, apiPort),

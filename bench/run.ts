@@ -14,7 +14,7 @@ import { writeResults, type PassResult } from './report.js';
 import { freePort } from '../src/dev/free-port.js';
 import { buildDist, spawnService, startInfrastructure, stopService } from './stack.js';
 import { beforeAndAfter, historyCounts } from './history-actions.js';
-import { runPass } from './pass.js';
+import { API_NODE_OPTIONS, runPass } from './pass.js';
 import { startRealTemporal } from './real-temporal.js';
 import { computeTargets } from './targets.js';
 
@@ -134,7 +134,7 @@ async function main() {
       realRounds: REAL ? REAL_ROUNDS : undefined,
       build: `production build (scripts/build.ts) in ${path.relative(process.cwd(), build.dir)}, built in ${build.buildMs} ms; API and workers under plain node`,
       workerEnv: `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}; workflow cache ${process.env.BENCH_MAX_CACHED_WORKFLOWS ?? 'service default (src/config.ts)'}; ${process.env.BENCH_WORKER_HEAP_MB === '0' ? "V8's default heap limit" : `--max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB ?? 384}`} ${process.env.BENCH_WORKER_NODE_OPTIONS ?? '--max-semi-space-size=4'}`,
-      apiEnv: [process.env.BENCH_API_MALLOC_ARENA_MAX && `MALLOC_ARENA_MAX=${process.env.BENCH_API_MALLOC_ARENA_MAX}`, process.env.BENCH_API_NODE_OPTIONS && `NODE_OPTIONS=${process.env.BENCH_API_NODE_OPTIONS}`].filter(Boolean).join('; ') || 'defaults',
+      apiEnv: [process.env.BENCH_API_MALLOC_ARENA_MAX && `MALLOC_ARENA_MAX=${process.env.BENCH_API_MALLOC_ARENA_MAX}`, (process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS) && `NODE_OPTIONS=${process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS}`].filter(Boolean).join('; ') || 'defaults',
       realServer,
       postgres: infra.postgresSettings,
       loadTool:
