@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { WithStartWorkflowOperation, WorkflowUpdateStage, type Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@temporalio/client';
 import { z } from 'zod';
 import { payUpdate, type PayRequest, type PayResult } from '../../../workflows/checkout.js';
 import { toSearchAttributePairs } from '../../../contracts/search-attributes.js';
@@ -91,7 +91,7 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
     .then((update) => update.result());
   outcome.catch(() => undefined);
 
-  const result = await Promise.race([outcome, wait(deps.waitMs)]);
+  const result = await Promise.race([outcome, wait(deps.waitMs)]).catch((err: unknown) => lostToAnotherPay(deps, sessionId, err));
   if (result === null) await ensureTemporalReachable(deps.temporal);
   if (result && result.outcome === 'not_payable') {
     throw new DomainError('session_not_payable', { params: { status: result.status ?? 'unknown' } });
@@ -101,6 +101,19 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
   const current = await loadSession(deps, sessionId);
   const status = current.status === 'pending' ? 'processing' : current.status;
   return { sessionId: current.id, status, redirectUrl: paymentRedirectUrl(current) };
+}
+
+/**
+ * A pay call racing the one that pays can find the checkout workflow completing before its update is
+ * handled: Temporal then fails the update (WorkflowUpdateFailedError). That call paid nothing, and the
+ * session's status says why it can no longer be paid. Any other failure, or a session still pending,
+ * is not this race and is thrown as it is.
+ */
+async function lostToAnotherPay(deps: PayDeps, sessionId: string, err: unknown): Promise<PayResult> {
+  if (!(err instanceof WorkflowUpdateFailedError)) throw err;
+  const current = await loadSession(deps, sessionId);
+  if (current.status === 'pending') throw err;
+  return { outcome: 'not_payable', status: current.status };
 }
 
 /** How long the check after the deadline gives Temporal to answer. */
