@@ -5,6 +5,11 @@ import { PaymentStatus } from '../contracts/search-attributes.js';
 /** What the API sends: the card's token (never the card) and the customer's details. */
 export interface PayRequest extends PaymentDetails {
   token: string;
+  /**
+   * Names this pay call's attempt in the database (the session's `paymentAttemptId`), so the API can tell
+   * whether its call is the one that paid, whatever its update's answer. Absent in updates sent before it.
+   */
+  attemptId?: string;
 }
 
 /** `not_payable`: the session was no longer pending (another pay won, or it was cancelled). */
@@ -53,12 +58,14 @@ function step(status: string, details: string) {
  * pending to processing charges the card.
  */
 export async function runPayment(sessionId: string, request: PayRequest): Promise<PayResult> {
-  const { token, ...details } = request;
+  const { token, attemptId: callAttemptId, ...details } = request;
   // Payments begun before this patch scheduled the three database steps as activities and replay that way.
   const { beginPayment, completePayment, failPayment } = patched('local-database-steps') ? localSteps : remoteSteps;
-  // Names this attempt in the database, so a retried beginPayment knows the move it made (deterministic:
-  // the workflow's seeded random).
-  const begun = await beginPayment(sessionId, details, uuid4());
+  // Names this attempt in the database, so a retried beginPayment knows the move it made. The pay call's
+  // own id (a redelivered update carries it again), so its API can tell it paid even when its update's
+  // answer is lost; before this patch, an id from the workflow's seeded random.
+  const attemptId = patched('pay-call-attempt-id') && callAttemptId ? callAttemptId : uuid4();
+  const begun = await beginPayment(sessionId, details, attemptId);
   if (!begun.started) return { outcome: 'not_payable', status: begun.status };
   step('processing', `Charging the ${details.cardBrand} card ending ${details.cardLast4}`);
 

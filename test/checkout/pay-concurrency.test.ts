@@ -81,6 +81,37 @@ describe('concurrent pay calls on one session', () => {
   });
 });
 
+describe('many sessions paid at once, 20 calls each (straight to the service)', () => {
+  // The race that told a paying customer "cannot pay": when a session's checkout workflow closed while the
+  // paying call's client was still resending its update, the resend started a second run, which answered
+  // that call "not payable". Each session must tell exactly its paying call that it completed.
+  const busy = useBusiness(stack, { rateLimitTier: 'enterprise', rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
+
+  it('tells exactly one call per session that it completed, and every other call why it cannot pay', async () => {
+    const deps = { orm: stack.orm, temporal: stack.temporal, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 10_000 };
+    for (let round = 0; round < 3; round++) {
+      const sessions = await Promise.all(Array.from({ length: 12 }, () => createSession(stack, busy.testKey)));
+      const tallies = await Promise.all(
+        sessions.map(async (session) => {
+          const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => payCheckout(deps, session.id, payBody())));
+          const told = outcomes.map((o) =>
+            o.status === 'fulfilled' ? o.value.status : o.reason instanceof DomainError ? o.reason.code : String(o.reason),
+          );
+          return {
+            completed: told.filter((t) => t === 'completed').length,
+            notPayable: told.filter((t) => t === 'session_not_payable').length,
+            charges: chargesOf(session.id),
+            moved: await moneyMovedFor(session.id),
+          };
+        }),
+      );
+      for (const tally of tallies) {
+        expect(tally).toEqual({ completed: 1, notPayable: 19, charges: 1, moved: { payments: 1, events: 1, reserves: 1 } });
+      }
+    }
+  }, 180_000);
+});
+
 describe('a payment that outlasts the request', () => {
   it('answers processing when the outcome is not in by the deadline, and the workflow still finishes it', async () => {
     const session = await createSession(stack, biz.testKey);

@@ -1,7 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@temporalio/client';
 import { z } from 'zod';
 import { payUpdate, type PayRequest, type PayResult } from '../../../workflows/checkout.js';
+import { payVerdict, type PayHeard } from './pay-answer.rules.js';
 import { toSearchAttributePairs } from '../../../contracts/search-attributes.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import type { LivePayments } from '../../config.js';
@@ -68,6 +70,10 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
     args: [{ sessionId: session.id, expiresAt: session.expiresAt.toISOString() }],
     // The first pay starts the session's workflow; a second one (a retry, another tab) finds it running.
     workflowIdConflictPolicy: 'USE_EXISTING',
+    // Once the workflow has closed, the session's payment is over: a late call (or the client's own resend
+    // of an update whose acceptance it did not hear) must not start a second run that answers for the
+    // first. Only a run that failed or was terminated may be followed by a new one.
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
     staticSummary: `Checkout ${session.id} of $${centsToDecimalString(session.total)}`,
     typedSearchAttributes: toSearchAttributePairs({
       BusinessId: session.businessId,
@@ -76,7 +82,10 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
       AmountInCents: session.total,
     }),
   });
+  // This call's name for its payment attempt: the database records it if this call is the one that pays.
+  const attemptId = randomUUID();
   const request: PayRequest = {
+    attemptId,
     token: card.token,
     cardBrand: card.brand,
     cardLast4: card.last4,
@@ -91,29 +100,20 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
     .then((update) => update.result());
   outcome.catch(() => undefined);
 
-  const result = await Promise.race([outcome, wait(deps.waitMs)]).catch((err: unknown) => lostToAnotherPay(deps, sessionId, err));
-  if (result === null) await ensureTemporalReachable(deps.temporal);
-  if (result && result.outcome === 'not_payable') {
-    throw new DomainError('session_not_payable', { params: { status: result.status ?? 'unknown' } });
-  }
-  // Completed, failed, or still in flight after the wait: the database has the answer. A session still
-  // pending then is one whose accepted payment has not reached its first step yet: it is processing.
+  const heard = await Promise.race([outcome, wait(deps.waitMs)]).then(
+    (result): PayHeard => (result ? { kind: 'answered', result } : { kind: 'no_answer' }),
+    (err: unknown): PayHeard => {
+      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowExecutionAlreadyStartedError) return { kind: 'refused' };
+      throw err;
+    },
+  );
+  if (heard.kind === 'no_answer') await ensureTemporalReachable(deps.temporal);
+  // The database has the answer: whether this call paid, and if not, why the session cannot be paid.
   const current = await loadSession(deps, sessionId);
-  const status = current.status === 'pending' ? 'processing' : current.status;
-  return { sessionId: current.id, status, redirectUrl: paymentRedirectUrl(current) };
-}
-
-/**
- * A pay call racing the one that pays can find the checkout workflow completing before its update is
- * handled: Temporal then fails the update (WorkflowUpdateFailedError). That call paid nothing, and the
- * session's status says why it can no longer be paid. Any other failure, or a session still pending,
- * is not this race and is thrown as it is.
- */
-async function lostToAnotherPay(deps: PayDeps, sessionId: string, err: unknown): Promise<PayResult> {
-  if (!(err instanceof WorkflowUpdateFailedError)) throw err;
-  const current = await loadSession(deps, sessionId);
-  if (current.status === 'pending') throw err;
-  return { outcome: 'not_payable', status: current.status };
+  const verdict = payVerdict(current, attemptId, heard);
+  if (verdict.answer === 'not_payable') throw new DomainError('session_not_payable', { params: { status: verdict.status } });
+  if (verdict.answer === 'retry') throw new DomainError('service_unavailable');
+  return { sessionId: current.id, status: verdict.status, redirectUrl: paymentRedirectUrl(current) };
 }
 
 /** How long the check after the deadline gives Temporal to answer. */

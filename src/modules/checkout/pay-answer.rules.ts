@@ -1,0 +1,45 @@
+import type { PayResult } from '../../../workflows/checkout.js';
+import type { SessionStatus } from './session.entity.js';
+
+/**
+ * What a pay call heard from the session's checkout workflow:
+ * - `answered`: its update's result;
+ * - `no_answer`: nothing before the request's deadline;
+ * - `refused`: no result will come (the update failed, or the workflow had already closed and a new run
+ *   was refused).
+ */
+export type PayHeard = { kind: 'answered'; result: PayResult } | { kind: 'no_answer' } | { kind: 'refused' };
+
+export type PayVerdict =
+  | { answer: 'status'; status: SessionStatus | 'processing' }
+  | { answer: 'not_payable'; status: string }
+  | { answer: 'retry' };
+
+/**
+ * The answer to a pay call, from what it heard and the session as the database has it afterwards. The
+ * database decides who paid: the session's `paymentAttemptId` names the one call that moved it out of
+ * `pending`. That call is told the session's status even when its update's own answer was lost (a
+ * redelivered update, a result read from a later run), and every other call is told the session cannot
+ * be paid, with the status that says why.
+ */
+export function payVerdict(
+  session: { status: SessionStatus; paymentAttemptId?: string | null },
+  attemptId: string,
+  heard: PayHeard,
+): PayVerdict {
+  const mine = session.paymentAttemptId === attemptId;
+  const ownOutcome = heard.kind === 'answered' && heard.result.outcome !== 'not_payable';
+  if (mine || ownOutcome) return { answer: 'status', status: session.status === 'pending' ? 'processing' : session.status };
+  if (session.status !== 'pending') return { answer: 'not_payable', status: session.status };
+  switch (heard.kind) {
+    // Still waiting for a worker, or paying right now: the customer is told it is processing.
+    case 'no_answer':
+      return { answer: 'status', status: 'processing' };
+    // Another call's payment is under way and has not moved the session yet.
+    case 'answered':
+      return { answer: 'not_payable', status: heard.result.status ?? 'processing' };
+    // Nothing was paid and nothing will be: the customer may try again.
+    case 'refused':
+      return { answer: 'retry' };
+  }
+}

@@ -1,0 +1,34 @@
+import { payVerdict, type PayHeard } from '../../src/modules/checkout/pay-answer.rules.js';
+
+const MINE = 'attempt-mine';
+const answered = (result: Extract<PayHeard, { kind: 'answered' }>['result']): PayHeard => ({ kind: 'answered', result });
+
+describe('payVerdict: what a pay call answers, the database deciding who paid', () => {
+  it('tells the call whose attempt moved the session its status, whatever it heard', () => {
+    const session = { status: 'completed' as const, paymentAttemptId: MINE };
+    for (const heard of [answered({ outcome: 'not_payable', status: 'completed' }), { kind: 'refused' } as const, { kind: 'no_answer' } as const]) {
+      expect(payVerdict(session, MINE, heard)).toEqual({ answer: 'status', status: 'completed' });
+    }
+    expect(payVerdict({ status: 'failed', paymentAttemptId: MINE }, MINE, { kind: 'refused' })).toEqual({ answer: 'status', status: 'failed' });
+  });
+
+  it("believes a call's own completed or failed outcome (an update handled by a worker without attempt ids)", () => {
+    const session = { status: 'completed' as const, paymentAttemptId: 'from-the-workflow' };
+    expect(payVerdict(session, MINE, answered({ outcome: 'completed', status: 'completed' }))).toEqual({ answer: 'status', status: 'completed' });
+  });
+
+  it('tells every other call that the session cannot be paid, with the status that says why', () => {
+    const paidByAnother = { status: 'completed' as const, paymentAttemptId: 'another' };
+    for (const heard of [answered({ outcome: 'not_payable', status: 'processing' }), { kind: 'refused' } as const, { kind: 'no_answer' } as const]) {
+      expect(payVerdict(paidByAnother, MINE, heard)).toEqual({ answer: 'not_payable', status: 'completed' });
+    }
+    expect(payVerdict({ status: 'cancelled', paymentAttemptId: null }, MINE, { kind: 'refused' })).toEqual({ answer: 'not_payable', status: 'cancelled' });
+  });
+
+  it('while the session is still pending: processing without an answer, refused behind another payment, retry when refused', () => {
+    const pending = { status: 'pending' as const, paymentAttemptId: null };
+    expect(payVerdict(pending, MINE, { kind: 'no_answer' })).toEqual({ answer: 'status', status: 'processing' });
+    expect(payVerdict(pending, MINE, answered({ outcome: 'not_payable', status: 'processing' }))).toEqual({ answer: 'not_payable', status: 'processing' });
+    expect(payVerdict(pending, MINE, { kind: 'refused' })).toEqual({ answer: 'retry' });
+  });
+});
