@@ -54,7 +54,9 @@ function parseJson(text: string): unknown {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new ApiError('body_too_deep', { params: { max: MAX_JSON_DEPTH } });
   if (!STRICT_JSON.test(text)) throw new ApiError('invalid_json');
   try {
-    return JSON.parse(text, noProtoKeys);
+    // A reviver takes JSON.parse off its fast path (it doubles the parse on the busiest request), so it
+    // runs only on text that could spell the key: literally, or through a \u escape.
+    return text.includes('__proto__') || text.includes('\\u') ? JSON.parse(text, noProtoKeys) : JSON.parse(text);
   } catch {
     throw new ApiError('invalid_json');
   }

@@ -51,6 +51,16 @@ describe('one error path', () => {
   });
 
   it.each([
+    ['a literal __proto__ key', '{"description": "x", "__proto__": {"admin": true}}'],
+    ['a __proto__ key spelled with an escape', '{"description": "x", "\\u005f_proto__": {"admin": true}}'],
+    ['a nested __proto__ key', '{"metadata": {"__proto__": {"admin": true}}}'],
+  ])('%s is refused as 400 validation_error', async (_, rawBody) => {
+    const res = await stack.http.request('POST', '/api/checkout/sessions', { key: biz.testKey, rawBody, headers: { 'Content-Type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'validation_error', message: 'Request body must be valid JSON' });
+  });
+
+  it.each([
     ['a missing Content-Type', {}],
     ['a form Content-Type', { 'Content-Type': 'application/x-www-form-urlencoded' }],
     ['a text Content-Type', { 'Content-Type': 'text/plain' }],
