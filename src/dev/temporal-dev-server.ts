@@ -4,6 +4,14 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { searchAttributeDefinitions } from '../../contracts/search-attributes.js';
 
+/**
+ * Eager activity execution (issue 18): a workflow task that schedules an activity on its own task queue
+ * gets the activity back in the completion's answer, when the worker has a slot free, instead of through
+ * the matching service: one round trip fewer before a webhook's first attempt or a refund's processor
+ * call. Off by default in the server; the worker reserves up to 3 per task (its SDK default).
+ */
+const SERVER_DYNAMIC_CONFIG = { 'system.enableActivityEagerExecution': 'true' };
+
 export interface TemporalDevServer {
   address: string;
   /** The exact `temporal` arguments, recorded beside benchmark figures. */
@@ -34,11 +42,13 @@ export async function startTemporalDevServer(opts: {
   const dbFile = path.join(opts.dataDir, 'temporal.sqlite');
   const address = `127.0.0.1:${opts.port}`;
   const searchAttributes = searchAttributeDefinitions.flatMap((d) => ['--search-attribute', d]);
+  // The server settings deploy/temporal/dynamicconfig.yaml gives a real server, so both behave alike.
+  const dynamicConfig = Object.entries(SERVER_DYNAMIC_CONFIG).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${v}`]);
   const codecArgs = opts.uiCodecEndpoint ? ['--ui-codec-endpoint', opts.uiCodecEndpoint] : [];
   const uiArgs = opts.uiPort ? ['--ui-port', String(opts.uiPort), ...codecArgs] : ['--headless'];
   const args = [
     'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--db-filename', dbFile,
-    '--log-level', 'warn', ...uiArgs, ...searchAttributes, ...(opts.extraArgs ?? []),
+    '--log-level', 'warn', ...uiArgs, ...searchAttributes, ...dynamicConfig, ...(opts.extraArgs ?? []),
   ];
   const uiUrl = opts.uiPort ? `http://localhost:${opts.uiPort}` : null;
 
@@ -51,7 +61,7 @@ export async function startTemporalDevServer(opts: {
         ui: Boolean(opts.uiPort),
         uiPort: opts.uiPort ?? undefined,
         dbFilename: dbFile,
-        extraArgs: [...(opts.uiPort ? codecArgs : []), ...searchAttributes, ...(opts.extraArgs ?? [])],
+        extraArgs: [...(opts.uiPort ? codecArgs : []), ...searchAttributes, ...dynamicConfig, ...(opts.extraArgs ?? [])],
       },
     });
     return { address, uiUrl, stop: () => env.teardown() };

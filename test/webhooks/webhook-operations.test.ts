@@ -152,9 +152,10 @@ describe('per-endpoint throttle: rateLimitPerSecond', () => {
     for (let i = 0; i < 6; i++) events.push(await emit('checkout.succeeded', { sessionId: `ses-${i}` }));
     const got = await hits(hook.url, 6, 30_000);
     const times = got.map((h) => h.at).sort((a, b) => a - b);
-    // Each attempt starts 500 ms after the one before at the soonest (less the jitter of a connection's
-    // first TLS handshake), so no second ever sees more than two.
-    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(400);
+    // Each attempt starts 500 ms after the one before at the soonest, and arrives that much later less the
+    // jitter between start and arrival (a fresh connection's TLS handshake; up to 106 ms seen on a loaded
+    // 2-core machine), so no second ever sees more than two. Unthrottled, they arrive milliseconds apart.
+    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(350);
     for (const t of times) expect(times.filter((u) => u >= t && u < t + 1000).length).toBeLessThanOrEqual(3);
     const rows = await eventually(async () => {
       const r = await sql('select status, attempt_count from webhook_deliveries where endpoint_id = ?', [hook.id]);
