@@ -17,7 +17,7 @@ import { peakRssMb, resetPeakRss, spawnService, stopService } from './stack.js';
 import { quantileBound, scrapeScheduleToStart } from './worker-metrics.js';
 
 /** The API's V8 settings in scripts/run.sh and docker-compose.yml. */
-export const API_NODE_OPTIONS = '--max-semi-space-size=4';
+export const API_NODE_OPTIONS = '--max-old-space-size=256 --max-semi-space-size=4';
 
 export interface PassOptions {
   name: string;

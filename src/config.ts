@@ -112,6 +112,8 @@ const schema = z.object({
    * 0 turns the limit off. 120: a buyer's checkout is a handful of them, so dozens of buyers behind one
    * address (an office, a carrier's NAT) still pay, while one address can try at most 120 cards a minute.
    */
+  /** Request-body bytes one API process holds at once, all requests together (src/http/body.ts). */
+  BODY_BYTES_IN_FLIGHT: z.coerce.number().int().min(1024 * 1024).max(1024 * 1024 * 1024).default(16 * 1024 * 1024),
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(120),
   /** API keys each API process keeps in memory (LISTEN/NOTIFY-invalidated, docs/decisions.md); 0: none. */
   API_KEY_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
@@ -169,6 +171,8 @@ export interface Config {
     trustedProxies: string[];
     /** Per client address, over the public routes together; 0: no limit. */
     publicRateLimitPerMinute: number;
+    /** Request-body bytes held at once by all requests together; past it a body is refused with 503. */
+    bodyBytesInFlight: number;
     /** The in-process API key cache; null: every request reads its key from the database. */
     apiKeyCache: { maxEntries: number; ttlMs: number } | null;
   };
@@ -267,6 +271,7 @@ export function loadConfig(
       trustProxy: c.TRUST_PROXY,
       trustedProxies: c.TRUSTED_PROXIES,
       publicRateLimitPerMinute: c.PUBLIC_RATE_LIMIT_PER_MINUTE,
+      bodyBytesInFlight: c.BODY_BYTES_IN_FLIGHT,
       apiKeyCache: c.API_KEY_CACHE_SIZE > 0 ? { maxEntries: c.API_KEY_CACHE_SIZE, ttlMs: c.API_KEY_CACHE_TTL } : null,
     },
     admin: { host: c.ADMIN_HOST, port: c.ADMIN_PORT },

@@ -53,7 +53,7 @@ export function createApp(deps: AppDeps): Koa {
   const docs = apiDocumentRoutes();
   app.use(docs.routes());
   app.use(docs.allowedMethods(methodErrors));
-  app.use(jsonBody);
+  app.use(jsonBody(deps.config.http.bodyBytesInFlight));
   app.use(storableIds);
 
   // Public operations (no API key): the hosted page's pay call, whose session id is the capability.

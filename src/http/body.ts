@@ -63,22 +63,57 @@ function parseJson(text: string): unknown {
 }
 
 /**
+ * The body bytes all requests of this process hold at once. Each request reserves its declared length (a
+ * chunked one, the 1 MB it may reach) before a byte is read, and gives it back when its answer is sent
+ * or its connection closes. Past the budget the request is refused with 503 and Retry-After: a flood of
+ * large bodies (before authentication, so anyone's) gets a clear answer instead of growing the heap
+ * until the process dies, which is what lets the API run with a capped heap (README, NODE_OPTIONS).
+ */
+export function bodyBudget(limitBytes: number) {
+  let held = 0;
+  return {
+    /** The bytes reserved for this request, or null when they do not fit now. */
+    reserve(bytes: number): { release: () => void } | null {
+      if (held + bytes > limitBytes) return null;
+      held += bytes;
+      let released = false;
+      return {
+        release: () => {
+          if (released) return;
+          released = true;
+          held -= bytes;
+        },
+      };
+    },
+    held: () => held,
+  };
+}
+
+/**
  * JSON bodies only, at most 1 MB and 32 levels deep, checked before authentication, the
  * Idempotency-Key and any other work. A request that carries a body must say `application/json`; one
  * with no body (a cancel, a retry) is read as `{}`.
  */
-export async function jsonBody(ctx: Context, next: Next): Promise<void> {
-  if (!BODY_METHODS.has(ctx.method)) return next();
-  const hasBody = Number(ctx.get('Content-Length') || 0) > 0 || Boolean(ctx.get('Transfer-Encoding'));
-  if (!hasBody) {
-    ctx.request.body = {};
-    return next();
-  }
-  if (!ctx.is('application/json')) throw new ApiError('unsupported_media_type');
-  if (Number(ctx.get('Content-Length') || 0) > MAX_BODY_BYTES) throw new ApiError('body_too_large');
-  await reader(ctx, async () => {
-    // The reader leaves a DELETE's body unread, as the JSON parser before it did.
-    if (typeof ctx.request.body === 'string') ctx.request.body = parseJson(ctx.request.body);
-    await next();
-  });
+export function jsonBody(bytesInFlight: number) {
+  const budget = bodyBudget(bytesInFlight);
+  return async function readJsonBody(ctx: Context, next: Next): Promise<void> {
+    if (!BODY_METHODS.has(ctx.method)) return next();
+    const declared = Number(ctx.get('Content-Length') || 0);
+    const chunked = Boolean(ctx.get('Transfer-Encoding'));
+    if (!(declared > 0 || chunked)) {
+      ctx.request.body = {};
+      return next();
+    }
+    if (!ctx.is('application/json')) throw new ApiError('unsupported_media_type');
+    if (declared > MAX_BODY_BYTES) throw new ApiError('body_too_large');
+    const reservation = budget.reserve(chunked ? MAX_BODY_BYTES : declared);
+    if (!reservation) throw new ApiError('service_unavailable', { retryAfter: 1 });
+    // Held until the answer is written (or the client goes away): the parsed body lives as long as the request.
+    ctx.res.once('close', reservation.release);
+    await reader(ctx, async () => {
+      // The reader leaves a DELETE's body unread, as the JSON parser before it did.
+      if (typeof ctx.request.body === 'string') ctx.request.body = parseJson(ctx.request.body);
+      await next();
+    });
+  };
 }
