@@ -17,7 +17,7 @@ import { peakRssMb, resetPeakRss, spawnService, stopService } from './stack.js';
 import { quantileBound, scrapeScheduleToStart } from './worker-metrics.js';
 
 /** The API's V8 settings in scripts/run.sh and docker-compose.yml. */
-export const API_NODE_OPTIONS = '--max-old-space-size=256 --max-semi-space-size=4';
+export const API_NODE_OPTIONS = '--max-old-space-size=192 --max-semi-space-size=4';
 
 export interface PassOptions {
   name: string;
@@ -128,7 +128,9 @@ export async function runPass(o: PassOptions) {
       await quiet(orm);
       const bursts = await load({ url: sessionsUrl, ...post, durationSec: SECONDS, connections: 64, rate: halfRate });
       add("(a) at half rate in autocannon's per-second bursts: p99 (ms)", bursts.p99);
-      apiPeakUnderA.push(peakRssMb(api.pid) ?? NaN);
+      const peakUnderA = peakRssMb(api.pid) ?? NaN;
+      apiPeakUnderA.push(peakUnderA);
+      process.stderr.write(`(a) API peak RSS this round: ${peakUnderA} MB\n`);
     },
     'b,c,d': async () => {
       add('F3 workflow starts, no worker (/s)', await floorWorkflowStarts(o.temporalAddress, SECONDS * 1000));

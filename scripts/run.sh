@@ -29,7 +29,7 @@ case "$cmd" in
     exec "${tsnode[@]}" src/main/dev.ts "$@" ;;
   # V8's young generation at 4 MB semi-spaces: the API's live heap is 60-100 MB, the rest of its RSS was
   # young-generation slack (README, Benchmark: API memory).
-  api) NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=256 --max-semi-space-size=4}" exec "${tsnode[@]}" src/main/api.ts "$@" ;;
+  api) NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=192 --max-semi-space-size=4}" exec "${tsnode[@]}" src/main/api.ts "$@" ;;
   # Two malloc arenas, not glibc's 8 per core: the SDK's native threads otherwise each grow an arena of
   # their own. V8's old space capped at 384 MB in each isolate (the main thread and the workflow thread),
   # far above what either uses, and its young generation at 4 MB semi-spaces instead of tens of MB of
