@@ -88,7 +88,10 @@ describe('many sessions paid at once, 20 calls each (straight to the service)', 
   const busy = useBusiness(stack, { rateLimitTier: 'enterprise', rateLimitPerMinute: 1_000_000, rateLimitBurst: 1_000_000 });
 
   it('tells exactly one call per session that it completed, and every other call why it cannot pay', async () => {
-    const deps = { orm: stack.orm, temporal: stack.temporal, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 10_000 };
+    // 20 calls on one workflow pass Temporal's 10 updates in flight: the rest are answered RESOURCE_EXHAUSTED
+    // and the client retries them for up to about 40 s. The wait outlasts that, so no call is left retrying
+    // after this file (its retry would fail on the closed connection in whichever file runs next).
+    const deps = { orm: stack.orm, temporal: stack.temporal, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 60_000 };
     for (let round = 0; round < 3; round++) {
       const sessions = await Promise.all(Array.from({ length: 12 }, () => createSession(stack, busy.testKey)));
       const tallies = await Promise.all(
@@ -100,13 +103,14 @@ describe('many sessions paid at once, 20 calls each (straight to the service)', 
           return {
             completed: told.filter((t) => t === 'completed').length,
             notPayable: told.filter((t) => t === 'session_not_payable').length,
+            other: told.filter((t) => t !== 'completed' && t !== 'session_not_payable'),
             charges: chargesOf(session.id),
             moved: await moneyMovedFor(session.id),
           };
         }),
       );
       for (const tally of tallies) {
-        expect(tally).toEqual({ completed: 1, notPayable: 19, charges: 1, moved: { payments: 1, events: 1, reserves: 1 } });
+        expect(tally).toEqual({ completed: 1, notPayable: 19, other: [], charges: 1, moved: { payments: 1, events: 1, reserves: 1 } });
       }
     }
   }, 180_000);

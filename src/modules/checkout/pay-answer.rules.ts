@@ -5,8 +5,8 @@ import type { SessionStatus } from './session.entity.js';
  * What a pay call heard from the session's checkout workflow:
  * - `answered`: its update's result;
  * - `no_answer`: nothing before the request's deadline;
- * - `refused`: no result will come (the update failed, or the workflow had already closed and a new run
- *   was refused).
+ * - `refused`: no result will come: Temporal answered with an error instead (the update failed, the closed
+ *   workflow could not start again, too many updates were in flight, Temporal could not be reached).
  */
 export type PayHeard = { kind: 'answered'; result: PayResult } | { kind: 'no_answer' } | { kind: 'refused' };
 

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateStage, type Client } from '@temporalio/client';
 import { z } from 'zod';
 import { payUpdate, type PayRequest, type PayResult } from '../../../workflows/checkout.js';
 import { payVerdict, type PayHeard } from './pay-answer.rules.js';
@@ -102,10 +102,10 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
 
   const heard = await Promise.race([outcome, wait(deps.waitMs)]).then(
     (result): PayHeard => (result ? { kind: 'answered', result } : { kind: 'no_answer' }),
-    (err: unknown): PayHeard => {
-      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowExecutionAlreadyStartedError) return { kind: 'refused' };
-      throw err;
-    },
+    // Whatever Temporal answered instead of a result (the update failed or was refused, the closed workflow
+    // could not be started again, too many updates in flight, a start deduplicated into a closed run), the
+    // database says whether this call paid.
+    (): PayHeard => ({ kind: 'refused' }),
   );
   if (heard.kind === 'no_answer') await ensureTemporalReachable(deps.temporal);
   // The database has the answer: whether this call paid, and if not, why the session cannot be paid.
