@@ -3,6 +3,7 @@ import type { Context, Next } from 'koa';
 import type { Pool } from 'pg';
 import type { Business } from '../modules/businesses/business.entity.js';
 import { callerOf } from './auth.js';
+import { ApiError } from './errors.js';
 import { RATE_LIMIT_TABLE, rateLimitError, setRateLimitHeaders, stateOf, type RateLimitState } from './rate-limit.js';
 
 export interface KeyBudget {
@@ -35,10 +36,15 @@ export function keyBudget(business: Pick<Business, 'rateLimitTier' | 'rateLimitP
 
 // Both windows in one statement, as the library's PostgreSQL store keeps a fixed-window counter (expiry in
 // epoch ms): the minute's counter is counted; the burst allowance's counter is counted only when the
-// minute's points are spent, and read as it was before this statement otherwise.
+// minute's points are spent, and read as it was before this statement otherwise. The same statement
+// confirms the key is not revoked ($6), so a key served from the process's cache is refused the moment a
+// revocation commits, on every instance, without waiting for the cache's notification: a revoked key
+// counts nothing and the statement returns no row.
 const CONSUME = `
   with main as (
-    insert into ${RATE_LIMIT_TABLE} as r (key, points, expire) values ($1, 1, $3::bigint + 60000)
+    insert into ${RATE_LIMIT_TABLE} as r (key, points, expire)
+    select $1, 1, $3::bigint + 60000
+    where exists (select 1 from api_keys k where k.id = $6 and k.revoked_at is null)
     on conflict (key) do update set
       points = case when r.expire <= $3::bigint then 1 else r.points + 1 end,
       expire = case when r.expire <= $3::bigint then $3::bigint + 60000 else r.expire end
@@ -71,16 +77,18 @@ interface ConsumeRow {
  */
 export function createKeyLimiter(orm: MikroORM) {
   let pool: Promise<Pool> | undefined;
-  return async function consume(keyId: string, budget: KeyBudget): Promise<RateLimitState> {
+  /** The key's budget after this request, or null when the key is revoked (nothing is counted then). */
+  return async function consume(keyId: string, budget: KeyBudget): Promise<RateLimitState | null> {
     pool ??= orm.em.getConnection().getNativeClient() as unknown as Promise<Pool>;
     const now = Date.now();
     const allowancePoints = budget.burst - budget.perMinute;
     const { rows } = await (await pool).query<ConsumeRow>({
       name: 'apikey-consume',
       text: CONSUME,
-      values: [`apikey:${keyId}`, `apikey-burst:${keyId}`, now, budget.perMinute, BURST_WINDOW_SECONDS * 1000],
+      values: [`apikey:${keyId}`, `apikey-burst:${keyId}`, now, budget.perMinute, BURST_WINDOW_SECONDS * 1000, keyId],
     });
     const row = rows[0];
+    if (!row) return null;
     const mainPoints = Number(row.main_points);
     const msLeft = (expire: string | null) => (expire === null ? 0 : Math.max(Number(expire) - now, 0));
     const drewOnAllowance = mainPoints > budget.perMinute;
@@ -105,6 +113,8 @@ export function apiKeyRateLimits(deps: { orm: MikroORM }) {
   return async function rateLimitPerKey(ctx: Context, next: Next): Promise<void> {
     const caller = callerOf(ctx);
     const state = await perKey(caller.keyId, keyBudget(caller.business));
+    // Revoked since the key was read (or cached): refused as an unknown key is.
+    if (!state) throw new ApiError('invalid_api_key');
     setRateLimitHeaders(ctx, state);
     if (!state.allowed) throw rateLimitError(state);
     await next();

@@ -50,7 +50,9 @@ export function authenticate(orm: MikroORM, cache?: ApiKeyCache<KnownKey>) {
     const secret = match?.[1];
     if (!secret || !keyMode(secret)) throw new ApiError('invalid_api_key');
     const hash = hashApiKey(secret);
-    const key = cache ? await cache.get(hash, () => readKey(orm, hash)) : await readKey(orm, hash);
+    // A live key of a business not yet approved is not cached, so its approval works at the next request;
+    // a revocation is caught by the rate-limit statement that follows (src/http/api-key-rate-limit.ts).
+    const key = cache ? await cache.get(hash, () => readKey(orm, hash), usable) : await readKey(orm, hash);
     // The index lookup (or the cache) finds the row; the constant-time comparison is the actual check.
     if (!key || !sameHash(key.secretHash, hash)) throw new ApiError('invalid_api_key');
     const { business } = key;
@@ -61,6 +63,9 @@ export function authenticate(orm: MikroORM, cache?: ApiKeyCache<KnownKey>) {
     await next();
   };
 }
+
+/** Whether a key would be let through as it stands: only such keys are cached. */
+const usable = (key: KnownKey) => key.mode !== 'live' || key.business.approved;
 
 export function callerOf(ctx: Context): Caller {
   return ctx.state.caller as Caller;

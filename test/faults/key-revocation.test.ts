@@ -8,11 +8,11 @@ import { killAll, startApiProcess } from './support/processes.js';
 
 /**
  * Revocation through the API key cache (issue 18): each API process keeps keys in memory and forgets them
- * when PostgreSQL NOTIFYs a change. A key revoked by the admin CLI must be refused by every API process
- * within REVOCATION_BOUND_MS (docs/decisions.md, API key cache), although each had it cached.
+ * when PostgreSQL NOTIFYs a change, but refusal does not wait for that: the key's rate-limit statement
+ * confirms the key unrevoked on every request (docs/decisions.md, API key cache). A key revoked by the
+ * admin CLI is refused by the very first request after the CLI exits, on each process, though both had
+ * it cached.
  */
-const REVOCATION_BOUND_MS = 1_000;
-
 let stack: FaultStack;
 let apis: HttpClient[];
 
@@ -30,7 +30,7 @@ afterAll(async () => {
 
 const list = (api: HttpClient, key: string) => api.get('/api/checkout/sessions?limit=1', { key });
 
-it(`a key the admin CLI revokes is refused by both API processes within ${REVOCATION_BOUND_MS} ms, though both had it cached`, async () => {
+it('a key the admin CLI revokes is refused by both API processes at the next request, though both had it cached', async () => {
   const biz = await stack.business();
   // Both processes LISTEN (their caches serve entries only then).
   await until('both API processes to listen for key changes', async () => {
@@ -48,23 +48,13 @@ it(`a key the admin CLI revokes is refused by both API processes within ${REVOCA
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', DATABASE_URL: stack.databaseUrl },
   });
   expect(stdout).toContain(`Revoked ${key.id}`);
-  const revoked = Date.now();
 
-  const refusedAfter = await Promise.all(
-    apis.map(async (api) => {
-      for (;;) {
-        const res = await list(api, biz.testKey);
-        if (res.status === 401) {
-          expect(res.body.error).toMatchObject({ type: 'authentication_error', message: 'Invalid API key' });
-          return Date.now() - revoked;
-        }
-        expect(res.status).toBe(200);
-        if (Date.now() - revoked > 10 * REVOCATION_BOUND_MS) throw new Error('the revoked key is still accepted');
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    }),
-  );
-  for (const ms of refusedAfter) expect(ms).toBeLessThanOrEqual(REVOCATION_BOUND_MS);
+  // Both at once, the moment the CLI has exited: no wait for the notification.
+  const first = await Promise.all(apis.map((api) => list(api, biz.testKey)));
+  for (const res of first) {
+    expect(res.status).toBe(401);
+    expect(res.body.error).toMatchObject({ type: 'authentication_error', message: 'Invalid API key' });
+  }
   // And it stays refused (nothing re-caches a revoked key).
   for (const api of apis) expect((await list(api, biz.testKey)).status).toBe(401);
 }, 120_000);

@@ -1,3 +1,5 @@
+import pg from 'pg';
+import { API_KEY_LISTENER_NAME } from '../../src/modules/businesses/api-key.cache.js';
 import { createApiKey, revokeApiKey } from '../../src/modules/businesses/business.service.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 
@@ -12,6 +14,19 @@ function expectError(res: { status: number; body: any }, status: number, type: s
   expect(res.body.success).toBe(false);
   expect(res.body.error.type).toBe(type);
   if (message) expect(res.body.error.message).toBe(message);
+}
+
+/** The API's key cache serves entries only once its connection LISTENs (src/modules/businesses/api-key.cache.ts). */
+async function untilListening() {
+  for (let tries = 0; ; tries++) {
+    const [row] = await stack.orm.em.fork().getConnection().execute<{ n: number }[]>(
+      'select count(*)::int as n from pg_stat_activity where application_name = ? and datname = current_database()',
+      [API_KEY_LISTENER_NAME],
+    );
+    if (row.n > 0) return;
+    if (tries > 100) throw new Error('the API key cache never listened');
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 describe('authentication (spec: Authentication)', () => {
@@ -30,6 +45,27 @@ describe('authentication (spec: Authentication)', () => {
     expect((await stack.http.get('/api/checkout/sessions', { key: key.secret })).status).toBe(200);
     await revokeApiKey(stack.orm.em.fork(), key.id);
     expectError(await stack.http.get('/api/checkout/sessions', { key: key.secret }), 401, 'authentication_error', 'Invalid API key');
+  });
+
+  it('a cached key revoked with no notification (triggers off) is still refused at the next request', async () => {
+    const key = await createApiKey(stack.orm.em.fork(), biz.id, 'test', 'full');
+    await untilListening();
+    // Twice: the second is served from the API process's key cache.
+    for (let i = 0; i < 2; i++) expect((await stack.http.get('/api/checkout/sessions', { key: key.secret })).status).toBe(200);
+    // replica mode skips the NOTIFY trigger, so the cache never hears of this revocation.
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      await db.query('begin');
+      await db.query('set local session_replication_role = replica');
+      await db.query('update api_keys set revoked_at = now() where id = $1', [key.id]);
+      await db.query('commit');
+    } finally {
+      await db.end();
+    }
+    const res = await stack.http.get('/api/checkout/sessions', { key: key.secret });
+    expectError(res, 401, 'authentication_error', 'Invalid API key');
+    expect(res.headers['x-ratelimit-limit']).toBeUndefined();
   });
 
   it('a read_only key may read but a write gives 403 permission_error', async () => {

@@ -20,8 +20,8 @@ export interface ApiKeyCacheOptions {
 }
 
 export interface ApiKeyCache<T> {
-  /** The entry for a key's hash, else what `load` reads (kept only if it found a key). */
-  get(hash: string, load: () => Promise<T | null>): Promise<T | null>;
+  /** The entry for a key's hash, else what `load` reads (kept only if it found a key that `keep` accepts). */
+  get(hash: string, load: () => Promise<T | null>, keep?: (value: T) => boolean): Promise<T | null>;
   /** Whether entries are served: only while the connection LISTENs (fail closed otherwise). */
   readonly listening: boolean;
   close(): Promise<void>;
@@ -120,7 +120,7 @@ export function createApiKeyCache<T>(orm: MikroORM, log: Logger, options: ApiKey
     get listening() {
       return listening;
     },
-    async get(hash, load) {
+    async get(hash, load, keep = () => true) {
       if (listening) {
         const hit = entries.get(hash);
         if (hit && hit.expiresAt > Date.now()) {
@@ -132,7 +132,7 @@ export function createApiKeyCache<T>(orm: MikroORM, log: Logger, options: ApiKey
       }
       const seen = generation;
       const value = await load();
-      if (value !== null && listening && seen === generation) {
+      if (value !== null && keep(value) && listening && seen === generation) {
         entries.set(hash, { value, expiresAt: Date.now() + o.ttlMs });
         if (entries.size > o.maxEntries) entries.delete(entries.keys().next().value!);
       }
