@@ -169,11 +169,11 @@ describe('reserve release on the real stack', () => {
 
 describe('consuming reserves (for refunds)', () => {
   /** What a refund does with what consumeReserves took: out of `reserved`, into refunds in flight. */
-  async function consume(biz: TestBusiness, amount: number, ref: string) {
+  async function consume(biz: TestBusiness, amount: number, ref: string, pageSize?: number) {
     return stack.orm.em.fork().transactional(async (tx) => {
       const owner = { businessId: biz.id, livemode: false };
       const balance = await lockBalance(tx, owner);
-      const result = await consumeReserves(tx, owner, amount);
+      const result = await consumeReserves(tx, owner, amount, pageSize);
       if (result.taken) {
         postTransaction(tx, balance, {
           kind: 'test.refund',
@@ -215,6 +215,30 @@ describe('consuming reserves (for refunds)', () => {
     expect(await release(newer.id)).toEqual({ status: 'released', releasedAmountInCents: 300 });
     expect((await get('/api/balance', biz.testKey)).body.data).toMatchObject({ availableInCents: 2 * 4048 + 300, reservedInCents: 0 });
     expect(await consume(biz, 10, `${biz.id}-2`)).toEqual({ taken: 0, parts: [] });
+  });
+
+  it('reads the reserves a page at a time, oldest first, and stops at the page that covers the amount', async () => {
+    const biz = await stack.business();
+    for (let i = 0; i < 5; i++) await paidSession(stack, biz); // 450 held each
+    const [r1, r2, r3, r4, r5] = await reservesOf(biz);
+    // Pages of two: the first gives 900, the second 100 of its first reserve, and the fifth is never read.
+    expect(await consume(biz, 1000, `${biz.id}-paged`, 2)).toEqual({
+      taken: 1000,
+      parts: [{ reserveId: r1.id, amount: 450 }, { reserveId: r2.id, amount: 450 }, { reserveId: r3.id, amount: 100 }],
+    });
+    expect((await reservesOf(biz)).map((r) => [r.id, r.status, r.consumed])).toEqual([
+      [r1.id, 'consumed', 450],
+      [r2.id, 'consumed', 450],
+      [r3.id, 'partially_released', 100],
+      [r4.id, 'active', 0],
+      [r5.id, 'active', 0],
+    ]);
+    // More than is held: every remaining page is read and what they hold is taken.
+    expect(await consume(biz, 2000, `${biz.id}-paged-2`, 2)).toEqual({
+      taken: 1250,
+      parts: [{ reserveId: r3.id, amount: 350 }, { reserveId: r4.id, amount: 450 }, { reserveId: r5.id, amount: 450 }],
+    });
+    expect((await get('/api/balance', biz.testKey)).body.data.reservedInCents).toBe(0);
   });
 
   it('never lets a refund and the release take the same cents, however they interleave', async () => {

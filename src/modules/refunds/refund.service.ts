@@ -12,9 +12,7 @@ import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.servi
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { workflowStart } from '../outbox/workflow-start.rules.js';
-import { HOLDING_STATUSES, Reserve } from '../reserves/reserve.entity.js';
-import { heldOf } from '../reserves/reserve.rules.js';
-import { consumeReserves } from '../reserves/reserve.service.js';
+import { consumeReserves, heldInReserves } from '../reserves/reserve.service.js';
 import { RefundReservePart } from './refund-reserve-part.entity.js';
 import { Refund } from './refund.entity.js';
 import { refundCreatedPayload } from './refund.events.js';
@@ -51,7 +49,9 @@ export async function createRefund(
   if (session.status !== 'completed') throw new DomainError('refund_session_not_completed');
 
   const amount = session.total;
-  const funding = refundFunding(amount, { available: balance.available, heldInReserves: await heldInReserves(tx, owner) });
+  // The reserves are asked only when `available` falls short: their sum would not change the answer.
+  const held = balance.available >= amount ? 0 : await heldInReserves(tx, owner);
+  const funding = refundFunding(amount, { available: balance.available, heldInReserves: held });
   if (!funding) throw new DomainError('insufficient_balance_for_refund');
   const consumed = await consumeReserves(tx, owner, funding.fromReserves);
   if (consumed.taken !== funding.fromReserves) throw new DomainError('insufficient_balance_for_refund');
@@ -94,11 +94,6 @@ export async function createRefund(
     }),
   }));
   return { refund, outbox };
-}
-
-async function heldInReserves(tx: EntityManager, owner: Owner): Promise<number> {
-  const holding = await tx.find(Reserve, { ...owner, status: { $in: HOLDING_STATUSES } });
-  return holding.reduce((sum, reserve) => sum + heldOf(reserve), 0);
 }
 
 export async function findRefund(em: EntityManager, caller: Caller, id: string): Promise<Refund> {

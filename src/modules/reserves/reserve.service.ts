@@ -44,22 +44,48 @@ export async function consumeReserves(
   tx: EntityManager,
   owner: Owner,
   amount: number,
+  /** Reserves locked at a time while looking for the cents (tests pass a small page). */
+  pageSize = 50,
 ): Promise<{ taken: number; parts: { reserveId: string; amount: number }[] }> {
   if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError('amount must be non-negative cents');
   if (amount === 0) return { taken: 0, parts: [] };
-  const reserves = await tx.find(
-    Reserve,
-    { businessId: owner.businessId, livemode: owner.livemode, status: { $in: HOLDING_STATUSES } },
-    { orderBy: [{ reservedAt: 'asc' }, { id: 'asc' }], lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
-  );
-  const plan = planConsumption(reserves, amount);
-  const byId = new Map(reserves.map((r) => [r.id, r]));
-  for (const part of plan.parts) {
-    const reserve = byId.get(part.reserveId)!;
-    reserve.consumedAmountInCents += part.amount;
-    reserve.status = reserveStatusOf(reserve);
+  // Oldest first, a page at a time, so a refund locks the few reserves it draws on rather than every
+  // reserve a busy business holds (one a payment, 90 days of them). Under the balance lock no payment,
+  // release or other refund of this owner changes the holding set, so the pages are stable.
+  const plan: { parts: { reserveId: string; amount: number }[]; taken: number } = { parts: [], taken: 0 };
+  const seen: string[] = [];
+  for (;;) {
+    const page: Reserve[] = await tx.find(
+      Reserve,
+      {
+        businessId: owner.businessId,
+        livemode: owner.livemode,
+        status: { $in: HOLDING_STATUSES },
+        ...(seen.length ? { id: { $nin: seen } } : {}),
+      },
+      { orderBy: [{ reservedAt: 'asc' }, { id: 'asc' }], limit: pageSize, lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+    );
+    const step = planConsumption(page, amount - plan.taken);
+    for (const part of step.parts) {
+      const reserve = page.find((r) => r.id === part.reserveId)!;
+      reserve.consumedAmountInCents += part.amount;
+      reserve.status = reserveStatusOf(reserve);
+    }
+    plan.parts.push(...step.parts);
+    plan.taken += step.taken;
+    if (plan.taken === amount || page.length < pageSize) return plan;
+    seen.push(...page.map((r) => r.id));
   }
-  return plan;
+}
+
+/** What the owner's reserves still hold (the caller holds the balance lock): one aggregate, no rows loaded. */
+export async function heldInReserves(tx: EntityManager, owner: Owner): Promise<number> {
+  const [row] = await tx.execute<{ held: string }[]>(
+    `select coalesce(sum(reserve_amount_in_cents - consumed_amount_in_cents - released_amount_in_cents), 0)::text as held
+     from reserves where business_id = ? and livemode = ? and status in ('active', 'partially_released')`,
+    [owner.businessId, owner.livemode],
+  );
+  return Number(row.held);
 }
 
 /**
