@@ -57,8 +57,8 @@ describe('outbox relay', () => {
     }
   });
 
-  it('retries a failing row at its next poll, not in a tight loop (Temporal down)', async () => {
-    const tries: string[] = [];
+  it('retries a failing row with a backoff, not at every sweep (Temporal down)', async () => {
+    const tries: { eventId: string; at: number }[] = [];
     const failing = createOutboxDispatcher({
       orm: stack.orm,
       temporal: stack.temporal,
@@ -66,22 +66,25 @@ describe('outbox relay', () => {
       log,
       handlers: {
         'event.fanout': async (m) => {
-          tries.push(m.eventId);
+          tries.push({ eventId: m.eventId, at: Date.now() });
           throw new Error('Temporal is unavailable');
         },
       },
     });
-    const stop = startOutboxRelay(failing, stack.orm, log, 500);
+    const stop = startOutboxRelay(failing, stack.orm, log, 100);
     try {
       const eventId = await commitEvent();
-      await new Promise((r) => setTimeout(r, 1_600));
-      const mine = tries.filter((id) => id === eventId).length;
-      // Once on the notification, then once per poll: three or four polls' worth, not hundreds.
-      expect(mine).toBeGreaterThanOrEqual(2);
-      expect(mine).toBeLessThanOrEqual(5);
+      await new Promise((r) => setTimeout(r, 3_600));
+      const mine = tries.filter((t) => t.eventId === eventId).map((t) => t.at);
+      // At once, then 1 s and 2 s later: three tries in 3.6 s where the sweeps alone would make 36.
+      expect(mine).toHaveLength(3);
+      expect(mine[1] - mine[0]).toBeGreaterThanOrEqual(900);
+      expect(mine[2] - mine[1]).toBeGreaterThanOrEqual(1_900);
       const row = await outboxRowOf(eventId);
       expect(row.dispatched_at).toBeNull();
       expect(row.last_error).toBe('Temporal is unavailable');
+      const [{ wait }] = await sql(`select extract(epoch from claimed_until - now()) as wait from outbox where id = ?`, [row.id]);
+      expect(Number(wait)).toBeGreaterThan(0); // the next try is 4 s after the third
     } finally {
       await stop();
     }

@@ -14,6 +14,7 @@ import { Migration20261124030000_refund_reserve_parts } from './Migration2026112
 import { Migration20261124060000_api_key_notify } from './Migration20261124060000_api_key_notify.js';
 import { Migration20261124070000_webhook_operations } from './Migration20261124070000_webhook_operations.js';
 import { Migration20261124080000_webhook_throttle_gate } from './Migration20261124080000_webhook_throttle_gate.js';
+import { Migration20261125000000_list_filter_indexes } from './Migration20261125000000_list_filter_indexes.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -36,4 +37,5 @@ export const migrationsList = [
   { name: 'Migration20261124060000_api_key_notify', class: Migration20261124060000_api_key_notify },
   { name: 'Migration20261124070000_webhook_operations', class: Migration20261124070000_webhook_operations },
   { name: 'Migration20261124080000_webhook_throttle_gate', class: Migration20261124080000_webhook_throttle_gate },
+  { name: 'Migration20261125000000_list_filter_indexes', class: Migration20261125000000_list_filter_indexes },
 ];

@@ -17,6 +17,8 @@ interface ClaimedRow {
 const CLAIM_SECONDS = 30;
 /** Rows one dispatcher hands to Temporal at once: enough to overlap round trips, few enough not to flood it. */
 const CONCURRENCY = 16;
+/** The longest a failing row waits before it is tried again. */
+const MAX_BACKOFF_SECONDS = 10;
 /** Fast-path rows are marked dispatched together, one statement per this many milliseconds. */
 const MARK_BATCH_MS = 10;
 
@@ -57,7 +59,12 @@ export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; 
       return true;
     } catch (err) {
       deps.log.warn({ err, outboxId: row.id }, 'outbox dispatch failed; the relay will retry');
-      await execute('update outbox set last_error = ?, claimed_until = null where id = ?', [String((err as Error).message).slice(0, 500), row.id]);
+      // Backed off by its attempts (1, 2, 4, 8, then every 10 s): rows that keep failing would otherwise
+      // be claimed again at every sweep and, a hundred of them, fill every batch ahead of healthy rows.
+      await execute(
+        `update outbox set last_error = ?, claimed_until = now() + least(interval '1 second' * power(2, greatest(attempts - 1, 0)), interval '${MAX_BACKOFF_SECONDS} seconds') where id = ?`,
+        [String((err as Error).message).slice(0, 500), row.id],
+      );
       return false;
     }
   }

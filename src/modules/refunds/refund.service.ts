@@ -12,7 +12,7 @@ import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.servi
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { workflowStart } from '../outbox/workflow-start.rules.js';
-import { consumeReserves, heldInReserves } from '../reserves/reserve.service.js';
+import { consumeReserves } from '../reserves/reserve.service.js';
 import { RefundReservePart } from './refund-reserve-part.entity.js';
 import { Refund } from './refund.entity.js';
 import { refundCreatedPayload } from './refund.events.js';
@@ -49,9 +49,10 @@ export async function createRefund(
   if (session.status !== 'completed') throw new DomainError('refund_session_not_completed');
 
   const amount = session.total;
-  // The reserves are asked only when `available` falls short: their sum would not change the answer.
-  const held = balance.available >= amount ? 0 : await heldInReserves(tx, owner);
-  const funding = refundFunding(amount, { available: balance.available, heldInReserves: held });
+  // What the reserves hold is the balance's `reserved`: every reserve move posts to it in the reserve's
+  // transaction, under this lock, and `ledger verify` holds the two equal. consumeReserves below still
+  // refuses a refund the reserves themselves cannot cover.
+  const funding = refundFunding(amount, { available: balance.available, heldInReserves: balance.reserved });
   if (!funding) throw new DomainError('insufficient_balance_for_refund');
   const consumed = await consumeReserves(tx, owner, funding.fromReserves);
   if (consumed.taken !== funding.fromReserves) throw new DomainError('insufficient_balance_for_refund');

@@ -78,16 +78,6 @@ export async function consumeReserves(
   }
 }
 
-/** What the owner's reserves still hold (the caller holds the balance lock): one aggregate, no rows loaded. */
-export async function heldInReserves(tx: EntityManager, owner: Owner): Promise<number> {
-  const [row] = await tx.execute<{ held: string }[]>(
-    `select coalesce(sum(reserve_amount_in_cents - consumed_amount_in_cents - released_amount_in_cents), 0)::text as held
-     from reserves where business_id = ? and livemode = ? and status in ('active', 'partially_released')`,
-    [owner.businessId, owner.livemode],
-  );
-  return Number(row.held);
-}
-
 /**
  * A failed refund gives each reserve its own share back (the caller holds the balance lock and posts
  * `refunds_in_flight → reserved` for the total returned). The reserve keeps its `releaseAt`. Every
