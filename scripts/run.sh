@@ -27,9 +27,10 @@ case "$cmd" in
   start)
     [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"
     exec "${tsnode[@]}" src/main/dev.ts "$@" ;;
-  # V8's young generation at 4 MB semi-spaces: the API's live heap is 60-100 MB, the rest of its RSS was
-  # young-generation slack (README, Benchmark: API memory).
-  api) NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=192 --max-semi-space-size=4}" exec "${tsnode[@]}" src/main/api.ts "$@" ;;
+  # V8's young generation at 16 MB semi-spaces and its old space at 512 MB: 4 MB semi-spaces kept the RSS
+  # down but promoted in-flight requests and cost a third of the API's CPU; 512 MB keeps V8's old-space
+  # growth modest (README, Benchmark; docs/decisions.md, What the API's memory is).
+  api) NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=512 --max-semi-space-size=16}" exec "${tsnode[@]}" src/main/api.ts "$@" ;;
   # Two malloc arenas, not glibc's 8 per core: the SDK's native threads otherwise each grow an arena of
   # their own. V8's old space capped at 384 MB in each isolate (the main thread and the workflow thread),
   # far above what either uses, and its young generation at 4 MB semi-spaces instead of tens of MB of

@@ -20,7 +20,7 @@ let biz: TestBusiness;
 
 beforeAll(async () => {
   stack = await startFaultStack('large_bodies');
-  api = await startApiProcess(stack.wiring, { env: { NODE_OPTIONS: '--max-old-space-size=192 --max-semi-space-size=4' } });
+  api = await startApiProcess(stack.wiring, { env: { NODE_OPTIONS: '--max-old-space-size=512 --max-semi-space-size=16' } });
   http = stack.client(api.origin);
   biz = await stack.business();
 }, 120_000);
