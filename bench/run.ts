@@ -24,7 +24,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const REAL_ROUNDS = Number(process.env.BENCH_REAL_ROUNDS ?? 1);
 const REAL_WORKERS = (process.env.BENCH_REAL_WORKERS ?? '1,2').split(',').map(Number);
 const REAL = process.env.BENCH_TEMPORAL === 'real';
-// Arrival rates above what the floors suggest the service can finish, so the figures measure capacity.
+// Arrival rates above what the floors suggest the service can finish, so the figures measure capacity:
+// the least offered; (b) and (c) offer more where the round's F4 says the machine can take more (pass.ts).
 const rates = {
   refund: Number(process.env.BENCH_REFUND_RATE ?? 25),
   event: Number(process.env.BENCH_EVENT_RATE ?? 5),
@@ -138,7 +139,7 @@ async function main() {
       realServer,
       postgres: infra.postgresSettings,
       loadTool:
-        'autocannon 9 for max throughput (32 connections); (a) at half rate: evenly spaced requests (bench/open-loop.ts), latency from each one\'s due time; autocannon overallRate over 64 connections beside it for comparison',
+        'autocannon 9 for max throughput (32 connections); (a) at half rate: evenly spaced requests (bench/open-loop.ts) after 3 s at the same rate to open the connection pool, latency from each one\'s due time; autocannon overallRate over 64 connections beside it for comparison',
       withdrawalProcessingDelay: appEnv.WITHDRAWAL_PROCESSING_DELAY,
       betweenMeasurements: 'waits until no outbox row, refund, withdrawal or delivery is in flight; after (a) at max, vacuum analyze of the session tables',
     },

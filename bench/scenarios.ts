@@ -43,7 +43,15 @@ async function credit(orm: MikroORM, owner: { businessId: string; livemode: bool
 const card = { number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123' };
 
 /** (b) Refunds of paid sessions, created at a fixed rate, until every one is `completed`. */
-export async function refundsScenario(api: JsonClient, orm: MikroORM, key: string, businessId: string, rate: number, count: number) {
+export async function refundsScenario(
+  api: JsonClient,
+  orm: MikroORM,
+  key: string,
+  businessId: string,
+  rate: number,
+  count: number,
+  hooks: { beforeRefunds?: () => void } = {},
+) {
   // A refund returns the fee too, which the payment never credited to the business: fund that difference.
   await credit(orm, { businessId, livemode: false }, count * 1000);
   const sessions: string[] = [];
@@ -61,6 +69,8 @@ export async function refundsScenario(api: JsonClient, orm: MikroORM, key: strin
     if (status !== 'completed') throw new Error(`payment for the refund scenario ended ${status}: ${JSON.stringify(paid.body)}`);
     sessions.push(id);
   });
+  await quiet(orm); // the payments' own work (their events, their workflows' ends) is not the refunds'
+  hooks.beforeRefunds?.();
   const answers = await openLoop(rate, sessions.length, (i) => api.post('/api/refunds', { checkoutSessionId: sessions[i] }, key));
   const ids = answers.filter((a) => a.status === 201).map((a) => a.body.data.id as string);
   const rows = await until(async () => {
