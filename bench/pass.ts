@@ -10,6 +10,7 @@ import { createBusiness, DEMO_BUSINESS } from '../src/modules/businesses/busines
 import { freePort } from '../src/dev/free-port.js';
 import { floorBalanceLock } from './floors/balance-lock.js';
 import { floorWorkflowCompletions, floorWorkflowStarts } from './floors/temporal.js';
+import { cpuByGroup, perOperation, type CpuGroups } from './cpu.js';
 import { load } from './load.js';
 import { fixedRateLatency, jsonClient } from './open-loop.js';
 import { quiet, refundsScenario, webhookScenario, withdrawalsScenario } from './scenarios.js';
@@ -97,6 +98,11 @@ export async function runPass(o: PassOptions) {
   /** This round's F4, which (b)'s and (c)'s offered rates follow. */
   let lastF4 = 0;
   const add = (name: string, value: number) => (samples[name] ??= []).push(value);
+  const cpuNow = () => cpuByGroup({ api: api.pid, workers: workers.map((w) => w.child.pid) });
+  /** CPU per operation by process group between a reading and now, kept as figures (`CPU ms per …`). */
+  const addCpu = (operation: string, before: CpuGroups, operations: number) => {
+    for (const [group, ms] of Object.entries(perOperation(before, cpuNow(), operations))) add(`CPU ms per ${operation}: ${group}`, ms);
+  };
   const scenarioRuns: Record<string, unknown>[] = [];
   const apiPeakUnderA: number[] = [];
   const sessionsUrl = `${origin}/api/checkout/sessions`;
@@ -112,7 +118,9 @@ export async function runPass(o: PassOptions) {
       }
       // The API's peak under (a) alone: its high-water mark reset before, read after.
       resetPeakRss(api.pid);
+      const cpuBeforeA = cpuNow();
       const a = await load({ url: sessionsUrl, ...post, durationSec: SECONDS, connections: 32 });
+      addCpu('session create at max', cpuBeforeA, a.rps * SECONDS);
       add('(a) create session, max (req/s)', a.rps);
       if (a.non2xx || a.errors) process.stderr.write(`(a) answered ${JSON.stringify(a.statuses)} with ${a.errors} errors\n`);
       add('(a) workflow-start backlog after the max run, drained in (ms)', await quiet(orm));
@@ -140,7 +148,10 @@ export async function runPass(o: PassOptions) {
     },
     'b,c,d': async () => {
       add('F3 workflow starts, no worker (/s)', await floorWorkflowStarts(o.temporalAddress, SECONDS * 1000));
+      const cpuBeforeF4 = cpuNow();
       lastF4 = await floorWorkflowCompletions(o.temporalAddress, SECONDS * 1000);
+      // F4's worker and client run in this process: its share is the `bench` group's.
+      addCpu('F4 workflow', cpuBeforeF4, lastF4 * SECONDS);
       add('F4 one-activity workflows, 32 in flight (/s)', lastF4);
     },
     b: async (round) => {
@@ -148,7 +159,9 @@ export async function runPass(o: PassOptions) {
       // transitions, over twice the target), as F4 on a faster machine outgrew the fixed rate.
       const rate = Math.max(o.rates.refund, Math.ceil(lastF4));
       add('(b) refunds offered (/s)', rate);
-      const b = await refundsScenario(client, orm, key, business.id, rate, rate * SECONDS);
+      let cpuBeforeB = cpuNow();
+      const b = await refundsScenario(client, orm, key, business.id, rate, rate * SECONDS, { beforeRefunds: () => void (cpuBeforeB = cpuNow()) });
+      addCpu('refund', cpuBeforeB, b.refunds);
       add('(b) refunds completed end to end (/s)', b.completionsPerSec);
       add('(b) refund state transitions (/s)', b.transitionsPerSec);
       add('(b) refund create → completed p50 (ms)', b.p50Ms);
@@ -160,7 +173,9 @@ export async function runPass(o: PassOptions) {
       // As (b): at least 1.5 × F4 deliveries a second offered (events of one delivery per endpoint each).
       const rate = Math.max(o.rates.event, Math.ceil((lastF4 * 1.5) / o.receivers.urls.length));
       add('(c) deliveries offered (/s)', rate * o.receivers.urls.length);
+      const cpuBeforeC = cpuNow();
       const c = await webhookScenario(client, orm, hooks.key, hooks.business.id, urls, rate, rate * SECONDS, o.receivers.urls.length);
+      addCpu('webhook delivery', cpuBeforeC, c.deliveries);
       add('(c) webhook deliveries to 10 receivers (/s)', c.deliveriesPerSec);
       add('(c) commit → first attempt p50 (ms)', c.commitToFirstAttemptP50Ms);
       add('(c) commit → first attempt p99 (ms)', c.commitToFirstAttemptP99Ms);
@@ -168,6 +183,8 @@ export async function runPass(o: PassOptions) {
       const calm = await webhookScenario(client, orm, hooks.key, hooks.business.id, [], o.rates.calmEvent, o.rates.calmEvent * SECONDS, o.receivers.urls.length);
       add(`(c) commit → first attempt at ${o.rates.calmEvent * 10} deliveries/s, p50 (ms)`, calm.commitToFirstAttemptP50Ms);
       add(`(c) commit → first attempt at ${o.rates.calmEvent * 10} deliveries/s, p99 (ms)`, calm.commitToFirstAttemptP99Ms);
+      add(`(c) at ${o.rates.calmEvent * 10} deliveries/s: commit → deliveries written, p50 (ms)`, calm.commitToFanOutP50Ms);
+      add(`(c) at ${o.rates.calmEvent * 10} deliveries/s: deliveries written → first attempt, p50 (ms)`, calm.fanOutToFirstAttemptP50Ms);
       scenarioRuns.push({ round, c, calm });
     },
     d: async (round) => {

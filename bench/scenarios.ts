@@ -139,9 +139,9 @@ export async function webhookScenario(
   });
   const expected = eventIds.length * endpoints;
   const rows = await until(async () => {
-    const r = await sql<{ event_at: Date; first_at: Date; done_at: Date | null; status: string }>(
+    const r = await sql<{ event_at: Date; fanned_at: Date; first_at: Date; done_at: Date | null; status: string }>(
       orm,
-      `select e.created_at as event_at, min(a.attempted_at) as first_at, d.completed_at as done_at, d.status
+      `select e.created_at as event_at, d.created_at as fanned_at, min(a.attempted_at) as first_at, d.completed_at as done_at, d.status
        from webhook_deliveries d join events e on e.id = d.event_id left join webhook_attempts a on a.delivery_id = d.id
        where d.event_id in (?) group by d.id, e.created_at`,
       [eventIds],
@@ -156,6 +156,10 @@ export async function webhookScenario(
     deliveriesPerSec: Math.round(((rows.length * 1000) / Math.max(1, last - first)) * 10) / 10,
     commitToFirstAttemptP50Ms: percentile(toFirstAttempt, 50),
     commitToFirstAttemptP99Ms: percentile(toFirstAttempt, 99),
+    // The two halves of that path: the relay's fan-out (NOTIFY, claim, the deliveries' insert), then the
+    // delivery workflows' start, first workflow task and attempt up to its POST.
+    commitToFanOutP50Ms: percentile(rows.map((r) => ms(r.fanned_at) - ms(r.event_at)), 50),
+    fanOutToFirstAttemptP50Ms: percentile(rows.map((r) => ms(r.first_at) - ms(r.fanned_at)), 50),
   };
 }
 

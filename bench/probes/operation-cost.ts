@@ -4,45 +4,15 @@
  * machine keeps up with, so the figure is a cost, not a throughput on a noisy machine.
  * PROBE_WORKER_NODE_OPTIONS sets the worker's V8 and preload options.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createBusiness, DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
 import { freePort } from '../../src/dev/free-port.js';
+import { cpuByGroup as cpuOf, perOperation, type CpuGroups } from '../cpu.js';
 import { floorWorkflowCompletions } from '../floors/temporal.js';
 import { jsonClient } from '../open-loop.js';
 import { quiet, refundsScenario, startReceivers, webhookScenario } from '../scenarios.js';
 import { buildDist, spawnService, startInfrastructure, stopService } from '../stack.js';
-
-/** A process's CPU ticks, and with `children`, those of its children it has waited for (PostgreSQL's exited backends). */
-const ticks = (pid: number, children = false) => {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0);
-  } catch {
-    return 0;
-  }
-};
-/** CPU ms so far of each group of this machine's processes. */
-function cpuByGroup(pids: Record<string, number>): Record<string, number> {
-  const groups: Record<string, number> = { worker: 0, api: 0, temporal: 0, postgres: 0, probe: ticks(process.pid), other: 0 };
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
-    let cmd = '';
-    try {
-      cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
-    const named = Object.entries(pids).find(([, p]) => p === pid)?.[0];
-    if (named) groups[named] += ticks(pid);
-    else if (cmd.includes('start-dev')) groups.temporal += ticks(pid);
-    // Backends retitle themselves `postgres: …`; the postmaster (the binary's path) also holds its exited backends' time.
-    else if (cmd.startsWith('postgres') || cmd.includes('/bin/postgres')) groups.postgres += ticks(pid, true);
-  }
-  return Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, v * 10]));
-}
 
 async function main() {
   const build = buildDist();
@@ -59,7 +29,7 @@ async function main() {
     NODE_OPTIONS: process.env.PROBE_WORKER_NODE_OPTIONS ?? '--max-old-space-size=384 --max-semi-space-size=4',
   }, workerAdmin);
   const api = await spawnService(path.join(build.dir, 'api.js'), { ...appEnv, PORT: String(apiPort), ADMIN_PORT: String(apiAdmin) }, apiPort);
-  const pids = { worker: worker.pid!, api: api.pid! };
+  const cpuByGroup = () => cpuOf({ api: api.pid, workers: [worker.pid] });
   const mk = async (name: string) => {
     const { business, keys } = await createBusiness(infra.orm.em.fork(), { ...DEMO_BUSINESS, name, rateLimitTier: 'enterprise', rateLimitPerMinute: 10_000_000, rateLimitBurst: 10_000_000 });
     return { id: business.id, key: keys.find((k) => k.mode === 'test')!.secret };
@@ -70,36 +40,35 @@ async function main() {
   // Monotonic microseconds, the clock V8's CPU profiles are stamped with: a window to slice a profile by.
   const now = () => Number(process.hrtime.bigint() / 1000n);
   let windowStart = now();
-  const report = (what: string, n: number, before: Record<string, number>, after: Record<string, number>, extra: string) => {
+  const report = (what: string, n: number, before: CpuGroups, after: CpuGroups, extra: string) => {
     process.stdout.write(`WINDOW ${what} ${windowStart} ${now()}\n`);
-    const per = Object.entries(after).map(([k, v]) => `${k} ${((v - before[k]) / n).toFixed(2)}`).join(', ');
-    const total = Object.entries(after).reduce((s, [k, v]) => s + v - before[k], 0) / n;
-    process.stdout.write(`${what}: CPU ms per operation: ${per}; all ${total.toFixed(2)} (${extra})\n`);
+    const { all, ...per } = perOperation(before, after, n);
+    process.stdout.write(`${what}: CPU ms per operation: ${Object.entries(per).map(([k, v]) => `${k} ${v}`).join(', ')}; all ${all} (${extra})\n`);
   };
   const rate = Number(process.env.PROBE_RATE ?? 10);
   const count = Number(process.env.PROBE_COUNT ?? 200);
   let urls = receivers.urls;
   for (let round = 0; round < Number(process.env.PROBE_ROUNDS ?? 2); round++) {
     await quiet(infra.orm);
-    let before = cpuByGroup(pids);
+    let before = cpuByGroup();
     windowStart = now();
     const f4 = await floorWorkflowCompletions(infra.temporalAddress, 8000, 8);
-    report('F4 workflow (probe = its worker)', f4 * 8, before, cpuByGroup(pids), `${f4}/s with 8 in flight`);
+    report('F4 workflow (probe = its worker)', f4 * 8, before, cpuByGroup(), `${f4}/s with 8 in flight`);
     await quiet(infra.orm);
     // refundsScenario pays its sessions first; only the refunds are counted, so the CPU is read around them.
     const b = await refundsScenario(client, infra.orm, shop.key, shop.id, rate, count, {
       beforeRefunds: () => {
-        before = cpuByGroup(pids);
+        before = cpuByGroup();
         windowStart = now();
       },
     });
-    report('refund', b.refunds, before, cpuByGroup(pids), `${b.completionsPerSec}/s offered ${rate}/s, p50 ${b.p50Ms} ms`);
+    report('refund', b.refunds, before, cpuByGroup(), `${b.completionsPerSec}/s offered ${rate}/s, p50 ${b.p50Ms} ms`);
     await quiet(infra.orm);
-    before = cpuByGroup(pids);
+    before = cpuByGroup();
     windowStart = now();
     const c = await webhookScenario(client, infra.orm, hooks.key, hooks.id, urls, rate / 10, count / 10, receivers.urls.length);
     urls = [];
-    report('webhook delivery', c.deliveries, before, cpuByGroup(pids), `${c.deliveriesPerSec}/s, commit → first attempt p50 ${c.commitToFirstAttemptP50Ms} ms`);
+    report('webhook delivery', c.deliveries, before, cpuByGroup(), `${c.deliveriesPerSec}/s, commit → first attempt p50 ${c.commitToFirstAttemptP50Ms} ms (commit → fan-out ${c.commitToFanOutP50Ms}, fan-out → attempt ${c.fanOutToFirstAttemptP50Ms})`);
   }
   await receivers.close();
   await stopService(api);
