@@ -33,6 +33,13 @@ interface ClaimedDelivery {
   previous_secret_expires_at: Date | null;
 }
 
+const INSERT_ATTEMPT = `
+  insert into webhook_attempts (delivery_id, attempt_number, attempted_at, status_code, duration_ms, response_body, error, succeeded)
+  values (?, ?, ?, ?, ?, ?, ?, ?)
+  on conflict (delivery_id, attempt_number) do nothing`;
+
+type Done = Exclude<WebhookAttemptResult, { outcome: 'wait' }>;
+
 interface AttemptInput {
   deliveryId: string;
   attemptNumber: number;
@@ -76,21 +83,31 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   }
 
   /**
-   * One attempt: claim the delivery (only while it is pending and its endpoint is enabled and not
-   * deleted), POST it once, record the attempt, the delivery's new state and the endpoint's streak.
-   * Never throws for what the receiver did; a non-2xx, a timeout or a refused address are recorded failures.
+   * Claims the delivery for an attempt, only while it is pending and its endpoint is enabled and not
+   * deleted; with `unpacedOnly`, only when the endpoint also has no throttle and no Retry-After in force,
+   * the common case, which has no turn to take (endpoint-pacing.service.ts).
    */
-  async function attempt(input: AttemptInput, at: Date): Promise<Exclude<WebhookAttemptResult, { outcome: 'wait' }>> {
+  async function claim(input: AttemptInput, unpacedOnly = false): Promise<ClaimedDelivery | undefined> {
     // `delivering` too: an attempt whose worker died mid-request left it so, and the schedule moved on.
-    const claimed = await em().execute<ClaimedDelivery[]>(
+    const [row] = await em().execute<ClaimedDelivery[]>(
       `update webhook_deliveries d set status = 'delivering', attempt_count = ?, next_attempt_at = null, updated_at = now()
        from webhook_endpoints e
        where d.id = ? and e.id = d.endpoint_id and d.status in ('pending', 'delivering')
          and e.enabled and e.deleted_at is null
+         ${unpacedOnly ? 'and e.rate_limit_per_second is null and (e.next_attempt_not_before is null or e.next_attempt_not_before <= now())' : ''}
        returning d.body, d.event_id, d.endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at`,
       [input.attemptNumber, input.deliveryId],
     );
-    const row = claimed[0];
+    return row;
+  }
+
+  /**
+   * One attempt: claim the delivery, POST it once, record the attempt, the delivery's new state and the
+   * endpoint's streak. Never throws for what the receiver did; a non-2xx, a timeout or a refused address
+   * are recorded failures.
+   */
+  async function attempt(input: AttemptInput, at: Date): Promise<Done> {
+    const row = await claim(input);
     if (!row) {
       // Finished already, or its endpoint was disabled or deleted: nothing is sent, and it ends `failed`.
       await em().execute(
@@ -103,21 +120,34 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       );
       return { outcome: 'stopped' };
     }
+    return sendClaimed(row, input, at);
+  }
 
+  async function sendClaimed(row: ClaimedDelivery, input: AttemptInput, at: Date): Promise<Done> {
     const attemptedAt = new Date();
     const outcome = await send(row);
-    const status = outcome.ok ? 'succeeded' : input.nextDelayMs === null ? 'failed' : 'pending';
-    // A 429 or 503 with Retry-After puts off this delivery's next attempt, and the endpoint's, to then.
-    const postponeMs = outcome.ok ? null : retryAfterMs(outcome.statusCode, outcome.retryAfter, attemptedAt);
-    await em().transactional(async (tx) => {
-      await tx.execute(
-        `insert into webhook_attempts
-           (delivery_id, attempt_number, attempted_at, status_code, duration_ms, response_body, error, succeeded)
-         values (?, ?, ?, ?, ?, ?, ?, ?)
-         on conflict (delivery_id, attempt_number) do nothing`,
-        [input.deliveryId, input.attemptNumber, attemptedAt, outcome.statusCode, outcome.durationMs, outcome.responseBody, outcome.error, outcome.ok],
+    const attemptRow = [input.deliveryId, input.attemptNumber, attemptedAt, outcome.statusCode, outcome.durationMs, outcome.responseBody, outcome.error, outcome.ok];
+    if (outcome.ok) {
+      // Delivered, the common case: the attempt, the delivery and the endpoint's streak in one statement.
+      await em().execute(
+        `with attempt as (${INSERT_ATTEMPT}),
+           delivery as (
+             update webhook_deliveries set status = 'succeeded', last_status_code = ?, last_error = null, next_attempt_at = null,
+               completed_at = ?, updated_at = now()
+             where id = ? and status = 'delivering')
+         update webhook_endpoints set failing_since = null where id = ? and failing_since is not null`,
+        [...attemptRow, outcome.statusCode, new Date(), input.deliveryId, row.endpoint_id],
         'run',
       );
+      metrics.webhookAttempt('delivered');
+      metrics.webhookDelivery('delivered');
+      return { outcome: 'succeeded' };
+    }
+    const status = input.nextDelayMs === null ? 'failed' : 'pending';
+    // A 429 or 503 with Retry-After puts off this delivery's next attempt, and the endpoint's, to then.
+    const postponeMs = retryAfterMs(outcome.statusCode, outcome.retryAfter, attemptedAt);
+    await em().transactional(async (tx) => {
+      await tx.execute(INSERT_ATTEMPT, attemptRow, 'run');
       const now = new Date();
       await tx.execute(
         `update webhook_deliveries set status = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
@@ -134,11 +164,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         'run',
       );
       if (postponeMs !== null) await postponeEndpoint(tx, row.endpoint_id, postponeMs);
-      await noteAttemptOutcome(tx, row.endpoint_id, outcome.ok, at, disableAfterMs);
+      await noteAttemptOutcome(tx, row.endpoint_id, false, at, disableAfterMs);
     });
-    metrics.webhookAttempt(outcome.ok ? 'delivered' : 'failed');
-    if (status !== 'pending') metrics.webhookDelivery(outcome.ok ? 'delivered' : 'failed');
-    return outcome.ok ? { outcome: 'succeeded' } : { outcome: 'failed', retryAfterMs: postponeMs };
+    metrics.webhookAttempt('failed');
+    if (status !== 'pending') metrics.webhookDelivery('failed');
+    return { outcome: 'failed', retryAfterMs: postponeMs };
   }
 
   return {
@@ -157,6 +187,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
      * workflow's time, which starts and measures the endpoint's failure streak.
      */
     async sendWebhookAttempt(input: AttemptInput & { now: number; turnTaken: boolean }): Promise<WebhookAttemptResult> {
+      // An endpoint with no throttle and no Retry-After in force has no turn to take: claimed in one
+      // statement, not a locked read of the endpoint and then the claim (three round trips fewer).
+      const unpaced = input.turnTaken ? undefined : await claim(input, true);
+      if (unpaced) return sendClaimed(unpaced, input, new Date(input.now));
       const waitMs = await em().transactional((tx) => takeTurn(tx, input.deliveryId, input.turnTaken));
       if (waitMs > 0) return { outcome: 'wait', waitMs };
       return attempt(input, new Date(input.now));

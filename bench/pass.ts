@@ -38,7 +38,7 @@ export interface PassOptions {
   rates: { refund: number; event: number; calmEvent: number };
   sessionBody: string;
   /** References for (a), measured beside it (the floors' ports). */
-  references: { f1Port: number; f2Port: number; writesPort: number; workPort: number };
+  references: { f1Port: number; f2Port: number; writesPort: number; workPort: number; workPid?: number };
   track: (child: Promise<ChildProcess>) => Promise<ChildProcess>;
 }
 
@@ -106,16 +106,27 @@ export async function runPass(o: PassOptions) {
   const scenarioRuns: Record<string, unknown>[] = [];
   const apiPeakUnderA: number[] = [];
   const sessionsUrl = `${origin}/api/checkout/sessions`;
-  const { f1Port, f2Port, writesPort, workPort } = o.references;
+  const { f1Port, f2Port, writesPort, workPort, workPid } = o.references;
   const groups: Record<string, (round: number) => Promise<void>> = {
     a: async () => {
       add('F1 bare Koa 201 (req/s)', (await load({ url: `https://127.0.0.1:${f1Port}/`, durationSec: SECONDS, connections: 32 })).rps);
       add('F2 Koa + INSERT (req/s)', (await load({ url: `https://127.0.0.1:${f2Port}/`, method: 'POST', durationSec: SECONDS, connections: 32 })).rps);
+      // Each of the three warmed for 2 s first (JIT, pools), so none is measured cold.
+      const warm = (url: string) => load({ url, ...post, durationSec: 2, connections: 32 });
       for (const [name, port] of [['its writes alone', writesPort], ['key lookup + rate count + writes', workPort]] as const) {
+        await warm(`https://127.0.0.1:${port}/`);
+        const cpuBefore = cpuByGroup({ api: workPid, workers: [] });
         const reference = await load({ url: `https://127.0.0.1:${port}/`, ...post, durationSec: SECONDS, connections: 32 });
         if (reference.non2xx || reference.errors) throw new Error(`reference answered ${JSON.stringify(reference.statuses)}`);
         add(`(a) reference, raw pg: ${name} (req/s)`, reference.rps);
+        // The reference's own process stands in the `api` group.
+        if (port === workPort && workPid) {
+          for (const [group, ms] of Object.entries(perOperation(cpuBefore, cpuByGroup({ api: workPid, workers: [] }), reference.rps * SECONDS))) {
+            add(`CPU ms per session create, by-hand reference: ${group === 'api' ? 'reference' : group}`, ms);
+          }
+        }
       }
+      await warm(sessionsUrl);
       // The API's peak under (a) alone: its high-water mark reset before, read after.
       resetPeakRss(api.pid);
       const cpuBeforeA = cpuNow();
@@ -127,7 +138,19 @@ export async function runPass(o: PassOptions) {
       // The max run's inserts are due an autovacuum that would land in the next run's tail; vacuumed now, as pgbench does.
       await orm.em.getConnection().execute('vacuum analyze checkout_sessions, session_items');
       const halfRate = Math.max(1, Math.floor(a.rps / 2));
+      // What else happened while it ran: the API's own event-loop delay (prom-client resets it at each
+      // scrape), its mark-compacts, and PostgreSQL's checkpoints, so a tail can be placed.
+      const apiMetrics = async () => (await fetch(`http://127.0.0.1:${apiAdminPort}/metrics`)).text();
+      const metric = (text: string, name: string) => Number(new RegExp(`^${name} ([\\d.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN);
+      const checkpoints = async () =>
+        Number((await orm.em.getConnection().execute<{ n: string }[]>('select (num_timed + num_requested)::text as n from pg_stat_checkpointer'))[0].n);
+      const before = { checkpoints: await checkpoints(), majorGcs: metric(await apiMetrics(), 'nodejs_gc_duration_seconds_count\\{kind="major"\\}') };
       const half = await fixedRateLatency({ url: sessionsUrl, ...post, ca: o.ca, rate: halfRate, durationSec: SECONDS });
+      const after = await apiMetrics();
+      add("(a) at half rate: the API's own event-loop delay, max (ms)", Math.round(metric(after, 'nodejs_eventloop_lag_max_seconds') * 1000));
+      add("(a) at half rate: the API's own event-loop delay, p99 (ms)", Math.round(metric(after, 'nodejs_eventloop_lag_p99_seconds') * 1000));
+      add("(a) at half rate: the API's mark-compacts", metric(after, 'nodejs_gc_duration_seconds_count\\{kind="major"\\}') - before.majorGcs);
+      add("(a) at half rate: PostgreSQL checkpoints", (await checkpoints()) - before.checkpoints);
       if (half.errors || Object.keys(half.statuses).some((code) => code !== '201')) {
         process.stderr.write(`(a) at half rate answered ${JSON.stringify(half.statuses)} with ${half.errors} errors\n`);
       }

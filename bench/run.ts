@@ -100,7 +100,7 @@ async function main() {
   const receivers = await startReceivers(infra.tls);
   const common = {
     dist: build.dir, appEnv, seconds: SECONDS, orm: infra.orm, databaseUrl: infra.databaseUrl, ca: infra.ca, receivers, rates, sessionBody,
-    references: { f1Port, f2Port, writesPort, workPort }, track,
+    references: { f1Port, f2Port, writesPort, workPort, workPid: floors[3].pid }, track,
   };
   const passes: PassResult[] = [];
   const finish = (p: Awaited<ReturnType<typeof runPass>>, temporal: string, loadBefore: number[]): PassResult => {

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import { newRequestId } from '../domain/ids.js';
 import { checkoutPages } from '../modules/checkout-page/page.routes.js';
-import { authenticate } from './auth.js';
+import { authenticate, authorize } from './auth.js';
 import { clientAddress, forwardedOf } from './client-address.js';
 import { jsonBody } from './body.js';
 import type { AppDeps } from './deps.js';
@@ -69,6 +69,7 @@ export function createApp(deps: AppDeps): Koa {
     const api = new Router({ prefix });
     api.use(authenticate(deps.orm, deps.apiKeys));
     api.use(apiKeyRateLimits(deps));
+    api.use(authorize);
     api.use(idempotencyKeys(deps));
     register(api, apiRoutes, deps);
     app.use(api.routes());

@@ -56,12 +56,20 @@ export function authenticate(orm: MikroORM, cache?: ApiKeyCache<KnownKey>) {
     // The index lookup (or the cache) finds the row; the constant-time comparison is the actual check.
     if (!key || !sameHash(key.secretHash, hash)) throw new ApiError('invalid_api_key');
     const { business } = key;
-    const livemode = key.mode === 'live';
-    if (livemode && !business.approved) throw new ApiError('business_not_approved');
-    if (key.scope === 'read_only' && !READ_METHODS.has(ctx.method)) throw new ApiError('read_only_key');
-    ctx.state.caller = { businessId: business.id, livemode, keyId: key.id, scope: key.scope, business } satisfies Caller;
+    ctx.state.caller = { businessId: business.id, livemode: key.mode === 'live', keyId: key.id, scope: key.scope, business } satisfies Caller;
     await next();
   };
+}
+
+/**
+ * What the key may do, after the rate-limit statement has confirmed it is not revoked (a revoked key is
+ * 401 whatever it could do before): a live key needs an approved business, a read-only key a read.
+ */
+export async function authorize(ctx: Context, next: Next): Promise<void> {
+  const caller = callerOf(ctx);
+  if (caller.livemode && !caller.business.approved) throw new ApiError('business_not_approved');
+  if (caller.scope === 'read_only' && !READ_METHODS.has(ctx.method)) throw new ApiError('read_only_key');
+  await next();
 }
 
 /** Whether a key would be let through as it stands: only such keys are cached. */

@@ -29,6 +29,20 @@ async function untilListening() {
   }
 }
 
+/** Revokes a key with the NOTIFY trigger off (replica mode), so the API's key cache never hears of it. */
+async function revokeUnheard(keyId: string) {
+  const db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  try {
+    await db.query('begin');
+    await db.query('set local session_replication_role = replica');
+    await db.query('update api_keys set revoked_at = now() where id = $1', [keyId]);
+    await db.query('commit');
+  } finally {
+    await db.end();
+  }
+}
+
 describe('authentication (spec: Authentication)', () => {
   it.each([
     ['no Authorization header', undefined],
@@ -53,19 +67,18 @@ describe('authentication (spec: Authentication)', () => {
     // Twice: the second is served from the API process's key cache.
     for (let i = 0; i < 2; i++) expect((await stack.http.get('/api/checkout/sessions', { key: key.secret })).status).toBe(200);
     // replica mode skips the NOTIFY trigger, so the cache never hears of this revocation.
-    const db = new pg.Client({ connectionString: stack.databaseUrl });
-    await db.connect();
-    try {
-      await db.query('begin');
-      await db.query('set local session_replication_role = replica');
-      await db.query('update api_keys set revoked_at = now() where id = $1', [key.id]);
-      await db.query('commit');
-    } finally {
-      await db.end();
-    }
+    await revokeUnheard(key.id);
     const res = await stack.http.get('/api/checkout/sessions', { key: key.secret });
     expectError(res, 401, 'authentication_error', 'Invalid API key');
     expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  it('a cached read_only key revoked unheard answers a write 401, not its 403: revocation comes first', async () => {
+    const key = await createApiKey(stack.orm.em.fork(), biz.id, 'test', 'read_only');
+    await untilListening();
+    expectError(await stack.http.post('/api/checkout/sessions', session, { key: key.secret }), 403, 'permission_error');
+    await revokeUnheard(key.id);
+    expectError(await stack.http.post('/api/checkout/sessions', session, { key: key.secret }), 401, 'authentication_error', 'Invalid API key');
   });
 
   it('a read_only key may read but a write gives 403 permission_error', async () => {

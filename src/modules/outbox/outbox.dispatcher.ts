@@ -59,12 +59,18 @@ export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; 
       return true;
     } catch (err) {
       deps.log.warn({ err, outboxId: row.id }, 'outbox dispatch failed; the relay will retry');
-      // Backed off by its attempts (1, 2, 4, 8, then every 10 s): rows that keep failing would otherwise
-      // be claimed again at every sweep and, a hundred of them, fill every batch ahead of healthy rows.
+      // Backed off by its attempts (1 s, doubling, then every 10 s; the exponent capped so the interval
+      // cannot overflow however long it fails): rows that keep failing would otherwise be claimed again
+      // at every sweep and, a hundred of them, fill every batch ahead of healthy rows.
       await execute(
-        `update outbox set last_error = ?, claimed_until = now() + least(interval '1 second' * power(2, greatest(attempts - 1, 0)), interval '${MAX_BACKOFF_SECONDS} seconds') where id = ?`,
+        `update outbox set last_error = ?,
+           claimed_until = now() + least(interval '1 second' * power(2, least(greatest(attempts - 1, 0), 4)), interval '${MAX_BACKOFF_SECONDS} seconds')
+         where id = ?`,
         [String((err as Error).message).slice(0, 500), row.id],
-      );
+      ).catch((bookkeeping) => {
+        // The row keeps its claim and comes back when it runs out; the rest of the batch is still marked.
+        deps.log.warn({ err: bookkeeping, outboxId: row.id }, 'recording an outbox failure failed');
+      });
       return false;
     }
   }

@@ -2,12 +2,11 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { newId } from '../../domain/ids.js';
-import { Event } from '../events/event.entity.js';
+import type { EventType } from '../events/event.entity.js';
 import { deliveryBody } from './delivery.view.js';
 import { startWorkflowOnce } from '../outbox/workflow-start.rules.js';
 import { deliveryWorkflowStart } from './delivery.workflow.js';
 import { subscribesTo } from './event-subscriptions.rules.js';
-import { WebhookEndpoint } from './webhook.entity.js';
 
 export interface FanoutDeps {
   orm: MikroORM;
@@ -33,6 +32,28 @@ const FAN_OUT = `
   union all
   select id, endpoint_id from webhook_deliveries where event_id = ? and generation = 0 and status = 'pending' and attempt_count = 0`;
 
+// The event and its business's endpoints in one round trip: every enabled endpoint of the event's business
+// and mode that existed when it happened (an endpoint receives what happens while it exists, even if the
+// fan-out itself was delayed); which of them subscribe is decided here, by the same rule as everywhere.
+const FAN_OUT_SOURCE = `
+  select e.id, e.business_id, e.livemode, e.type, e.payload, e.test, e.created_at,
+    coalesce((select json_agg(json_build_object('id', w.id, 'events', w.events))
+      from webhook_endpoints w
+      where w.business_id = e.business_id and w.livemode = e.livemode and w.enabled and w.deleted_at is null
+        and w.created_at <= e.created_at), '[]'::json) as endpoints
+  from events e where e.id = ?`;
+
+interface FanOutSource {
+  id: string;
+  business_id: string;
+  livemode: boolean;
+  type: EventType;
+  payload: Record<string, unknown>;
+  test: boolean;
+  created_at: Date | string;
+  endpoints: { id: string; events: string[] }[];
+}
+
 /** Workflow starts one process's fan-outs run at once: the relay's lanes share them, so a flood of events
  * puts no more starts in flight than one event's deliveries did when they started one after another. */
 const STARTS_IN_FLIGHT = 16;
@@ -50,24 +71,17 @@ export function createEventFanout(deps: FanoutDeps) {
   const slots = limiter(STARTS_IN_FLIGHT);
   return async function fanOut(message: { eventId: string }): Promise<void> {
     const em = deps.orm.em.fork();
-    const event = await em.findOne(Event, { id: message.eventId });
-    if (!event) {
+    const [source] = await em.execute<FanOutSource[]>(FAN_OUT_SOURCE, [message.eventId]);
+    if (!source) {
       deps.log.warn({ eventId: message.eventId }, 'event to fan out does not exist');
       return;
     }
-    const endpoints = await em.find(WebhookEndpoint, {
-      businessId: event.businessId,
-      livemode: event.livemode,
-      enabled: true,
-      deletedAt: null,
-      // An endpoint receives what happens while it exists, even if the fan-out itself was delayed.
-      createdAt: { $lte: event.createdAt },
-    });
-    const subscribed = endpoints.filter((e) => subscribesTo(e.events, event.type));
-    const owner = { eventId: event.id, businessId: event.businessId, livemode: event.livemode };
+    const event = { id: source.id, type: source.type, payload: source.payload, test: source.test, livemode: source.livemode, createdAt: new Date(source.created_at) };
+    const subscribed = source.endpoints.filter((e) => subscribesTo(e.events, event.type));
+    const owner = { eventId: event.id, businessId: source.business_id, livemode: event.livemode };
     const rows = await em.execute<{ id: string; endpoint_id: string }[]>(FAN_OUT, [
       event.id,
-      event.businessId,
+      owner.businessId,
       event.livemode,
       deliveryBody(event),
       JSON.stringify(subscribed.map((endpoint) => ({ id: newId('whd'), endpoint_id: endpoint.id }))),
