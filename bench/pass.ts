@@ -144,13 +144,18 @@ export async function runPass(o: PassOptions) {
       const metric = (text: string, name: string) => Number(new RegExp(`^${name} ([\\d.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN);
       const checkpoints = async () =>
         Number((await orm.em.getConnection().execute<{ n: string }[]>('select (num_timed + num_requested)::text as n from pg_stat_checkpointer'))[0].n);
-      const before = { checkpoints: await checkpoints(), majorGcs: metric(await apiMetrics(), 'nodejs_gc_duration_seconds_count\\{kind="major"\\}') };
+      const gcSeconds = (text: string, kind: string) => metric(text, `nodejs_gc_duration_seconds_sum\\{kind="${kind}"\\}`) || 0;
+      const metricsBefore = await apiMetrics();
+      const before = { checkpoints: await checkpoints(), majorGcs: metric(metricsBefore, 'nodejs_gc_duration_seconds_count\\{kind="major"\\}') };
       const half = await fixedRateLatency({ url: sessionsUrl, ...post, ca: o.ca, rate: halfRate, durationSec: SECONDS });
       const after = await apiMetrics();
       add("(a) at half rate: the API's own event-loop delay, max (ms)", Math.round(metric(after, 'nodejs_eventloop_lag_max_seconds') * 1000));
       add("(a) at half rate: the API's own event-loop delay, p99 (ms)", Math.round(metric(after, 'nodejs_eventloop_lag_p99_seconds') * 1000));
       add("(a) at half rate: the API's mark-compacts", metric(after, 'nodejs_gc_duration_seconds_count\\{kind="major"\\}') - before.majorGcs);
       add("(a) at half rate: PostgreSQL checkpoints", (await checkpoints()) - before.checkpoints);
+      for (const kind of ['minor', 'major', 'incremental']) {
+        add(`(a) at half rate: the API's ${kind} GC pauses, total (ms)`, Math.round((gcSeconds(after, kind) - gcSeconds(metricsBefore, kind)) * 1000));
+      }
       if (half.errors || Object.keys(half.statuses).some((code) => code !== '201')) {
         process.stderr.write(`(a) at half rate answered ${JSON.stringify(half.statuses)} with ${half.errors} errors\n`);
       }
@@ -170,7 +175,10 @@ export async function runPass(o: PassOptions) {
       process.stderr.write(`(a) API peak RSS this round: ${peakUnderA} MB\n`);
     },
     'b,c,d': async () => {
-      add('F3 workflow starts, no worker (/s)', await floorWorkflowStarts(o.temporalAddress, SECONDS * 1000));
+      const cpuBeforeF3 = cpuNow();
+      const f3 = await floorWorkflowStarts(o.temporalAddress, SECONDS * 1000);
+      add('F3 workflow starts, no worker (/s)', f3);
+      addCpu('F3 start', cpuBeforeF3, f3 * SECONDS);
       const cpuBeforeF4 = cpuNow();
       lastF4 = await floorWorkflowCompletions(o.temporalAddress, SECONDS * 1000);
       // F4's worker and client run in this process: its share is the `bench` group's.
@@ -213,7 +221,10 @@ export async function runPass(o: PassOptions) {
     d: async (round) => {
       add('F6 balance lock txn, 1 client (/s)', await floorBalanceLock(o.databaseUrl, 1, SECONDS * 1000));
       add('F6 balance lock txn, 16 clients (/s)', await floorBalanceLock(o.databaseUrl, 16, SECONDS * 1000));
+      const cpuBeforeD = cpuNow();
       const d = await withdrawalsScenario(origin, orm, key, business.id, SECONDS);
+      // The withdrawals' creates and their workflows' starts; their processing waits 20 s, past this reading.
+      addCpu('withdrawal create', cpuBeforeD, d.withdrawals);
       add('(d) withdrawals, 16 clients on one business (/s)', d.withdrawalsPerSec);
       add('(d) overdrafts', d.overdrafts);
       scenarioRuns.push({ round, d });
