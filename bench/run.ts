@@ -5,14 +5,13 @@
  * With BENCH_TEMPORAL=real, (b), (c), (d) and their floors F3, F4 run again against a real Temporal
  * server on PostgreSQL (bench/real-temporal.ts), with one worker and then with two.
  */
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { startReceivers } from './scenarios.js';
 import { writeResults, type PassResult } from './report.js';
 import { freePort } from '../src/dev/free-port.js';
-import { buildDist, spawnService, startInfrastructure, stopService } from './stack.js';
+import { buildDist, serviceEnv, spawnService, startInfrastructure, stopService } from './stack.js';
 import { beforeAndAfter, historyCounts } from './history-actions.js';
 import { API_NODE_OPTIONS, runPass } from './pass.js';
 import { startRealTemporal } from './real-temporal.js';
@@ -71,25 +70,8 @@ async function main() {
   cleanup.unshift(infra.stop);
   const tlsEnv = { TLS_CERT: infra.tls.certFile, TLS_KEY: infra.tls.keyFile };
   const [f1Port, f2Port, writesPort, workPort] = await Promise.all(Array.from({ length: 4 }, () => freePort()));
-  const appEnv = {
-    NODE_ENV: 'production',
-    DATABASE_URL: infra.databaseUrl,
-    TLS_CERT_FILE: infra.tls.certFile,
-    TLS_KEY_FILE: infra.tls.keyFile,
-    LOG_LEVEL: 'warn',
-    DATA_DIR: path.join(infra.root, 'data'),
-    WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    // One ring for every process of the run: the API seals workflow inputs the worker must open.
-    PAYLOAD_ENCRYPTION_KEYS: `bench-1:${randomBytes(32).toString('base64')}`,
-    // The fan-out scenario's receivers run on this machine, under the benchmark's own CA.
-    ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
-    WEBHOOK_CA_FILE: infra.tls.caFile,
-    // Long enough that (d)'s withdrawals are still asleep while it is measured, short enough that the
-    // wait for them to finish before the next measurement stays short.
-    WITHDRAWAL_PROCESSING_DELAY: '20s',
-    // Every simulated buyer pays from 127.0.0.1: the per-address public limit would shape the results.
-    PUBLIC_RATE_LIMIT_PER_MINUTE: '0',
-  };
+  const appEnv = serviceEnv(infra);
+
   // The floors and (a)'s by-hand references (bench/floors/session-writes.ts) stay TypeScript: they are not the service.
   const floors = [
     await track(spawnService('bench/floors/bare-koa.ts', { ...tlsEnv, PORT: String(f1Port) })),

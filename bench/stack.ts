@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -49,6 +50,28 @@ export async function startInfrastructure() {
     },
   };
 }
+
+/** The API's and worker's environment in the benchmark and its probes: production, on this run's infrastructure. */
+export function serviceEnv(infra: { databaseUrl: string; root: string; tls: { certFile: string; keyFile: string; caFile: string } }) {
+  return {
+    NODE_ENV: 'production',
+    DATABASE_URL: infra.databaseUrl,
+    TLS_CERT_FILE: infra.tls.certFile,
+    TLS_KEY_FILE: infra.tls.keyFile,
+    LOG_LEVEL: 'warn',
+    DATA_DIR: path.join(infra.root, 'data'),
+    WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // One ring for every process of the run: the API seals workflow inputs the worker must open.
+    PAYLOAD_ENCRYPTION_KEYS: `bench-1:${randomBytes(32).toString('base64')}`,
+    // The fan-out scenario's receivers run on this machine, under the benchmark's own CA.
+    ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+    WEBHOOK_CA_FILE: infra.tls.caFile,
+    // Long enough that (d)'s withdrawals are still asleep while it is measured, short enough that the
+    // wait for them to finish before the next measurement stays short.
+    WITHDRAWAL_PROCESSING_DELAY: '20s',
+    // Every simulated buyer pays from 127.0.0.1: the per-address public limit would shape the results.
+    PUBLIC_RATE_LIMIT_PER_MINUTE: '0',
+  };}
 
 /**
  * The production build the API and worker run from (`scripts/build.ts`: compiled JavaScript and the

@@ -5,24 +5,16 @@
  * PROBE_WORKER_NODE_OPTIONS sets the worker's V8 and preload options.
  */
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { createBusiness, DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { cpuByGroup as cpuOf, perOperation, type CpuGroups } from '../cpu.js';
 import { floorWorkflowCompletions } from '../floors/temporal.js';
 import { jsonClient } from '../open-loop.js';
 import { quiet, refundsScenario, startReceivers, webhookScenario } from '../scenarios.js';
-import { buildDist, spawnService, startInfrastructure, stopService } from '../stack.js';
+import { spawnService, stopService } from '../stack.js';
+import { startProbe } from './probe-stack.js';
 
 async function main() {
-  const build = buildDist();
-  const infra = await startInfrastructure();
-  const appEnv = {
-    NODE_ENV: 'production', DATABASE_URL: infra.databaseUrl, TLS_CERT_FILE: infra.tls.certFile, TLS_KEY_FILE: infra.tls.keyFile,
-    LOG_LEVEL: 'warn', DATA_DIR: path.join(infra.root, 'data'), WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    PAYLOAD_ENCRYPTION_KEYS: `bench-1:${randomBytes(32).toString('base64')}`, TEMPORAL_ADDRESS: infra.temporalAddress,
-    ALLOW_PRIVATE_WEBHOOK_URLS: 'true', WEBHOOK_CA_FILE: infra.tls.caFile, PUBLIC_RATE_LIMIT_PER_MINUTE: '0',
-  };
+  const { build, infra, appEnv, business: mk } = await startProbe();
   const [apiPort, apiAdmin, workerAdmin] = await Promise.all([freePort(), freePort(), freePort()]);
   const worker = await spawnService(path.join(build.dir, 'worker.js'), {
     ...appEnv, ADMIN_PORT: String(workerAdmin), MALLOC_ARENA_MAX: '2',
@@ -30,10 +22,6 @@ async function main() {
   }, workerAdmin);
   const api = await spawnService(path.join(build.dir, 'api.js'), { ...appEnv, PORT: String(apiPort), ADMIN_PORT: String(apiAdmin) }, apiPort);
   const cpuByGroup = () => cpuOf({ api: api.pid, workers: [worker.pid] });
-  const mk = async (name: string) => {
-    const { business, keys } = await createBusiness(infra.orm.em.fork(), { ...DEMO_BUSINESS, name, rateLimitTier: 'enterprise', rateLimitPerMinute: 10_000_000, rateLimitBurst: 10_000_000 });
-    return { id: business.id, key: keys.find((k) => k.mode === 'test')!.secret };
-  };
   const [shop, hooks] = [await mk('Refunds'), await mk('Hooks')];
   const client = jsonClient(`https://127.0.0.1:${apiPort}`, infra.ca);
   const receivers = await startReceivers(infra.tls);

@@ -5,11 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { createBusiness, DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { load } from '../load.js';
-import { buildDist, peakRssMb, spawnService, startInfrastructure, stopService } from '../stack.js';
+import { peakRssMb, spawnService, stopService } from '../stack.js';
+import { startProbe } from './probe-stack.js';
 import { API_NODE_OPTIONS } from '../pass.js';
 
 /** User and system CPU of a process so far (ms). */
@@ -19,18 +18,11 @@ const cpuMs = (pid: number) => {
 };
 
 async function main() {
-  const build = buildDist();
-  const infra = await startInfrastructure();
+  const { build, infra, appEnv, business } = await startProbe();
   const tlsEnv = { TLS_CERT: infra.tls.certFile, TLS_KEY: infra.tls.keyFile };
   const workPort = await freePort();
-  const appEnv = {
-    NODE_ENV: 'production', DATABASE_URL: infra.databaseUrl, TLS_CERT_FILE: infra.tls.certFile, TLS_KEY_FILE: infra.tls.keyFile,
-    LOG_LEVEL: 'warn', DATA_DIR: path.join(infra.root, 'data'), WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    PAYLOAD_ENCRYPTION_KEYS: `bench-1:${randomBytes(32).toString('base64')}`, TEMPORAL_ADDRESS: infra.temporalAddress,
-  };
   const ref = await spawnService('bench/floors/session-writes.ts', { ...tlsEnv, PORT: String(workPort), DATABASE_URL: infra.databaseUrl, REFERENCE: 'work' });
-  const { keys } = await createBusiness(infra.orm.em.fork(), { ...DEMO_BUSINESS, name: 'Probe', rateLimitTier: 'enterprise', rateLimitPerMinute: 10_000_000, rateLimitBurst: 10_000_000 });
-  const key = keys.find((k) => k.mode === 'test')!.secret;
+  const { key } = await business('Probe');
   const body = JSON.stringify({ description: 'Benchmark order', customer: { email: 'bench@example.com' }, items: [{ name: 'One', price: 10.5, quantity: 1 }, { name: 'Two', price: 3.25, quantity: 2 }, { name: 'Three', price: 99.99, quantity: 3 }] });
   const post = { method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body };
   const seconds = Number(process.env.PROBE_SECONDS ?? 8);

@@ -5,27 +5,19 @@
  */
 import https from 'node:https';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createBusiness, DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { load } from '../load.js';
 import { openLoop, percentile } from '../open-loop.js';
-import { buildDist, spawnService, startInfrastructure, stopService } from '../stack.js';
+import { spawnService, stopService } from '../stack.js';
+import { startProbe } from './probe-stack.js';
 
 async function main() {
-  const build = buildDist();
-  const infra = await startInfrastructure();
-  const appEnv = {
-    NODE_ENV: 'production', DATABASE_URL: infra.databaseUrl, TLS_CERT_FILE: infra.tls.certFile, TLS_KEY_FILE: infra.tls.keyFile,
-    LOG_LEVEL: 'warn', DATA_DIR: path.join(infra.root, 'data'), WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    PAYLOAD_ENCRYPTION_KEYS: `bench-1:${randomBytes(32).toString('base64')}`, TEMPORAL_ADDRESS: infra.temporalAddress,
-    NODE_OPTIONS: process.env.PROBE_API_NODE_OPTIONS ?? '',
-  };
+  const { build, infra, appEnv: env, business } = await startProbe();
+  const appEnv = { ...env, NODE_OPTIONS: process.env.PROBE_API_NODE_OPTIONS ?? '' };
   const [apiPort, adminPort] = await Promise.all([freePort(), freePort()]);
   const api = await spawnService(path.join(build.dir, 'api.js'), { ...appEnv, PORT: String(apiPort), ADMIN_PORT: String(adminPort) }, apiPort);
-  const { keys } = await createBusiness(infra.orm.em.fork(), { ...DEMO_BUSINESS, name: 'Probe', rateLimitTier: 'enterprise', rateLimitPerMinute: 10_000_000, rateLimitBurst: 10_000_000 });
-  const key = keys.find((k) => k.mode === 'test')!.secret;
+  const { key } = await business('Probe');
   const body = JSON.stringify({ description: 'Benchmark order', customer: { email: 'bench@example.com' }, items: [{ name: 'One', price: 10.5, quantity: 1 }, { name: 'Two', price: 3.25, quantity: 2 }, { name: 'Three', price: 99.99, quantity: 3 }] });
   const url = `https://127.0.0.1:${apiPort}/api/checkout/sessions`;
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
