@@ -112,8 +112,14 @@ const schema = z.object({
    * 0 turns the limit off. 120: a buyer's checkout is a handful of them, so dozens of buyers behind one
    * address (an office, a carrier's NAT) still pay, while one address can try at most 120 cards a minute.
    */
-  /** Request-body bytes one API process holds at once, all requests together (src/http/body.ts). */
+  /** Request-body bytes one API process holds at once, all requests together, counted as they arrive (src/http/intake-budget.ts). */
   BODY_BYTES_IN_FLIGHT: z.coerce.number().int().min(1024 * 1024).max(1024 * 1024 * 1024).default(16 * 1024 * 1024),
+  /** The share of those bytes one client address may hold. */
+  BODY_BYTES_PER_CLIENT: z.coerce.number().int().min(1024 * 1024).max(1024 * 1024 * 1024).default(4 * 1024 * 1024),
+  /** Bodies one client address may have open and not yet fully received, at once. */
+  BODY_UNFINISHED_PER_CLIENT: z.coerce.number().int().min(1).max(100_000).default(128),
+  /** The longest a request may take to send its headers, and then its body. */
+  BODY_READ_TIMEOUT: durationMs.default(10 * 1000),
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(120),
   /** API keys each API process keeps in memory (LISTEN/NOTIFY-invalidated, docs/decisions.md); 0: none. */
   API_KEY_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
@@ -171,8 +177,8 @@ export interface Config {
     trustedProxies: string[];
     /** Per client address, over the public routes together; 0: no limit. */
     publicRateLimitPerMinute: number;
-    /** Request-body bytes held at once by all requests together; past it a body is refused with 503. */
-    bodyBytesInFlight: number;
+    /** Request bodies: what they may hold at once (process, client address) and how long they may take. */
+    intake: { limits: { processBytes: number; clientBytes: number; clientBodies: number }; readTimeoutMs: number };
     /** The in-process API key cache; null: every request reads its key from the database. */
     apiKeyCache: { maxEntries: number; ttlMs: number } | null;
   };
@@ -271,7 +277,10 @@ export function loadConfig(
       trustProxy: c.TRUST_PROXY,
       trustedProxies: c.TRUSTED_PROXIES,
       publicRateLimitPerMinute: c.PUBLIC_RATE_LIMIT_PER_MINUTE,
-      bodyBytesInFlight: c.BODY_BYTES_IN_FLIGHT,
+      intake: {
+        limits: { processBytes: c.BODY_BYTES_IN_FLIGHT, clientBytes: Math.min(c.BODY_BYTES_PER_CLIENT, c.BODY_BYTES_IN_FLIGHT), clientBodies: c.BODY_UNFINISHED_PER_CLIENT },
+        readTimeoutMs: c.BODY_READ_TIMEOUT,
+      },
       apiKeyCache: c.API_KEY_CACHE_SIZE > 0 ? { maxEntries: c.API_KEY_CACHE_SIZE, ttlMs: c.API_KEY_CACHE_TTL } : null,
     },
     admin: { host: c.ADMIN_HOST, port: c.ADMIN_PORT },

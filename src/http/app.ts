@@ -9,7 +9,7 @@ import type { AppDeps } from './deps.js';
 import { errorMiddleware } from './error-middleware.js';
 import { apiKeyRateLimits } from './api-key-rate-limit.js';
 import { ApiError } from './errors.js';
-import { httpRequestDuration } from '../ops/metrics.js';
+import { httpRequestDuration, reportIntake } from '../ops/metrics.js';
 import { idempotencyKeys } from './idempotency.js';
 import { apiDocumentRoutes } from './openapi/docs.routes.js';
 import { registerOperations, type Operation } from './operation.js';
@@ -53,7 +53,9 @@ export function createApp(deps: AppDeps): Koa {
   const docs = apiDocumentRoutes();
   app.use(docs.routes());
   app.use(docs.allowedMethods(methodErrors));
-  app.use(jsonBody(deps.config.http.bodyBytesInFlight));
+  const intake = jsonBody(deps.config.http.intake);
+  reportIntake(intake.budget);
+  app.use(intake);
   app.use(storableIds);
 
   // Public operations (no API key): the hosted page's pay call, whose session id is the capability.

@@ -1,29 +1,14 @@
-import { bodyParser } from '@koa/bodyparser';
+import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
+import { addressBudgetKey } from './client-address.js';
 import { ApiError } from './errors.js';
+import { intakeBudget, type BodyTicket, type IntakeLimits } from './intake-budget.js';
 
 /** The most a request body may be, and the deepest it may nest (objects and arrays; `{}` is depth 1). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_JSON_DEPTH = 32;
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
-/**
- * Reads the body as text (the Content-Type was checked to be JSON first), so that its nesting is
- * measured before `JSON.parse` spends any time on it: a 1 MB body of `[` takes V8 most of a second to
- * parse, and a deep value would later overflow the stack of any recursive walk (the Idempotency-Key
- * fingerprint, the text guard) and answer 500.
- */
-const reader = bodyParser({
-  enableTypes: ['text'],
-  extendTypes: { text: ['application/json'] },
-  textLimit: MAX_BODY_BYTES,
-  encoding: 'utf-8',
-  onError: (err) => {
-    const { status, type } = err as { status?: number; type?: string };
-    throw new ApiError(status === 413 || type === 'entity.too.large' ? 'body_too_large' : 'invalid_json');
-  },
-});
 
 /** Whether JSON text nests objects and arrays deeper than `limit`: one pass, brackets inside strings ignored. */
 export function nestsDeeperThan(text: string, limit: number): boolean {
@@ -49,6 +34,11 @@ const noProtoKeys = (key: string, value: unknown) => {
   return value;
 };
 
+/**
+ * The body is parsed from text, so that its nesting is measured before `JSON.parse` spends any time on
+ * it: a 1 MB body of `[` takes V8 most of a second to parse, and a deep value would later overflow the
+ * stack of any recursive walk (the Idempotency-Key fingerprint, the text guard) and answer 500.
+ */
 function parseJson(text: string): unknown {
   if (text === '') return {};
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new ApiError('body_too_deep', { params: { max: MAX_JSON_DEPTH } });
@@ -62,58 +52,81 @@ function parseJson(text: string): unknown {
   }
 }
 
-/**
- * The body bytes all requests of this process hold at once. Each request reserves its declared length (a
- * chunked one, the 1 MB it may reach) before a byte is read, and gives it back when its answer is sent
- * or its connection closes. Past the budget the request is refused with 503 and Retry-After: a flood of
- * large bodies (before authentication, so anyone's) gets a clear answer instead of growing the heap
- * until the process dies, which is what lets the API run with a capped heap (README, NODE_OPTIONS).
- */
-export function bodyBudget(limitBytes: number) {
-  let held = 0;
-  return {
-    /** The bytes reserved for this request, or null when they do not fit now. */
-    reserve(bytes: number): { release: () => void } | null {
-      if (held + bytes > limitBytes) return null;
-      held += bytes;
-      let released = false;
-      return {
-        release: () => {
-          if (released) return;
-          released = true;
-          held -= bytes;
-        },
-      };
-    },
-    held: () => held,
-  };
+/** How the intake is bounded: the budgets (src/http/intake-budget.ts) and the body's deadline. */
+export interface IntakeOptions {
+  limits: IntakeLimits;
+  /** The longest a request may take to send its body, from its headers' arrival (BODY_READ_TIMEOUT). */
+  readTimeoutMs: number;
 }
 
 /**
- * JSON bodies only, at most 1 MB and 32 levels deep, checked before authentication, the
- * Idempotency-Key and any other work. A request that carries a body must say `application/json`; one
- * with no body (a cancel, a retry) is read as `{}`.
+ * JSON bodies only, at most 1 MB and 32 levels deep, read before authentication, the Idempotency-Key and
+ * any other work. A request that carries a body must say `application/json`; one with no body (a cancel,
+ * a retry) is read as `{}`.
+ *
+ * The body is read here rather than by a body parser because each chunk is counted against the budgets
+ * as it arrives and the read has a deadline; no parser offers a hook for either. Bytes stay counted until
+ * the answer is written, since the parsed body lives as long as the request. A request refused while its
+ * body is still arriving gets `Connection: close`, so the rest of it is never read.
  */
-export function jsonBody(bytesInFlight: number) {
-  const budget = bodyBudget(bytesInFlight);
-  return async function readJsonBody(ctx: Context, next: Next): Promise<void> {
+export function jsonBody(opts: IntakeOptions) {
+  const budget = intakeBudget(opts.limits);
+  const middleware = async function readJsonBody(ctx: Context, next: Next): Promise<void> {
     if (!BODY_METHODS.has(ctx.method)) return next();
     const declared = Number(ctx.get('Content-Length') || 0);
-    const chunked = Boolean(ctx.get('Transfer-Encoding'));
-    if (!(declared > 0 || chunked)) {
+    if (!(declared > 0 || ctx.get('Transfer-Encoding'))) {
       ctx.request.body = {};
       return next();
     }
-    if (!ctx.is('application/json')) throw new ApiError('unsupported_media_type');
-    if (declared > MAX_BODY_BYTES) throw new ApiError('body_too_large');
-    const reservation = budget.reserve(chunked ? MAX_BODY_BYTES : declared);
-    if (!reservation) throw new ApiError('service_unavailable', { retryAfter: 1 });
-    // Held until the answer is written (or the client goes away): the parsed body lives as long as the request.
-    ctx.res.once('close', reservation.release);
-    await reader(ctx, async () => {
-      // The reader leaves a DELETE's body unread, as the JSON parser before it did.
-      if (typeof ctx.request.body === 'string') ctx.request.body = parseJson(ctx.request.body);
-      await next();
-    });
+    try {
+      if (!ctx.is('application/json')) throw new ApiError('unsupported_media_type');
+      const encoding = ctx.get('Content-Encoding').trim().toLowerCase();
+      if (encoding && encoding !== 'identity') throw new ApiError('unsupported_content_encoding');
+      if (declared > MAX_BODY_BYTES) throw new ApiError('body_too_large');
+      const ticket = budget.open(addressBudgetKey(ctx.ip));
+      if (typeof ticket === 'string') throw new ApiError('service_unavailable', { retryAfter: 1 });
+      ctx.res.once('close', ticket.release);
+      ctx.request.body = parseJson(await readText(ctx.req, ticket, opts.readTimeoutMs).catch((err: unknown) => {
+        ticket.release(); // back at once: a refused body holds nothing while its answer is written
+        throw err;
+      }));
+    } catch (err) {
+      // The body was not read to its end: the connection cannot carry another request after this answer.
+      if (!ctx.req.complete) ctx.res.shouldKeepAlive = false;
+      throw err;
+    }
+    await next();
   };
+  return Object.assign(middleware, { budget });
+}
+
+/** The body as UTF-8 text, each chunk counted by `ticket` as it arrives, within `timeoutMs`. */
+function readText(req: IncomingMessage, ticket: BodyTicket, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const timer = setTimeout(() => stop(new ApiError('request_timeout')), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > MAX_BODY_BYTES) return stop(new ApiError('body_too_large'));
+      if (ticket.take(chunk.length)) return stop(new ApiError('service_unavailable', { retryAfter: 1 }));
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      ticket.finish();
+      stop(null);
+      resolve(Buffer.concat(chunks, received).toString('utf8'));
+    };
+    // The client went away (or the stream broke) before its body ended: nobody is left to read an answer.
+    const onGone = () => stop(new ApiError('invalid_json'));
+    function stop(err: ApiError | null) {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone);
+      if (!err) return;
+      req.pause(); // unread bytes wait in the socket, and the connection closes after the answer
+      chunks.length = 0;
+      reject(err);
+    }
+    req.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone);
+  });
 }

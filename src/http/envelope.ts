@@ -15,6 +15,7 @@ export const ERROR_TYPES = [
   'method_not_allowed',
   'idempotency_error',
   'rate_limit_exceeded',
+  'request_timeout',
   'service_unavailable',
   'api_error',
 ] as const satisfies readonly ErrorType[];

@@ -15,6 +15,7 @@ export type ErrorType =
   | 'method_not_allowed'
   | 'idempotency_error'
   | 'rate_limit_exceeded'
+  | 'request_timeout'
   | 'service_unavailable'
   | 'api_error';
 
@@ -28,6 +29,7 @@ const catalogue = {
   validation_failed: { type: 'validation_error', status: 400, message: 'Validation failed' },
   invalid_json: { type: 'validation_error', status: 400, message: 'Request body must be valid JSON' },
   unsupported_media_type: { type: 'validation_error', status: 400, message: 'Content-Type must be application/json' },
+  unsupported_content_encoding: { type: 'validation_error', status: 400, message: 'Content-Encoding must be identity' },
   body_too_large: { type: 'validation_error', status: 400, message: 'Request body must not exceed 1 MB' },
   body_too_deep: {
     type: 'validation_error',
@@ -83,6 +85,11 @@ const catalogue = {
   webhook_endpoint_not_found: { type: 'not_found', status: 404, message: 'Webhook endpoint not found' },
   event_not_found: { type: 'not_found', status: 404, message: 'Event or delivery not found' },
   method_not_allowed: { type: 'method_not_allowed', status: 405, message: 'Method not allowed' },
+  // 408 and its own type, not validation_error: nothing in the request is wrong, and sending it again
+  // (promptly) succeeds; docs/decisions.md, "A request's deadline".
+  request_timeout: { type: 'request_timeout', status: 408, message: 'The request was not received in time; please send it again' },
+  malformed_request: { type: 'validation_error', status: 400, message: 'Malformed HTTP request' },
+  headers_too_large: { type: 'validation_error', status: 431, message: 'Request headers are too large' },
   // 422, as the IETF Idempotency-Key draft says (the spec names no status for a reused key).
   idempotency_key_reused: {
     type: 'idempotency_error',

@@ -1,19 +1,35 @@
-import http from 'node:http';
+import http, { STATUS_CODES } from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type Koa from 'koa';
+import { newRequestId } from '../domain/ids.js';
+import { errorBody } from './error-middleware.js';
+import { ApiError, type ErrorCode } from './errors.js';
 
 /**
  * HTTPS only: with a certificate the API speaks TLS, and a plain-HTTP request to its port fails the
  * handshake. Without one it may listen in plain HTTP only behind a TLS-terminating proxy (TRUST_PROXY),
  * where the app refuses requests whose X-Forwarded-Proto is not https.
+ *
+ * `readTimeoutMs` (BODY_READ_TIMEOUT) bounds how long a client may take over its request: the TLS
+ * handshake and the headers each within it (Node checks every second, not its default 30), the body
+ * within it again (src/http/body.ts answers 408). Node's own whole-request limit stays above both as a
+ * backstop for a body nobody reads, instead of its default five minutes.
  */
 export async function listen(
   app: Koa,
-  opts: { host: string; port: number; tls?: { cert: Buffer; key: Buffer } },
+  opts: { host: string; port: number; tls?: { cert: Buffer; key: Buffer }; readTimeoutMs: number },
 ): Promise<{ server: http.Server; port: number; close: () => Promise<void> }> {
-  const server = opts.tls ? https.createServer({ ...opts.tls }, app.callback()) : http.createServer(app.callback());
+  const limits: http.ServerOptions = {
+    headersTimeout: opts.readTimeoutMs,
+    requestTimeout: 2 * opts.readTimeoutMs + 5_000,
+    connectionsCheckingInterval: 1_000,
+  };
+  const server = opts.tls
+    ? https.createServer({ ...opts.tls, ...limits, handshakeTimeout: opts.readTimeoutMs }, app.callback())
+    : http.createServer(limits, app.callback());
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());
@@ -36,4 +52,32 @@ export async function listen(
       server.closeIdleConnections();
     });
   return { server, port, close };
+}
+
+/** Node's own refusals (before the app sees a request) by code; anything else is a malformed request. */
+const CLIENT_ERRORS: Record<string, ErrorCode> = {
+  ERR_HTTP_REQUEST_TIMEOUT: 'request_timeout',
+  HPE_HEADER_OVERFLOW: 'headers_too_large',
+};
+
+/**
+ * A request Node refuses itself (headers too slow, too large, or not HTTP) is answered in the spec's
+ * envelope instead of Node's bare status line, then the connection is closed. As Node does, nothing is
+ * written to a socket that is gone or already carries an answer.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  const answering = (socket as Socket & { _httpMessage?: http.ServerResponse })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || answering?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const error = new ApiError(CLIENT_ERRORS[err.code ?? ''] ?? 'malformed_request');
+  const body = JSON.stringify(errorBody(error, newRequestId()));
+  socket.end(
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
 }

@@ -105,7 +105,7 @@ export async function startApi(opts: {
     track(handled);
     return handled;
   });
-  const server = await listen(app, { host: config.http.host, port: config.http.port, tls: opts.tls });
+  const server = await listen(app, { host: config.http.host, port: config.http.port, tls: opts.tls, readTimeoutMs: config.http.intake.readTimeoutMs });
   const scheme = opts.tls ? 'https' : 'http';
   const origin = `${scheme}://localhost:${server.port}`;
   if (!config.checkoutBaseUrl) deps.checkoutBaseUrl = origin;

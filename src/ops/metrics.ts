@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * The service's Prometheus metrics, one registry per process, served on the admin port's `/metrics`.
@@ -57,6 +57,41 @@ const workflowFailuresTotal = new Counter({
   labelNames: ['workflow_type'] as const,
   registers: [registry],
 });
+
+/** The request-body intake of this process (src/http/intake-budget.ts), read when /metrics is scraped. */
+let intake: { held: () => number; peak: () => number; clients: () => number } | undefined;
+
+new Gauge({
+  name: 'http_request_body_bytes_held',
+  help: 'Request-body bytes this process holds now, counted as they arrive (bounded by BODY_BYTES_IN_FLIGHT)',
+  registers: [registry],
+  collect() {
+    this.set(intake?.held() ?? 0);
+  },
+});
+
+new Gauge({
+  name: 'http_request_body_bytes_held_peak',
+  help: 'The most request-body bytes this process has held at once since it started',
+  registers: [registry],
+  collect() {
+    this.set(intake?.peak() ?? 0);
+  },
+});
+
+new Gauge({
+  name: 'http_request_body_clients',
+  help: 'Client addresses with a request body open or held now',
+  registers: [registry],
+  collect() {
+    this.set(intake?.clients() ?? 0);
+  },
+});
+
+/** The API's intake, once per process (the app that serves it). */
+export function reportIntake(budget: NonNullable<typeof intake>): void {
+  intake = budget;
+}
 
 /** What other modules call; each is one line at the place the outcome becomes final. */
 export const metrics = {

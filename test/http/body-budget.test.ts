@@ -1,79 +1,176 @@
-import { readFileSync } from 'node:fs';
-import https from 'node:https';
-import { bodyBudget } from '../../src/http/body.js';
+/**
+ * The intake's bounds, each met on purpose with small settings: what the process holds at once, one
+ * address's share of it, one address's unfinished bodies, and the body's deadline. Client addresses are
+ * distinct loopback addresses (127.0.0.2, .3, …), each a client of its own, as the budgets see it.
+ */
+import { intakeBudget } from '../../src/http/intake-budget.js';
 import { sessionBody } from '../support/payments.js';
+import { gauge, startUpload, type Upload } from '../support/upload.js';
+import { eventually } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 
-// The smallest budget the configuration allows: 1 MB of request bodies held at once by the process.
-const stack = useStack({ BODY_BYTES_IN_FLIGHT: String(1024 * 1024) }, { worker: false });
+const MiB = 1024 * 1024;
+const stack = useStack(
+  { BODY_BYTES_IN_FLIGHT: String(2 * MiB), BODY_BYTES_PER_CLIENT: String(MiB), BODY_UNFINISHED_PER_CLIENT: '3', BODY_READ_TIMEOUT: '3s' },
+  { worker: false },
+);
 const biz = useBusiness(stack);
 
-/** A session create whose declared 600 KB body is only partly sent until `finish`: it holds its reservation. */
-function slowUpload() {
-  const ca = readFileSync(process.env.TEST_TLS_CA!);
-  const body = JSON.stringify({ description: 'x'.repeat(600 * 1024), items: [] });
-  const req = https.request(new URL('/api/checkout/sessions', stack.origin), {
-    method: 'POST',
-    ca,
-    headers: { Authorization: `Bearer ${biz.testKey}`, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) },
-  });
-  const answer = new Promise<{ status: number; body: any }>((resolve, reject) => {
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }));
-    });
-    req.on('error', reject);
-  });
-  req.write(body.slice(0, 1024));
-  return { answer, finish: () => req.end(body.slice(1024)) };
+/** A session create of about `bytes`, too long a description: answered 400 in full when it is let in. */
+const bigBody = (bytes: number) => JSON.stringify(sessionBody({ description: 'y'.repeat(bytes) }));
+
+const create = (body: string, localAddress?: string) =>
+  stack.http.request('POST', '/api/checkout/sessions', { key: biz.testKey, rawBody: body, headers: { 'Content-Type': 'application/json' }, localAddress, expect5xx: true });
+
+/** An upload from `localAddress` of a `size`-byte body, of which `sent` bytes are sent and held until `finish`. */
+async function holding(localAddress: string, size: number, sent: number): Promise<Upload & { rest: string }> {
+  const body = bigBody(size - 200);
+  const upload = startUpload(stack.origin, '/api/checkout/sessions', { key: biz.testKey, declaredLength: Buffer.byteLength(body), localAddress });
+  const before = await gauge('http_request_body_bytes_held');
+  upload.send(body.slice(0, sent));
+  await eventually(`${sent} bytes from ${localAddress} to be held`, async () => (await gauge('http_request_body_bytes_held')) >= before + sent);
+  return { ...upload, rest: body.slice(sent) };
 }
 
-const bigBody = () => sessionBody({ description: 'y'.repeat(600 * 1024) });
-
-describe('request bodies held at once are bounded (BODY_BYTES_IN_FLIGHT)', () => {
-  it('refuses a body past the budget with 503 and Retry-After, and takes bodies again once the held one is answered', async () => {
-    const held = slowUpload();
-    try {
-      await refusedWhileHeld();
-    } finally {
-      held.finish();
-    }
-    const first = await held.answer;
-    expect(first.status).toBe(400); // no items: a validation error, answered in full
-    // Its 600 KB are given back: the same large body is taken now (a description over the limit is a 400, not a 503).
-    const again = await stack.http.post('/api/checkout/sessions', bigBody(), { key: biz.testKey });
-    expect(again.status).toBe(400);
-    expect(again.body.error.type).toBe('validation_error');
-  });
-});
-
-/** While the slow upload holds 600 KB of the 1 MB: a large body is refused, a small one still fits. */
-async function refusedWhileHeld() {
-  await new Promise((r) => setTimeout(r, 300)); // its headers are in: 600 KB is reserved
-  const refused = await stack.http.post('/api/checkout/sessions', bigBody(), { key: biz.testKey, expect5xx: true });
-  expect(refused.status).toBe(503);
-  expect(refused.headers['retry-after']).toBe('1');
-  expect(refused.body).toEqual({
+function expect503(answer: { status: number; headers: Record<string, unknown>; body: any }) {
+  expect(answer.status).toBe(503);
+  expect(answer.headers['retry-after']).toBe('1');
+  expect(answer.body).toEqual({
     success: false,
     error: { type: 'service_unavailable', message: 'The service is temporarily unavailable; please retry', retryAfter: 1, requestId: expect.stringMatching(/^req_/) },
   });
-  // A small body still fits beside the held one.
-  const small = await stack.http.post('/api/checkout/sessions', sessionBody(), { key: biz.testKey });
-  expect(small.status).toBe(201);
 }
 
-describe('bodyBudget', () => {
-  it('reserves while the bytes fit, and a release gives them back exactly once', () => {
-    const budget = bodyBudget(100);
-    const a = budget.reserve(60)!;
-    expect(budget.reserve(50)).toBeNull();
-    const b = budget.reserve(40)!;
+describe('one address past its share (BODY_BYTES_PER_CLIENT)', () => {
+  it('gets 503 with Retry-After, while another address sends a body as large and is answered', async () => {
+    const held = await holding('127.0.0.2', 900_000, 800_000);
+    try {
+      expect503(await create(bigBody(400_000), '127.0.0.2'));
+      const other = await create(bigBody(600_000), '127.0.0.1');
+      expect(other.status).toBe(400); // let in and validated: the description is too long
+    } finally {
+      held.finish(held.rest);
+    }
+    expect((await held.answer).status).toBe(400);
+    // Its bytes are back: the same address is let in again.
+    expect((await create(bigBody(400_000), '127.0.0.2')).status).toBe(400);
+  });
+});
+
+describe('the process past its budget (BODY_BYTES_IN_FLIGHT)', () => {
+  it('refuses a body that does not fit with 503, still takes one that does, and takes bodies again once answered', async () => {
+    const uploads = [await holding('127.0.0.3', 1_000_000, 950_000), await holding('127.0.0.4', 1_000_000, 950_000)];
+    try {
+      expect503(await create(bigBody(400_000), '127.0.0.5'));
+      expect((await create(JSON.stringify(sessionBody()), '127.0.0.5')).status).toBe(201);
+    } finally {
+      uploads.forEach((u) => u.finish(u.rest));
+    }
+    for (const u of uploads) expect((await u.answer).status).toBe(400);
+    expect((await create(bigBody(400_000), '127.0.0.5')).status).toBe(400);
+    expect(await gauge('http_request_body_bytes_held')).toBe(0);
+  });
+});
+
+describe('one address at its unfinished bodies (BODY_UNFINISHED_PER_CLIENT)', () => {
+  it('gets 503 for one more, and every other address goes on', async () => {
+    const open = await Promise.all([1, 2, 3].map(() => holding('127.0.0.6', 1_000, 10)));
+    try {
+      expect503(await create(JSON.stringify(sessionBody()), '127.0.0.6'));
+      expect((await create(JSON.stringify(sessionBody()), '127.0.0.7')).status).toBe(201);
+    } finally {
+      open.forEach((u) => u.abort());
+    }
+    await eventually('the aborted bodies to be let go', async () => (await gauge('http_request_body_clients')) === 0);
+    expect((await create(JSON.stringify(sessionBody()), '127.0.0.6')).status).toBe(201);
+  });
+});
+
+describe('the body deadline (BODY_READ_TIMEOUT)', () => {
+  it('answers a body still unfinished at the deadline 408 and closes its connection, giving its bytes back', async () => {
+    const slow = await holding('127.0.0.8', 5_000, 100);
+    const outcome = await slow.answer;
+    expect(outcome.status).toBe(408);
+    expect(outcome.ms).toBeGreaterThanOrEqual(2_900);
+    expect(outcome.ms).toBeLessThan(6_000);
+    expect(outcome.body.error).toEqual({ type: 'request_timeout', message: 'The request was not received in time; please send it again', requestId: expect.stringMatching(/^req_/) });
+    expect(await gauge('http_request_body_bytes_held')).toBe(0);
+  });
+
+  it('answers a body sent slowly but whole within the deadline', async () => {
+    const body = JSON.stringify(sessionBody());
+    const upload = startUpload(stack.origin, '/api/checkout/sessions', { key: biz.testKey, declaredLength: Buffer.byteLength(body), localAddress: '127.0.0.9' });
+    for (const part of [body.slice(0, 40), body.slice(40, 80)]) {
+      upload.send(part);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    upload.finish(body.slice(80));
+    expect((await upload.answer).status).toBe(201);
+  });
+});
+
+describe('bodies refused before they are read', () => {
+  it('refuses a chunked body once it passes 1 MB', async () => {
+    const upload = startUpload(stack.origin, '/api/checkout/sessions', { key: biz.testKey, localAddress: '127.0.0.10' });
+    upload.finish(bigBody(MiB + 10));
+    const outcome = await upload.answer;
+    expect(outcome.status).toBe(400);
+    expect(outcome.body.error).toMatchObject({ type: 'validation_error', message: 'Request body must not exceed 1 MB' });
+  });
+
+  it('refuses a compressed body: Content-Encoding must be identity', async () => {
+    const res = await stack.http.request('POST', '/api/checkout/sessions', {
+      key: biz.testKey,
+      rawBody: JSON.stringify(sessionBody()),
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'validation_error', message: 'Content-Encoding must be identity' });
+  });
+});
+
+describe('intakeBudget', () => {
+  const limits = { processBytes: 100, clientBytes: 60, clientBodies: 2 };
+
+  it('counts what arrives against the process and the address, and a release gives it back once', () => {
+    const budget = intakeBudget(limits);
+    const a = budget.open('a');
+    const b = budget.open('b');
+    if (typeof a === 'string' || typeof b === 'string') throw new Error('refused');
+    expect(a.take(50)).toBeNull();
+    expect(a.take(20)).toBe('client'); // 70 would pass a's 60
+    expect(b.take(45)).toBeNull();
+    expect(b.take(10)).toBe('process'); // b's 55 fits its share, but 105 would pass the process's 100
+    expect(b.take(5)).toBeNull();
     expect(budget.held()).toBe(100);
     a.release();
     a.release();
-    expect(budget.held()).toBe(40);
+    expect(budget.held()).toBe(50);
+    expect(budget.peak()).toBe(100);
+  });
+
+  it('refuses a third unfinished body of one address, and counts a finished one out', () => {
+    const budget = intakeBudget(limits);
+    const first = budget.open('a');
+    budget.open('a');
+    expect(budget.open('a')).toBe('client');
+    if (typeof first === 'string') throw new Error('refused');
+    first.finish();
+    expect(budget.open('a')).not.toBe('client');
+    expect(budget.client('a')).toEqual({ bytes: 0, bodies: 2 });
+  });
+
+  it('refuses past the process budget whichever address asks, and forgets an address with nothing open', () => {
+    const budget = intakeBudget({ ...limits, clientBytes: 100 });
+    const a = budget.open('a');
+    const b = budget.open('b');
+    if (typeof a === 'string' || typeof b === 'string') throw new Error('refused');
+    expect(a.take(90)).toBeNull();
+    expect(b.take(20)).toBe('process');
+    a.release();
+    expect(b.take(20)).toBeNull();
     b.release();
-    expect(budget.reserve(100)).not.toBeNull();
+    expect(budget.clients()).toBe(0);
+    expect(budget.held()).toBe(0);
   });
 });

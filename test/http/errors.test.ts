@@ -1,13 +1,14 @@
 import { ApiError, errorCodes, errorEntry, type ErrorType } from '../../src/http/errors.js';
 
 const STATUS_BY_TYPE: Record<ErrorType, number[]> = {
-  validation_error: [400],
+  validation_error: [400, 431],
   authentication_error: [401],
   permission_error: [403],
   not_found: [404],
   method_not_allowed: [405],
   idempotency_error: [409, 422],
   rate_limit_exceeded: [429],
+  request_timeout: [408],
   service_unavailable: [503],
   api_error: [500],
 };

@@ -84,6 +84,29 @@ describe('docker-compose.yml and npm run rehearse share deploy/', () => {
     expect(compose).not.toMatch(/--import", "tsx"/);
   });
 
+  it("the APIs believe X-Forwarded-For from the proxy's own fixed address alone", () => {
+    const address = service('proxy').match(/ipv4_address: \$\{PROXY_ADDRESS:-([\d.]+)\}/)?.[1];
+    expect(address).toBeDefined();
+    expect(service('api-1')).toContain(`TRUSTED_PROXIES: \${PROXY_ADDRESS:-${address}}`);
+    expect(compose).not.toMatch(/172\.16\.0\.0\/12/);
+    // The address lies in the default network's fixed subnet.
+    const subnet = compose.match(/subnet: \$\{COMPOSE_SUBNET:-([\d.]+)\/24\}/)?.[1];
+    expect(address!.split('.').slice(0, 3)).toEqual(subnet!.split('.').slice(0, 3));
+  });
+
+  it('the proxy reads whole requests within 10 s and answers a late one 408 in the spec envelope', () => {
+    const cfg = read('deploy/haproxy/haproxy.cfg');
+    expect(cfg).toMatch(/^\s+option http-buffer-request$/m);
+    expect(cfg).toMatch(/^\s+timeout http-request 10s$/m);
+    expect(cfg).toContain('errorfile 408 "${PROXY_ERRORS_DIR}/408.http"');
+    const answer = read('deploy/haproxy/errors/408.http');
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\n\n') + 2))).toEqual({
+      success: false,
+      error: { type: 'request_timeout', message: 'The request was not received in time; please send it again', requestId: null },
+    });
+  });
+
   it('the Temporal UI is published on loopback only, in compose and in the rehearsal', () => {
     const ports = [...service('temporal-ui').matchAll(/^\s+- "([^"]+)"$/gm)].map((m) => m[1]).filter((p) => /:\d+$/.test(p));
     expect(ports.length).toBeGreaterThan(0);

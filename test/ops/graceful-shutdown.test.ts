@@ -26,7 +26,7 @@ describe('graceful shutdown', () => {
       await new Promise((r) => setTimeout(r, 300));
       ctx.body = 'finished';
     });
-    const server = await listen(app, { host: '127.0.0.1', port: 0 });
+    const server = await listen(app, { host: '127.0.0.1', port: 0, readTimeoutMs: 10_000 });
     const agent = new http.Agent({ keepAlive: true });
     const order: string[] = [];
     const exit = jest.fn<(code: number) => void>();

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { lockBalance, postTransaction } from '../../src/modules/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { releaseReserve } from '../../src/modules/reserves/reserve.lifecycle.js';
@@ -10,6 +11,8 @@ const stack = useStack();
 
 const get = (path: string, key: string) => stack.http.get(path, { key });
 const DAY = 86_400_000;
+/** Jest's fake timers for the clock alone: the stack's timers, sockets and promises run as they do. */
+const ALL_BUT_DATE: Array<'hrtime' | 'nextTick' | 'performance' | 'queueMicrotask' | 'setImmediate' | 'clearImmediate' | 'setInterval' | 'clearInterval' | 'setTimeout' | 'clearTimeout'> = ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'];
 
 /** The release activity's own call: one transaction around the service. */
 const release = (reserveId: string) => stack.orm.em.fork().transactional((tx) => releaseReserve(tx, reserveId));
@@ -157,6 +160,29 @@ describe('reserve release on the real stack', () => {
     expect(Date.parse(released.releasedAt)).toBeGreaterThanOrEqual(Date.parse(released.releaseAt));
     expect((await get('/api/balance', biz.testKey)).body.data).toMatchObject({ availableInCents: 4498, reservedInCents: 0 });
     expect(await stack.temporal.workflow.getHandle(`reserve-release-${id}`).result()).toBe('released');
+  });
+
+  it("judges releaseAt by the database's clock: a worker whose clock runs hours ahead releases nothing early", async () => {
+    const biz = await stack.business();
+    const session = await paidSession(stack, biz);
+    const [{ id }] = await sql(stack, `update reserves set release_at = now() + interval '1 hour' where payment_id = ? returning id`, [session.id]);
+    // This process's clock (the worker's, as the activity sees it) two hours ahead of the database's.
+    jest.useFakeTimers({ now: Date.now() + 2 * 3_600_000, doNotFake: ALL_BUT_DATE });
+    try {
+      expect(await release(id)).toMatchObject({ status: 'active', releasedAmountInCents: 0, notDueUntil: expect.any(String) });
+    } finally {
+      jest.useRealTimers();
+    }
+    await holdEnded(id);
+    jest.useFakeTimers({ now: Date.now() + 2 * 3_600_000, doNotFake: ALL_BUT_DATE });
+    try {
+      expect(await release(id)).toEqual({ status: 'released', releasedAmountInCents: 450 });
+    } finally {
+      jest.useRealTimers();
+    }
+    // Stamped by the database's clock too, not the process's two hours ahead.
+    const [{ drift }] = await sql(stack, 'select abs(extract(epoch from released_at - now()))::float as drift from reserves where id = ?', [id]);
+    expect(drift).toBeLessThan(60);
   });
 
   it('creates no reserve when the business holds none back', async () => {

@@ -14,6 +14,13 @@ export interface RequestOptions {
   /** Sent as is, for malformed-body tests. */
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+  /**
+   * Send the body with `Transfer-Encoding: chunked` (no Content-Length), in two writes, as Node's
+   * http.request without a length, Go's client with a streaming body and `curl -T -` do.
+   */
+  chunked?: boolean;
+  /** The client address to send from (another loopback address such as 127.0.0.2 is another client). */
+  localAddress?: string;
   /** For a test that sends what no client of the document would (a malformed path, say). */
   offDocument?: boolean;
   /**
@@ -39,9 +46,9 @@ export function createHttpClient(origin: string, ca: Buffer) {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
     if (payload !== undefined && opts.rawBody === undefined) headers['Content-Type'] ??= 'application/json';
-    if (payload !== undefined) headers['Content-Length'] = String(Buffer.byteLength(payload));
+    if (payload !== undefined && !opts.chunked) headers['Content-Length'] = String(Buffer.byteLength(payload));
     return new Promise((resolve, reject) => {
-      const req = https.request(new URL(path, origin), { method, headers, agent }, (res) => {
+      const req = https.request(new URL(path, origin), { method, headers, agent, localAddress: opts.localAddress }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c) => chunks.push(c));
         res.on('end', () => {
@@ -61,8 +68,15 @@ export function createHttpClient(origin: string, ca: Buffer) {
         });
       });
       req.on('error', reject);
-      if (payload !== undefined) req.write(payload);
-      req.end();
+      if (payload !== undefined && opts.chunked) {
+        const bytes = Buffer.from(payload);
+        const half = Math.ceil(bytes.length / 2);
+        req.write(bytes.subarray(0, half));
+        req.end(bytes.subarray(half));
+      } else {
+        if (payload !== undefined) req.write(payload);
+        req.end();
+      }
     });
   }
   return {

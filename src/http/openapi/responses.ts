@@ -116,11 +116,12 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Not permitted',
   404: 'Not found',
   405: 'Method not allowed on this path',
+  408: 'The request body did not arrive within BODY_READ_TIMEOUT; the connection is closed',
   409: 'Conflict',
   422: 'The Idempotency-Key was used with a different request',
   429: 'Rate limit exceeded',
   500: 'Unexpected server error',
-  503: 'A dependency (database or Temporal) is unreachable; retry',
+  503: 'A dependency (database or Temporal) is unreachable, or the request bodies in flight (of this process, or of this client address) are at their budget; retry, after Retry-After when given',
 };
 
 /** Example details for the catalogue entries whose message or envelope takes parameters. */
@@ -143,6 +144,7 @@ function errorResponse(status: number, codes: ErrorCode[]): ZodOpenApiResponseOb
     Object.assign(headers, rateLimitHeaders, { 'Retry-After': retryAfter });
   }
   if (status === 405) headers.Allow = allow;
+  if (status === 503) Object.assign(headers, optional({ 'Retry-After': retryAfter }));
   return {
     description: STATUS_TEXT[status] ?? 'Error',
     headers: z.object(headers),
@@ -163,7 +165,7 @@ export function errors(...codes: ErrorCode[]): ZodOpenApiResponsesObject {
 /** Any request can meet these: HTTPS behind a proxy, an unexpected fault, an unreachable dependency. */
 const ANY: ErrorCode[] = ['https_required', 'internal', 'service_unavailable'];
 /** A body (POST, PUT, PATCH, DELETE) is parsed before anything else. */
-const BODY: ErrorCode[] = ['invalid_json', 'unsupported_media_type', 'body_too_large', 'body_too_deep'];
+const BODY: ErrorCode[] = ['invalid_json', 'unsupported_media_type', 'unsupported_content_encoding', 'body_too_large', 'body_too_deep', 'request_timeout'];
 /** Every operation behind an API key. */
 export const AUTHENTICATED: ErrorCode[] = [...ANY, 'invalid_api_key', 'business_not_approved', 'rate_limit_exceeded'];
 /** A write: a read-only key is refused, and the body is read. */

@@ -13,6 +13,7 @@ const STATUS_NAMES: Record<string, string> = {
   '401': 'Unauthorized',
   '403': 'Forbidden',
   '404': 'NotFound',
+  '408': 'RequestTimeout',
   '409': 'Conflict',
   '422': 'UnprocessableContent',
   '429': 'TooManyRequests',

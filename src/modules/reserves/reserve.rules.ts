@@ -23,8 +23,6 @@ export function reserveStatusOf(r: ReserveAmounts): ReserveStatus {
   return r.releasedAmountInCents > 0 ? 'released' : 'consumed';
 }
 
-/** A reserve is released on or after its `releaseAt`, never before, whoever asks. */
-export const isDue = (releaseAt: Date, at: Date): boolean => at.getTime() >= releaseAt.getTime();
 
 /**
  * The ledger reference of a reserve's release. Its first release is referenced by the reserve id; a

@@ -97,22 +97,25 @@ export function spawnProcess(name: string, entry: string, env: Record<string, st
 export interface ApiProcess extends ServiceProcess {
   origin: string;
   port: number;
+  /** The operator's port (/metrics, /healthz), plain HTTP on loopback. */
+  adminOrigin: string;
 }
 
 /** `src/main/api.ts` on `port` (a fixed port, so a restarted API answers at the same origin). */
 export async function startApiProcess(wiring: Wiring, opts: { name?: string; port?: number; env?: Record<string, string> } = {}): Promise<ApiProcess> {
   const port = opts.port ?? (await freePort());
+  const adminPort = await freePort();
   const name = opts.name ?? 'api';
   const proc = spawnProcess(name, 'src/main/api.ts', {
     ...baseEnv(wiring, name),
     PORT: String(port),
-    ADMIN_PORT: String(await freePort()),
+    ADMIN_PORT: String(adminPort),
     TLS_CERT_FILE: process.env.TEST_TLS_CERT!,
     TLS_KEY_FILE: process.env.TEST_TLS_KEY!,
     ...opts.env,
   });
   await proc.waitFor('API listening');
-  return { ...proc, port, origin: `https://localhost:${port}` };
+  return { ...proc, port, origin: `https://localhost:${port}`, adminOrigin: `http://127.0.0.1:${adminPort}` };
 }
 
 /** `src/main/worker.ts`: workflows, activities and the outbox relay. */
