@@ -140,6 +140,8 @@ const schema = z.object({
   WEBHOOK_RETRY_DELAYS: durationList.optional(),
   /** An endpoint whose attempts have all failed for this long (from the first failure of the streak) is disabled. */
   WEBHOOK_DISABLE_AFTER: durationMs.default(5 * 24 * 3600 * 1000),
+  /** NODE_ENV=test weakens a process (below); an entry point starts under it only with this set. */
+  ALLOW_TEST_ENV: flag.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DEV_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   DEV_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
@@ -204,11 +206,33 @@ export interface Config {
    */
   livePayments: LivePayments;
   logLevel: string;
+  /** ALLOW_TEST_ENV: the explicit opt-in an entry point needs to start with NODE_ENV=test. */
+  allowTestEnv: boolean;
   dev: { postgresPort: number; temporalPort: number; temporalUiPort: number };
 }
 
 /** Thrown with one line that names the offending variable, so start-up fails clearly. */
 export class ConfigError extends Error {}
+
+/**
+ * What NODE_ENV=test changes, and why no deployment may run with it by accident: Temporal histories are
+ * sealed with a key published in this repository, webhooks may go to private addresses, and live keys
+ * are served by the card simulator. The test suite's own processes set ALLOW_TEST_ENV=true.
+ */
+export const TEST_ENV_WARNING =
+  'NODE_ENV=test: histories are sealed with the published test key, webhooks may reach private addresses and live payments are simulated. Never run a deployment like this.';
+
+/**
+ * An entry point (api, worker, npm start, admin) refuses NODE_ENV=test unless ALLOW_TEST_ENV=true says
+ * this is a test run; docs/decisions.md, "NODE_ENV=test".
+ */
+export function assertStartable(config: Pick<Config, 'env' | 'allowTestEnv'>): void {
+  if (config.env === 'test' && !config.allowTestEnv) {
+    throw new ConfigError(
+      'Invalid configuration: NODE_ENV: test is for the test suite only (it seals histories with a published key, allows private webhook URLs and simulates live payments); set NODE_ENV=production, or ALLOW_TEST_ENV=true in a test run',
+    );
+  }
+}
 
 export type LivePayments = 'simulated' | 'refused';
 
@@ -296,6 +320,7 @@ export function loadConfig(
     },
     livePayments: (c.ALLOW_SIMULATED_LIVE_PAYMENTS ?? c.NODE_ENV !== 'production') ? 'simulated' : 'refused',
     logLevel: c.LOG_LEVEL,
+    allowTestEnv: c.ALLOW_TEST_ENV,
     dev: { postgresPort: c.DEV_POSTGRES_PORT, temporalPort: c.DEV_TEMPORAL_PORT, temporalUiPort: c.DEV_TEMPORAL_UI_PORT },
   };
 }

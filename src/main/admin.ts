@@ -4,7 +4,7 @@
  * up, otherwise it starts it for the duration of the command.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
+import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING } from '../config.js';
 import { runningEmbeddedPort, startEmbeddedPostgres, embeddedUrl } from '../dev/embedded-postgres.js';
 import { runCommand, USAGE, UsageError, type Options } from '../admin/commands.js';
 import { embeddedDatabaseDir, openMigratedDatabase } from './runtime.js';
@@ -41,6 +41,8 @@ async function main(): Promise<number> {
     return 0;
   }
   const config = loadConfig();
+  assertStartable(config);
+  if (config.env === 'test') process.stderr.write(`WARNING: ${TEST_ENV_WARNING}\n`);
   let url = config.databaseUrl;
   let stopEmbedded: (() => Promise<void>) | undefined;
   if (!url) {

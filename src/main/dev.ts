@@ -5,7 +5,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../config.js';
+import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING } from '../config.js';
 import { startEmbeddedPostgres } from '../dev/embedded-postgres.js';
 import { startTemporalDevServer } from '../dev/temporal-dev-server.js';
 import { ensureDevCertificate, readTls } from '../dev/tls.js';
@@ -19,7 +19,9 @@ let stopping = false;
 
 async function main() {
   const config = loadConfig();
+  assertStartable(config);
   const log = createLogger(config.logLevel);
+  if (config.env === 'test') log.warn(TEST_ENV_WARNING);
 
   // The servers' own output goes to files, so the terminal shows the service's log and the banner.
   const logDir = path.resolve(config.dataDir, 'logs');

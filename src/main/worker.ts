@@ -2,7 +2,7 @@
  * The Temporal worker alone (production: scale horizontally). Runs the workflows, the activities and
  * the outbox relay. Uses DATABASE_URL and TEMPORAL_ADDRESS, defaulting to `npm start`'s embedded servers.
  */
-import { ConfigError, loadConfig } from '../config.js';
+import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING } from '../config.js';
 import { createLogger } from '../log.js';
 import { logLivePayments } from '../modules/processor/live-mode.rules.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
@@ -11,7 +11,9 @@ import { connectTemporalFor, openDatabaseFor, startAdmin, startWorker } from './
 async function main() {
   // Unset NODE_ENV is production here (npm start is development): a deployment that forgets it fails closed.
   const config = loadConfig(process.env, 'production');
+  assertStartable(config);
   const log = createLogger(config.logLevel);
+  if (config.env === 'test') log.warn(TEST_ENV_WARNING);
   const orm = await openDatabaseFor(config, log);
   const temporal = await connectTemporalFor(config);
   const worker = await startWorker({ config, orm, temporal, log });

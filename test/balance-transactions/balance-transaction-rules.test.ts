@@ -78,6 +78,23 @@ describe('CSV export', () => {
     expect(csvField('two\nlines')).toBe('"two\nlines"');
   });
 
+  it.each(['=HYPERLINK("https://evil.example","x")', '+1+1', '-2+3', '@SUM(A1)', '\tcmd', '\rcmd'])(
+    'neutralises a text cell a spreadsheet would run as a formula: %j',
+    (text) => {
+      const field = csvField(text);
+      const unquoted = field.startsWith('"') ? field.slice(1, -1).replaceAll('""', '"') : field;
+      expect(unquoted).toBe(`'${text}`);
+    },
+  );
+
+  it('leaves numbers as numbers, a negative amount included, and text that starts harmlessly as it is', () => {
+    expect(csvField(-4658)).toBe('-4658');
+    expect(csvField('Refund of a 10% sale = fine')).toBe('Refund of a 10% sale = fine');
+    expect(balanceTransactionsCsv([{ id: 'txn_2_a', type: 'payment', amountInCents: 100, feeInCents: 0, netInCents: 100, balanceType: 'available', sourceId: 's', createdAt: 'T', availableOn: 'T', description: '=1+1', funding: null } as never]).split('\n')[1]).toBe(
+      "txn_2_a,payment,100,0,100,available,s,T,T,'=1+1,",
+    );
+  });
+
   it('writes the header and one row per item, a refund funding in one cell', () => {
     const csv = balanceTransactionsCsv([
       {

@@ -220,7 +220,7 @@ describe('admin CLI: balance-transactions export', () => {
     const run = promisify(execFile);
     const admin = (...args: string[]) =>
       run(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', 'balance-transactions', 'export', biz.id, ...args], {
-        env: { ...process.env, DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: '' },
+        env: { ...process.env, ALLOW_TEST_ENV: 'true', DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: '' },
       });
     const { stdout } = await admin('--mode', 'test', '--from', '2020-01-01', '--to', '2100-01-01T00:00:00Z');
     const lines = stdout.trimEnd().split('\n');

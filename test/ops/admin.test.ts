@@ -8,7 +8,7 @@ const stack = useStack({}, { worker: false });
 
 const admin = (...args: string[]) =>
   run(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', ...args], {
-    env: { ...process.env, DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: '' },
+    env: { ...process.env, ALLOW_TEST_ENV: 'true', DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: '' },
   });
 
 describe('admin CLI', () => {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { useStack } from '../support/use-stack.js';
 import { freePort } from '../../src/dev/free-port.js';
+import { TEST_ENV_WARNING } from '../../src/config.js';
 
 /** The real entry points as an operator runs them (`npm run api` / `npm run worker`), as child processes. */
 const stack = useStack({}, { worker: false });
@@ -16,7 +17,7 @@ interface Run {
 
 function run(entry: 'api' | 'worker', env: Record<string, string>): Run {
   const child = spawn(process.execPath, ['--import', 'tsx', `src/main/${entry}.ts`], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', ALLOW_TEST_ENV: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -56,6 +57,16 @@ describe('configuration is validated at start', () => {
   });
 });
 
+describe('NODE_ENV=test outside the test suite', () => {
+  it.each(['api', 'worker'] as const)('stops %s with one line unless ALLOW_TEST_ENV=true opts in', async (entry) => {
+    const { code, stderr } = await run(entry, { ALLOW_TEST_ENV: 'false' }).exited;
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toEqual([
+      'Invalid configuration: NODE_ENV: test is for the test suite only (it seals histories with a published key, allows private webhook URLs and simulates live payments); set NODE_ENV=production, or ALLOW_TEST_ENV=true in a test run',
+    ]);
+  });
+});
+
 describe('SIGTERM', () => {
   const common = () => ({
     DATABASE_URL: stack.databaseUrl,
@@ -74,6 +85,8 @@ describe('SIGTERM', () => {
       TLS_KEY_FILE: process.env.TEST_TLS_KEY!,
     });
     await waitFor(() => api.output().includes('API listening'));
+    // Opted in, and said loudly at start: a warning line before anything else the process logs.
+    expect(JSON.parse(api.output().split('\n')[0])).toMatchObject({ level: 40, msg: TEST_ENV_WARNING });
     expect(await getStatus(adminPort, '/readyz')).toBe(200);
     api.child.kill('SIGTERM');
     const { code } = await api.exited;

@@ -46,7 +46,7 @@ export async function balanceProblems(stack: SoakStack): Promise<string[]> {
 /** `npm run admin -- ledger verify` against the soak's database, as a process of its own. */
 export function adminLedgerVerify(databaseUrl: string): Promise<{ exitCode: number | null; output: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'main', 'admin.ts'), 'ledger', 'verify'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', ALLOW_TEST_ENV: 'true', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

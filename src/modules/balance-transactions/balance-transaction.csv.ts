@@ -14,9 +14,18 @@ const COLUMNS = [
   'funding',
 ] as const;
 
-/** RFC 4180: a field with a comma, quote, CR or LF is quoted, its quotes doubled. */
+/** What a spreadsheet reads as the start of a formula (OWASP, CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * RFC 4180: a field with a comma, quote, CR or LF is quoted, its quotes doubled. A text cell that a
+ * spreadsheet would run as a formula gets a leading `'`, as OWASP's CSV-injection guidance says, so a
+ * free-text column (today every cell is generated, but a description or a reason may be added) cannot
+ * carry `=HYPERLINK(…)` into an accountant's sheet. Numbers are the service's own integers, and stay
+ * numbers: `-4658` is an amount, not a formula.
+ */
 export function csvField(value: string | number): string {
-  const text = String(value);
+  const text = typeof value === 'number' ? String(value) : FORMULA_START.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

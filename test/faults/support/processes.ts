@@ -38,6 +38,7 @@ function baseEnv(wiring: Wiring, name: string): Record<string, string> {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
     NODE_ENV: 'test',
+    ALLOW_TEST_ENV: 'true',
     DATABASE_URL: wiring.databaseUrl,
     TEMPORAL_ADDRESS: wiring.temporalAddress,
     TEMPORAL_TASK_QUEUE: wiring.taskQueue,
