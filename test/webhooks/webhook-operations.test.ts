@@ -99,10 +99,10 @@ describe('POST /api/webhooks/:id/recover', () => {
     const since = new Date(Date.now() - 3600_000).toISOString();
     const first = await stack.http.post(`/api/webhooks/${hook.id}/recover`, { since }, { key: biz.testKey });
     expect(first.status).toBe(202);
-    expect(first.body.data).toEqual({ recovered: 2 });
+    expect(first.body.data).toEqual({ recovered: 2, hasMore: false });
     // The same call again while those are in flight (or done): nothing twice.
     const again = await stack.http.post(`/api/webhooks/${hook.id}/recover`, { since }, { key: biz.testKey });
-    expect(again.body.data).toEqual({ recovered: 0 });
+    expect(again.body.data).toEqual({ recovered: 0, hasMore: false });
 
     await hits(hook.url, 3);
     const rows = await eventually(async () => {
@@ -122,7 +122,7 @@ describe('POST /api/webhooks/:id/recover', () => {
     const later = await emit('checkout.succeeded');
     await eventually(async () => (await sql("select 1 from webhook_deliveries where event_id = ? and status = 'failed'", [later])).length === 1, 30_000);
     const res = await stack.http.post(`/api/webhooks/${hook.id}/recover`, { since: new Date(Date.now() - 60_000).toISOString(), until }, { key: biz.testKey });
-    expect(res.body.data).toEqual({ recovered: 1 });
+    expect(res.body.data).toEqual({ recovered: 1, hasMore: false });
     expect(await sql('select event_id from webhook_deliveries where endpoint_id = ? and generation = 1', [hook.id])).toEqual([{ event_id: old }]);
   }, 60_000);
 

@@ -128,14 +128,14 @@ export const recoverOperation: Operation = {
     tags,
     summary: 'Re-send the failed events of a time window',
     description:
-      'Every event created between `since` (at most 14 days ago) and `until` (default: now) whose latest delivery to this endpoint ended `failed` is sent again, each as a new delivery generation on the normal schedule. A second identical call while those are in flight recovers nothing twice. A disabled endpoint is refused: enable it first.',
+      'Every event created between `since` (at most 14 days ago) and `until` (default: now) whose latest delivery to this endpoint ended `failed` is sent again, each as a new delivery generation on the normal schedule: at most 1,000 events a call, oldest first, their deliveries starting at 20 a second. `hasMore: true` says more remain; the same call again recovers the next page. A second identical call while those are in flight recovers nothing twice. A disabled endpoint is refused: enable it first.',
     requestParams: { path: whId, header: idempotencyKeyHeader },
     requestBody: {
       required: true,
       content: { 'application/json': { schema: recoverInput, examples: { outage: { value: { since: '2026-11-20T08:00:00Z', until: '2026-11-20T14:00:00Z' } } } } },
     },
     responses: {
-      '202': ok('How many events are being sent again', recoveredResource, { idempotent: true, example: { success: true, data: { recovered: 3 } } }),
+      '202': ok('How many events are being sent again', recoveredResource, { idempotent: true, example: { success: true, data: { recovered: 3, hasMore: false } } }),
       ...errors(...IDEMPOTENT_POST, 'webhook_endpoint_disabled', 'webhook_endpoint_not_found'),
     },
   },
@@ -143,8 +143,8 @@ export const recoverOperation: Operation = {
     const input = parseBody(ctx, recoverInput);
     const outbox = await deps.orm.em.fork().transactional(async (tx) => {
       const endpoint = await lockEnabledEndpoint(tx, callerOf(ctx), ctx.params.id);
-      const { recovered, outbox } = await recoverEvents(tx, endpoint, input, retryDelays(deps));
-      await idempotency(ctx).complete(tx, 202, { success: true, data: { recovered } });
+      const { recovered, hasMore, outbox } = await recoverEvents(tx, endpoint, input, retryDelays(deps));
+      await idempotency(ctx).complete(tx, 202, { success: true, data: { recovered, hasMore } });
       return outbox;
     });
     deps.afterCommit(outbox);

@@ -53,5 +53,8 @@ export const testSentResource = z
   .meta({ id: 'WebhookTestSent' });
 
 export const recoveredResource = z
-  .object({ recovered: z.number().int().min(0).meta({ description: 'How many events are being sent again.' }) })
+  .object({
+    recovered: z.number().int().min(0).meta({ description: 'How many events are being sent again (at most 1,000 a call).' }),
+    hasMore: z.boolean().meta({ description: 'More failed events of the window remain: make the same call again (with a new Idempotency-Key, if any) to recover the next page.' }),
+  })
   .meta({ id: 'WebhookRecovered' });

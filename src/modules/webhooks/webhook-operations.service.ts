@@ -11,10 +11,42 @@ import { samplePayload } from './sample-events.rules.js';
 import { WebhookDelivery, type WebhookEndpoint } from './webhook.entity.js';
 import type { RecoverInput, TestEndpointInput } from './webhook-operations.schemas.js';
 
-/** Each event of a window (endpoint, since, until) with its latest delivery to that endpoint. */
-const LATEST_TO_ENDPOINT = `select distinct on (d.event_id) d.event_id, d.generation, d.status, d.body
-  from webhook_deliveries d join events e on e.id = d.event_id
-  where d.endpoint_id = ? and e.created_at >= ? and e.created_at <= ?
+/** Events one recovery call re-sends at most; the answer's `hasMore` says to call again for the rest. */
+export const RECOVERY_PAGE = 1000;
+/**
+ * Recovered deliveries' workflows start at this pace: the first second's worth at once (the request's
+ * own fast path), the rest by the outbox relay as each row's claim runs out, so a page of a thousand
+ * starts over 50 s instead of at once against Temporal and the receiver that just came back.
+ */
+export const RECOVERY_STARTS_PER_SECOND = 20;
+/**
+ * An event's `created_at` is stamped by the API host's clock and its deliveries' by the database's, so
+ * the failed deliveries of a window are read from a little before its start (the index's range) and the
+ * window itself is judged on the event.
+ */
+const CLOCK_MARGIN = `interval '10 minutes'`;
+
+/**
+ * The window's events whose latest delivery to the endpoint failed, oldest failure first, at most a page
+ * and one (which says there is more). It walks the endpoint's failed deliveries in time order from the
+ * window's start (`webhook_deliveries_failed_idx`), asks each whether it is its event's latest generation
+ * through the unique (event, endpoint, generation) index and whether its event lies in the window through
+ * the events' key, and stops at the page. The two questions are scalar subqueries on purpose: PostgreSQL
+ * runs them per row, where as joins it may hash the endpoint's whole history to answer them: a slice, never the endpoint's whole delivery history.
+ */
+export const FAILED_IN_WINDOW = `select d.event_id
+  from webhook_deliveries d
+  where d.endpoint_id = ? and d.status = 'failed' and d.created_at >= ?::timestamptz - ${CLOCK_MARGIN}
+    and d.generation = (select max(newer.generation) from webhook_deliveries newer
+                        where newer.event_id = d.event_id and newer.endpoint_id = d.endpoint_id)
+    and (select e.created_at from events e where e.id = d.event_id) between ? and ?
+  order by d.created_at, d.id
+  limit ?`;
+
+/** The latest delivery to the endpoint of each of the given (locked) events. */
+const LATEST_OF = `select distinct on (d.event_id) d.event_id, d.generation, d.status, d.body
+  from webhook_deliveries d
+  where d.endpoint_id = ? and d.event_id in (?)
   order by d.event_id, d.generation desc`;
 
 interface Started {
@@ -62,38 +94,46 @@ export async function sendTestEvent(
 }
 
 /**
- * `POST /api/webhooks/:id/recover`: every event of the window whose latest delivery to this endpoint
- * ended `failed` is sent again as that delivery's next generation (same body, the normal schedule).
- * Under the endpoint's row lock, and a re-sent event's latest delivery is the new pending one, so a
- * second identical call recovers nothing twice while the first one's deliveries are in flight.
+ * `POST /api/webhooks/:id/recover`: the window's events whose latest delivery to this endpoint ended
+ * `failed` are sent again as that delivery's next generation (same body, the normal schedule), at most
+ * `RECOVERY_PAGE` of them, oldest failure first; `hasMore` says that more remain, which the same call again
+ * recovers (the ones re-sent are no longer failed). Under the endpoint's row lock, and a re-sent event's
+ * latest delivery is the new pending one, so a second identical call recovers nothing twice while the
+ * first one's deliveries are in flight. Their workflows start paced (`RECOVERY_STARTS_PER_SECOND`).
  */
 export async function recoverEvents(
   tx: EntityManager,
   endpoint: WebhookEndpoint,
   input: RecoverInput,
   opts: { retryDelaysMs?: number[] } = {},
-): Promise<Started & { recovered: number }> {
+): Promise<Started & { recovered: number; hasMore: boolean }> {
   requireTransaction(tx);
   const now = new Date();
+  const since = new Date(input.since);
   const until = input.until ? new Date(input.until) : now;
-  const window = [endpoint.id, new Date(input.since), until];
-  // Only the failed events are locked, in id order, as a manual retry of one locks it: the two never give
-  // one event the same next generation, and the window's other events stay free. Read again once locked,
-  // keeping only the locked ones, since a delivery may have ended between the two reads.
-  const lockedRows = await tx.execute<{ id: string }[]>(
-    `select e.id from events e where e.id in (select event_id from (${LATEST_TO_ENDPOINT}) latest where latest.status = 'failed')
-     order by e.id for update`,
-    window,
-  );
-  const locked = new Set(lockedRows.map((row) => row.id));
-  const latest = await tx.execute<{ event_id: string; generation: number; body: string; status: string }[]>(LATEST_TO_ENDPOINT, window);
-  const failed = latest.filter((row) => row.status === 'failed' && locked.has(row.event_id));
+  const candidates = await tx.execute<{ event_id: string }[]>(FAILED_IN_WINDOW, [endpoint.id, since, since, until, RECOVERY_PAGE + 1]);
+  const hasMore = candidates.length > RECOVERY_PAGE;
+  const page = candidates.slice(0, RECOVERY_PAGE).map((row) => row.event_id);
+  if (!page.length) return { recovered: 0, hasMore, outbox: [] };
+  // Only these events are locked, in id order, as a manual retry of one locks it: the two never give one
+  // event the same next generation. Read again once locked, since a delivery may have ended meanwhile.
+  const locked = await tx.execute<{ id: string }[]>(`select id from events where id in (?) order by id for update`, [page]);
+  const latest = await tx.execute<{ event_id: string; generation: number; body: string; status: string }[]>(LATEST_OF, [endpoint.id, locked.map((row) => row.id)]);
+  const failed = new Map(latest.filter((row) => row.status === 'failed').map((row) => [row.event_id, row]));
   const outbox: OutboxEntry[] = [];
-  for (const row of failed) {
-    const source = { eventId: row.event_id, endpointId: endpoint.id, businessId: endpoint.businessId, livemode: endpoint.livemode, body: row.body };
+  let recovered = 0;
+  for (const eventId of page) {
+    const row = failed.get(eventId);
+    if (!row) continue;
+    const source = { eventId, endpointId: endpoint.id, businessId: endpoint.businessId, livemode: endpoint.livemode, body: row.body };
     const delivery = newDelivery(tx, source, row.generation + 1, now);
-    outbox.push(claimForFastPath(tx.create(OutboxEntry, { message: deliveryWorkflowStart(delivery, opts.retryDelaysMs), createdAt: now })));
+    const entry = tx.create(OutboxEntry, { message: deliveryWorkflowStart(delivery, opts.retryDelaysMs), createdAt: now });
+    // The first second's worth is the request's fast path; each later one waits (its claim) for its
+    // second, when the outbox relay takes it.
+    const second = Math.floor(recovered++ / RECOVERY_STARTS_PER_SECOND);
+    if (second === 0) outbox.push(claimForFastPath(entry));
+    else entry.claimedUntil = new Date(now.getTime() + second * 1000);
   }
   await tx.flush();
-  return { recovered: failed.length, outbox };
+  return { recovered, hasMore, outbox };
 }

@@ -419,7 +419,7 @@ export type paths = {
         put?: never;
         /**
          * Re-send the failed events of a time window
-         * @description Every event created between `since` (at most 14 days ago) and `until` (default: now) whose latest delivery to this endpoint ended `failed` is sent again, each as a new delivery generation on the normal schedule. A second identical call while those are in flight recovers nothing twice. A disabled endpoint is refused: enable it first.
+         * @description Every event created between `since` (at most 14 days ago) and `until` (default: now) whose latest delivery to this endpoint ended `failed` is sent again, each as a new delivery generation on the normal schedule: at most 1,000 events a call, oldest first, their deliveries starting at 20 a second. `hasMore: true` says more remain; the same call again recovers the next page. A second identical call while those are in flight recovers nothing twice. A disabled endpoint is refused: enable it first.
          */
         post: operations["recoverWebhookEndpoint"];
         delete?: never;
@@ -638,6 +638,25 @@ export type components = {
             error: {
                 /** @enum {string} */
                 type: "permission_error";
+                /** @description Human-readable. */
+                message: string;
+                /**
+                 * @description The request id (`req_…`), also sent as `X-Request-Id`.
+                 * @example req_0c5a8e61a3f14a5e9d4b7c2a1f0e9d8c
+                 */
+                requestId: string;
+                /** @description Present on validation failures: every problem found. */
+                errors?: components["schemas"]["FieldError"][];
+                /** @description Seconds to wait; present on rate-limit errors. */
+                retryAfter?: number;
+            };
+        };
+        RequestTimeoutEnvelope: {
+            /** @constant */
+            success: false;
+            error: {
+                /** @enum {string} */
+                type: "request_timeout";
                 /** @description Human-readable. */
                 message: string;
                 /**
@@ -1089,8 +1108,10 @@ export type components = {
             deliveryId: string;
         };
         WebhookRecovered: {
-            /** @description How many events are being sent again. */
+            /** @description How many events are being sent again (at most 1,000 a call). */
             recovered: number;
+            /** @description More failed events of the window remain: make the same call again (with a new Idempotency-Key, if any) to recover the next page. */
+            hasMore: boolean;
         };
     };
     responses: {
@@ -1175,6 +1196,22 @@ export type components = {
                 "application/json": components["schemas"]["PermissionErrorEnvelope"];
             };
         };
+        /** @description The request body did not arrive within BODY_READ_TIMEOUT; the connection is closed */
+        RequestTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "API-Version": components["headers"]["API-Version"];
+                "X-RateLimit-Limit"?: number;
+                "X-RateLimit-Remaining"?: number;
+                "X-RateLimit-Reset"?: number;
+                "RateLimit-Policy"?: string;
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RequestTimeoutEnvelope"];
+            };
+        };
         /** @description Conflict */
         IdempotencyKeyInProgress: {
             headers: {
@@ -1240,7 +1277,7 @@ export type components = {
                 "application/json": components["schemas"]["ApiErrorEnvelope"];
             };
         };
-        /** @description A dependency (database or Temporal) is unreachable; retry */
+        /** @description A dependency (database or Temporal) is unreachable, or the request bodies in flight (of this process, or of this client address) are at their budget; retry, after Retry-After when given */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1250,6 +1287,7 @@ export type components = {
                 "X-RateLimit-Reset"?: number;
                 "RateLimit-Policy"?: string;
                 RateLimit?: string;
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -1547,6 +1585,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
@@ -1713,6 +1752,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["SessionNotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2231,6 +2271,7 @@ export interface operations {
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["Forbidden3"];
             404: components["responses"]["SessionNotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
@@ -2460,6 +2501,7 @@ export interface operations {
             };
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["Forbidden3"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
@@ -2581,6 +2623,7 @@ export interface operations {
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WithdrawalNotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
@@ -2692,6 +2735,7 @@ export interface operations {
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
@@ -2802,6 +2846,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
@@ -2929,6 +2974,7 @@ export interface operations {
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2985,6 +3031,7 @@ export interface operations {
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3051,6 +3098,7 @@ export interface operations {
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3100,6 +3148,7 @@ export interface operations {
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
@@ -3151,6 +3200,7 @@ export interface operations {
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
@@ -3198,6 +3248,7 @@ export interface operations {
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
