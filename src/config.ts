@@ -130,6 +130,8 @@ const schema = z.object({
   WEBHOOK_ENCRYPTION_KEY: encryptionKey.optional(),
   WEBHOOK_CA_FILE: z.string().min(1).optional(),
   PAYLOAD_ENCRYPTION_KEYS: payloadKeyRing.optional(),
+  /** The worker refuses payloads that are not sealed (a deployment whose histories are all sealed). */
+  PAYLOAD_REQUIRE_SEALED: flag.default(false),
   /** The bearer token the codec endpoint (admin port, /codec/decode) asks of an operator. */
   CODEC_AUTH_TOKEN: z.string().min(32, 'must be at least 32 characters (openssl rand -hex 32)').optional(),
   /** Origins (the Temporal Web UI's) allowed to call the codec endpoint from a browser; comma-separated. */
@@ -165,6 +167,8 @@ export interface Config {
     maxCachedWorkflows?: number;
     /** The payload codec's key ring, active key first; outside test, generated under the data dir in development. */
     encryptionKeys?: PayloadKey[];
+    /** The worker refuses inputs, signals and updates that are not sealed, instead of passing them through. */
+    requireSealed: boolean;
   };
   admin: { host: string; port: number };
   /** The codec endpoint on the admin port, which the Temporal Web UI and CLI decode through. */
@@ -283,6 +287,7 @@ export function loadConfig(
       // its (short) history. See the README's Benchmark section.
       maxCachedWorkflows: c.WORKER_MAX_CACHED_WORKFLOWS ?? 250,
       encryptionKeys: c.PAYLOAD_ENCRYPTION_KEYS ?? (c.NODE_ENV === 'test' ? payloadKeyRing.parse(TEST_PAYLOAD_ENCRYPTION_KEYS) : undefined),
+      requireSealed: c.PAYLOAD_REQUIRE_SEALED,
     },
     codec: {
       authToken: c.CODEC_AUTH_TOKEN,

@@ -13,6 +13,8 @@ import { ConfigError, payloadKeyRing, type Config, type PayloadKey } from '../co
  * carry no personal data (contracts/search-attributes.ts).
  */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
+/** What a worker under PAYLOAD_REQUIRE_SEALED says of a plain payload (a workflow task failure an operator sees). */
+export const UNSEALED_REFUSED = 'Refused a payload that is not sealed (PAYLOAD_REQUIRE_SEALED=true): send it through this service, or through a codec endpoint';
 export const KEY_ID_METADATA = 'encryption-key-id';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -29,8 +31,16 @@ export class EncryptionCodec implements PayloadCodec {
   private readonly byId: Map<string, KeyObject>;
   private readonly sealing: { id: string; key: KeyObject };
 
-  /** `keys[0]` seals; every key opens what it sealed. */
-  constructor(keys: PayloadKey[]) {
+  /**
+   * `keys[0]` seals; every key opens what it sealed. With `requireSealed`, a payload that is not sealed
+   * is refused instead of passed through (PAYLOAD_REQUIRE_SEALED, the worker of a deployment whose
+   * histories are all sealed): nothing this service wrote is plain, so a plain input, signal or update
+   * was written by someone else, around the service.
+   */
+  constructor(
+    keys: PayloadKey[],
+    private readonly opts: { requireSealed?: boolean } = {},
+  ) {
     if (!keys.length) throw new Error('the payload codec needs at least one key');
     this.byId = new Map(keys.map((k) => [k.id, createSecretKey(k.key)]));
     this.sealing = { id: keys[0].id, key: createSecretKey(keys[0].key) };
@@ -52,10 +62,16 @@ export class EncryptionCodec implements PayloadCodec {
     });
   }
 
-  /** Payloads that are not sealed (histories from before encryption, the recorded fixtures) pass unchanged. */
+  /**
+   * Payloads that are not sealed (histories from before encryption, the recorded fixtures) pass unchanged,
+   * unless the codec requires sealing.
+   */
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => {
-      if (readText(payload.metadata?.encoding) !== ENCRYPTED_ENCODING) return payload;
+      if (readText(payload.metadata?.encoding) !== ENCRYPTED_ENCODING) {
+        if (this.opts.requireSealed) throw new Error(UNSEALED_REFUSED);
+        return payload;
+      }
       const id = readText(payload.metadata?.[KEY_ID_METADATA]) ?? '';
       const key = this.byId.get(id);
       if (!key) throw new Error(`payload sealed with key "${id}", which is not in PAYLOAD_ENCRYPTION_KEYS`);
@@ -81,10 +97,10 @@ function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record
  */
 export const failureConverterPath = fileURLToPath(new URL('./failure-converter.cjs', import.meta.url));
 
-/** The data converter of every client and worker of this service. */
-export function encryptingDataConverter(keys: PayloadKey[] | undefined): DataConverter {
+/** The data converter of every client and worker of this service; a worker may require sealed payloads. */
+export function encryptingDataConverter(keys: PayloadKey[] | undefined, opts: { requireSealed?: boolean } = {}): DataConverter {
   if (!keys?.length) throw new ConfigError('Invalid configuration: PAYLOAD_ENCRYPTION_KEYS is not set (keyId:base64key, active key first)');
-  return { payloadCodecs: [new EncryptionCodec(keys)], failureConverterPath };
+  return { payloadCodecs: [new EncryptionCodec(keys, opts)], failureConverterPath };
 }
 
 const generated = new Map<string, PayloadKey[]>();

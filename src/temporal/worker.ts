@@ -72,7 +72,7 @@ export async function createWorker(
     activities: createActivities(deps),
     // Opens and seals payloads in this thread, around the workflow sandbox; the failure converter it
     // names is also in the bundle (scripts/build.ts), so workflow failures are sealed too.
-    dataConverter: encryptingDataConverter(config.encryptionKeys),
+    dataConverter: encryptingDataConverter(config.encryptionKeys, { requireSealed: config.requireSealed }),
     // On shutdown, running activities get this long to finish before they are cancelled.
     shutdownGraceTime: config.shutdownGraceMs,
     // One V8 context per workflow thread, shared by every cached workflow (the SDK's default since 1.9,

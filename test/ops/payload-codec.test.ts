@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Payload } from '@temporalio/common';
 import { ConfigError, loadConfig, TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../src/config.js';
-import { EncryptionCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, payloadKeysFor } from '../../src/temporal/payload-codec.js';
+import { EncryptionCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, payloadKeysFor, UNSEALED_REFUSED } from '../../src/temporal/payload-codec.js';
 
 const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
 const ring = (value: string) => loadConfig({ NODE_ENV: 'test', PAYLOAD_ENCRYPTION_KEYS: value }).temporal.encryptionKeys!;
@@ -54,6 +54,13 @@ describe('the encrypting payload codec', () => {
     const codec = new EncryptionCodec(ring(`k1:${key(1)}`));
     const binaryNull: Payload = { metadata: { encoding: new TextEncoder().encode('binary/null') } };
     expect(await codec.decode([plain, binaryNull])).toEqual([plain, binaryNull]);
+  });
+
+  it('with requireSealed (PAYLOAD_REQUIRE_SEALED), refuses a payload that is not sealed and still opens a sealed one', async () => {
+    const codec = new EncryptionCodec(ring(`k1:${key(1)}`), { requireSealed: true });
+    await expect(codec.decode([plain])).rejects.toThrow(UNSEALED_REFUSED);
+    const [sealed] = await codec.encode([plain]);
+    expect(Buffer.from((await codec.decode([sealed]))[0].data!).toString()).toContain('Ada Lovelace');
   });
 });
 
