@@ -4,6 +4,13 @@ import { addressBudgetKey } from './client-address.js';
 import { ApiError } from './errors.js';
 import { intakeBudget, type BodyTicket, type IntakeLimits } from './intake-budget.js';
 
+declare module 'koa' {
+  interface Request {
+    /** The parsed JSON body (`{}` for a request without one), set by `jsonBody` before any route runs. */
+    body?: unknown;
+  }
+}
+
 /** The most a request body may be, and the deepest it may nest (objects and arrays; `{}` is depth 1). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_JSON_DEPTH = 32;

@@ -9,6 +9,8 @@ import { TEST_WEBHOOK_ENCRYPTION_KEY } from '../support/stack.js';
 import { startFaultStack, type FaultStack } from './support/fault-stack.js';
 import { paidSession } from './support/flows.js';
 import { moneyProblems } from './support/money.js';
+import { readIndex } from '../replay/fixtures.js';
+import { explain, prebuiltCode, replay } from '../replay/replayer.js';
 import { buildProductionApp, forbiddenLoads, INSTALL, median, startEntry, stopAll, type EntryProcess, type ProductionApp } from './support/production-build.js';
 
 /**
@@ -105,6 +107,13 @@ describe('the production build (dist/, production dependencies only, plain node)
     for (const entry of ['migrate', 'api', 'worker']) expect(compose).toContain(`command: ["node", "--enable-source-maps", "dist/${entry}.js"]`);
     expect(compose).not.toMatch(/tsx|src\/main/);
   });
+
+  it('its prebuilt workflow bundle (dist/workflow-bundle.js, what the worker runs) replays every recorded history', async () => {
+    const fixtures = readIndex();
+    const results = await replay(prebuiltCode(path.join(root, 'dist', 'workflow-bundle.js')), fixtures);
+    expect(fixtures.map((fixture) => explain(fixture, results.get(fixture.workflowId))).filter(Boolean)).toEqual([]);
+    expect(results.size).toBe(fixtures.length);
+  }, 180_000);
 
   it('an API started before the migrations waits for them; dist/migrate.js applies them once', async () => {
     const apiEnvironment = await apiEnv('api');

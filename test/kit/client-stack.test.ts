@@ -1,6 +1,7 @@
 import { createPaymentsClient, PaymentsApiError, type PaymentsClient } from '@payments/client';
 import { pay, payBody } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
+import { failOnServerErrors } from './support/fail-on-server-errors.js';
 import { trustTestCa } from './support/trust-test-ca.js';
 
 /** @payments/client against the real service: real PostgreSQL, Temporal and worker, over TLS. */
@@ -8,9 +9,11 @@ const stack = useStack();
 const biz = useBusiness(stack, { name: 'Kit Coffee' });
 let client: PaymentsClient;
 
+failOnServerErrors();
 trustTestCa();
 beforeAll(async () => {
-  client = createPaymentsClient({ apiKey: biz.testKey, baseUrl: `${stack.origin}/api/v1` });
+  // No retries: what the service answered is what the test sees (and any 5xx fails the file besides).
+  client = createPaymentsClient({ apiKey: biz.testKey, baseUrl: `${stack.origin}/api/v1`, retry: { maxRetries: 0 } });
 });
 
 const cart = (n: number) => ({

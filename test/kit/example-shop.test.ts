@@ -6,6 +6,7 @@ import { newValidator } from '../support/api-document.js';
 import { eventually, pay } from '../support/payments.js';
 import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
 import { apiDocument } from '../../src/http/openapi/document.js';
+import { failOnServerErrors } from './support/fail-on-server-errors.js';
 import { trustTestCa } from './support/trust-test-ca.js';
 
 /**
@@ -19,6 +20,8 @@ let biz: TestBusiness;
 let browser: { context: BrowserContext; close: () => Promise<void> };
 let shop: Awaited<ReturnType<typeof startShop>>;
 
+// The shop's client retries as a merchant's would; any 5xx it met (retried into a success or not) fails the file.
+failOnServerErrors();
 trustTestCa();
 beforeAll(async () => {
   // The worker trusts the shop's certificate (the test CA), as WEBHOOK_CA_FILE lets a deployment do.
