@@ -106,7 +106,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
    * endpoint's streak. Never throws for what the receiver did; a non-2xx, a timeout or a refused address
    * are recorded failures.
    */
-  async function attempt(input: AttemptInput, at: Date): Promise<Done> {
+  async function attempt(input: AttemptInput, at: Date, startedAt: Date | null = null): Promise<Done> {
     const row = await claim(input);
     if (!row) {
       // Finished already, or its endpoint was disabled or deleted: nothing is sent, and it ends `failed`.
@@ -120,11 +120,12 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       );
       return { outcome: 'stopped' };
     }
-    return sendClaimed(row, input, at);
+    return sendClaimed(row, input, at, startedAt);
   }
 
-  async function sendClaimed(row: ClaimedDelivery, input: AttemptInput, at: Date): Promise<Done> {
-    const attemptedAt = new Date();
+  /** `startedAt`: a throttled attempt's turn, by the database's clock, recorded as the attempt's time. */
+  async function sendClaimed(row: ClaimedDelivery, input: AttemptInput, at: Date, startedAt: Date | null = null): Promise<Done> {
+    const attemptedAt = startedAt ?? new Date();
     const outcome = await send(row);
     const attemptRow = [input.deliveryId, input.attemptNumber, attemptedAt, outcome.statusCode, outcome.durationMs, outcome.responseBody, outcome.error, outcome.ok];
     if (outcome.ok) {
@@ -191,9 +192,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       // statement, not a locked read of the endpoint and then the claim (three round trips fewer).
       const unpaced = input.turnTaken ? undefined : await claim(input, true);
       if (unpaced) return sendClaimed(unpaced, input, new Date(input.now));
-      const waitMs = await em().transactional((tx) => takeTurn(tx, input.deliveryId, input.turnTaken));
-      if (waitMs > 0) return { outcome: 'wait', waitMs };
-      return attempt(input, new Date(input.now));
+      const turn = await em().transactional((tx) => takeTurn(tx, input.deliveryId, input.turnTaken));
+      if (turn.waitMs > 0) return { outcome: 'wait', waitMs: turn.waitMs };
+      return attempt(input, new Date(input.now), turn.startedAt);
     },
 
     /** After the last attempt: `failed`, unless something already finished it. Safe to run twice. */

@@ -44,15 +44,17 @@ async function testKey() {
 }
 
 it('serves a key from memory while listening, and forgets it when a revocation commits', async () => {
-  const cache = cacheOf();
+  // Entries kept an hour: only the revocation's notification can make the cache forget this one.
+  const cache = cacheOf({ ttlMs: 3_600_000 });
   await until('the cache to listen', () => cache.listening);
   const key = await testKey();
   expect(await cache.get(key.id, key.load)).toBe(key.id);
   expect(await cache.get(key.id, key.load)).toBe(key.id);
   expect(key.counter.loads).toBe(1);
   await revokeApiKey(stack.orm.em.fork(), key.id);
-  // Bound stated in docs/decisions.md: a notification reaches the listener within milliseconds of the commit.
-  expect(await until('the revocation to reach the cache', async () => (await cache.get(key.id, key.load)) === null, 1_000)).toBeLessThan(1_000);
+  // The notification, not the clock: waited for generously (a loaded machine), far inside the hour.
+  await until('the revocation to reach the cache', async () => (await cache.get(key.id, key.load)) === null, 30_000);
+  expect(key.counter.loads).toBe(2); // read once more, after the notification emptied the cache
 });
 
 it('a dropped listener fails closed: nothing is served from memory until it listens again, and it comes back empty', async () => {

@@ -27,15 +27,25 @@ const dispatcher = () =>
     log,
     handlers: { 'event.fanout': async (m) => void seen.push(m.eventId) },
   });
+/** A dispatcher that counts the relay's finished sweeps, so a test waits on them rather than on the clock. */
+function counted(inner: ReturnType<typeof createOutboxDispatcher>) {
+  let sweeps = 0;
+  return {
+    dispatcher: { ...inner, relayOnce: async (batch?: number) => inner.relayOnce(batch).finally(() => sweeps++) },
+    sweeps: () => sweeps,
+  };
+}
 const commitEvent = () =>
   stack.orm.em.fork().transactional(async (tx) => recordEvent(tx, { businessId: biz.id, livemode: false }, 'refund.created', { n: 1 }).id);
 const outboxRowOf = async (eventId: string) => (await sql(`select * from outbox where message->>'eventId' = ?`, [eventId]))[0];
 
 describe('outbox relay', () => {
   it('dispatches an unclaimed row as soon as it commits, woken by NOTIFY', async () => {
-    const stop = startOutboxRelay(dispatcher(), stack.orm, log, HOUR);
+    const relay = counted(dispatcher());
+    const stop = startOutboxRelay(relay.dispatcher, stack.orm, log, HOUR);
     try {
-      await new Promise((r) => setTimeout(r, 500)); // the relay's first sweep and its LISTEN
+      // Its first sweep is over and it is listening: the next is an hour away unless a notification comes.
+      await eventually(async () => relay.sweeps() >= 1 && (await listeners()).length === 1, 10_000);
       const eventId = await commitEvent();
       await eventually(() => seen.includes(eventId), 5_000);
       await eventually(async () => (await outboxRowOf(eventId)).dispatched_at !== null, 5_000);
@@ -74,12 +84,13 @@ describe('outbox relay', () => {
     const stop = startOutboxRelay(failing, stack.orm, log, 100);
     try {
       const eventId = await commitEvent();
-      await new Promise((r) => setTimeout(r, 3_600));
-      const mine = tries.filter((t) => t.eventId === eventId).map((t) => t.at);
-      // At once, then 1 s and 2 s later: three tries in 3.6 s where the sweeps alone would make 36.
-      expect(mine).toHaveLength(3);
-      expect(mine[1] - mine[0]).toBeGreaterThanOrEqual(900);
-      expect(mine[2] - mine[1]).toBeGreaterThanOrEqual(1_900);
+      const mine = () => tries.filter((t) => t.eventId === eventId).map((t) => t.at);
+      await eventually(() => mine().length >= 3, 20_000);
+      // At once, then 1 s and 2 s later, while the relay swept every 100 ms: three tries, not thirty.
+      const [first, second, third] = mine();
+      expect(second - first).toBeGreaterThanOrEqual(900);
+      expect(third - second).toBeGreaterThanOrEqual(1_900);
+      expect(mine().length).toBe(3);
       const row = await outboxRowOf(eventId);
       expect(row.dispatched_at).toBeNull();
       expect(row.last_error).toBe('Temporal is unavailable');
@@ -91,12 +102,14 @@ describe('outbox relay', () => {
   });
 
   it('leaves a row claimed for a fast path to that fast path, which marks it dispatched', async () => {
-    const stop = startOutboxRelay(dispatcher(), stack.orm, log, 100);
+    const relay = counted(dispatcher());
+    const stop = startOutboxRelay(relay.dispatcher, stack.orm, log, 100);
     try {
       const em = stack.orm.em.fork();
       const entry = claimForFastPath(em.create(OutboxEntry, { message: { kind: 'event.fanout', eventId: 'evt_claimed' }, createdAt: new Date() }));
       await em.flush();
-      await new Promise((r) => setTimeout(r, 1_000)); // ten sweeps
+      const before = relay.sweeps();
+      await eventually(() => relay.sweeps() >= before + 10, 20_000); // ten sweeps since the row committed
       expect(seen).not.toContain('evt_claimed');
       await dispatcher().dispatchClaimed([entry]);
       expect(seen).toContain('evt_claimed');
