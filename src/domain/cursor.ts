@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Opaque keyset cursors: the (createdAt, id) of the last row seen. Lists are ordered newest first by
  * that pair, so a cursor stays valid and stable while new rows are created.
@@ -21,6 +23,18 @@ export const CURSOR_IDS = {
 /** Longer than any cursor this service writes (about 90 characters). */
 const MAX_CURSOR_LENGTH = 256;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * A list's `cursor` query parameter, with the shape the document states: what `encodeCursor` writes is
+ * base64url of a JSON array, so it starts `WyI` (`["`) and is at most 256 characters. A string of that
+ * shape that this service did not write for the list is still refused (400 "Invalid cursor"): a cursor is
+ * a position only the service can name, which no schema can state.
+ */
+export const cursorQuery = z
+  .string()
+  .max(MAX_CURSOR_LENGTH, { error: 'Invalid cursor', abort: true })
+  .regex(/^WyI[A-Za-z0-9_-]+$/, { error: 'Invalid cursor' })
+  .meta({ description: 'The `nextCursor` of the previous page of this list, as it was given (opaque).' });
 
 /**
  * The position a cursor of `list` names, or null for anything this service did not write for that list.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorQuery } from '../../domain/cursor.js';
 import { cents, prefixedId, timestamp } from '../../http/envelope.js';
 import { BALANCE_TRANSACTION_ID, BALANCE_TRANSACTION_TYPES, BALANCE_TYPES } from './balance-transaction.rules.js';
 import { queryInstant } from '../../http/validate.js';
@@ -11,7 +12,7 @@ export const listBalanceTransactionsQuery = z.object({
   createdFrom: instant.optional().meta({ description: 'Only items created at or after this instant.' }),
   createdTo: instant.optional().meta({ description: 'Only items created before this instant (exclusive).' }),
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).optional().meta({ description: 'The `nextCursor` of the previous page.' }),
+  cursor: cursorQuery.optional(),
 });
 export type ListBalanceTransactionsQuery = z.output<typeof listBalanceTransactionsQuery>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorQuery } from '../../domain/cursor.js';
 import { dollarsToCents } from '../../domain/money.js';
 import { cents, pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
 import { email } from '../../domain/validation.js';
@@ -73,7 +74,7 @@ export const listSessionsQuery = z.object({
   status: z.enum([...SESSION_STATUSES, 'all']).default('all'),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   page: z.coerce.number().int().min(1).default(1),
-  cursor: z.string().min(1).optional(),
+  cursor: cursorQuery.optional(),
   search: z.string().min(1).max(256).optional(),
   from: isoDate.optional(),
   to: isoDate.optional(),

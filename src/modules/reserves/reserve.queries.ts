@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
+import { cursorQuery, decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import type { Owner } from '../ledger/ledger.service.js';
 import { DomainError } from '../../domain/errors.js';
 import { RESERVE_STATUSES, Reserve } from './reserve.entity.js';
@@ -9,7 +9,7 @@ import type { ReserveSummaryResource } from './reserve.schemas.js';
 export const listReservesQuery = z.object({
   status: z.enum(RESERVE_STATUSES).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).optional(),
+  cursor: cursorQuery.optional(),
 });
 export type ListReservesQuery = z.output<typeof listReservesQuery>;
 

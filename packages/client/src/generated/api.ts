@@ -1767,7 +1767,6 @@ export interface operations {
                 /** @description Only items created before this instant (exclusive). */
                 createdTo?: (string & unknown) | (string & unknown);
                 limit?: number;
-                /** @description The `nextCursor` of the previous page. */
                 cursor?: string & unknown;
             };
             header?: never;
