@@ -135,6 +135,8 @@ const schema = z.object({
   /** An endpoint whose attempts have all failed for this long (from the first failure of the streak) is disabled. */
   WEBHOOK_DISABLE_AFTER: durationMs.default(5 * 24 * 3600 * 1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `npm start`'s terminal: short lines for people, or the JSON. The production entry points always write JSON. */
+  LOG_FORMAT: z.enum(['short', 'json']).default('short'),
   DEV_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   DEV_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   DEV_TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
@@ -198,6 +200,8 @@ export interface Config {
    */
   livePayments: LivePayments;
   logLevel: string;
+  /** What `npm start` prints below its banner (src/dev/terminal-logs.ts); its log files are JSON either way. */
+  logFormat: 'short' | 'json';
   dev: { postgresPort: number; temporalPort: number; temporalUiPort: number };
 }
 
@@ -287,6 +291,7 @@ export function loadConfig(
     },
     livePayments: (c.ALLOW_SIMULATED_LIVE_PAYMENTS ?? c.NODE_ENV !== 'production') ? 'simulated' : 'refused',
     logLevel: c.LOG_LEVEL,
+    logFormat: c.LOG_FORMAT,
     dev: { postgresPort: c.DEV_POSTGRES_PORT, temporalPort: c.DEV_TEMPORAL_PORT, temporalUiPort: c.DEV_TEMPORAL_UI_PORT },
   };
 }
