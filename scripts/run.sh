@@ -31,12 +31,12 @@ case "$cmd" in
     exec "${tsnode[@]}" src/main/dev.ts "$@" ;;
   # V8's young generation at 16 MB semi-spaces and its old space at 512 MB: 4 MB semi-spaces kept the RSS
   # down but promoted in-flight requests and cost a third of the API's CPU; 512 MB keeps V8's old-space
-  # growth modest (README, Benchmark; docs/decisions.md, What the API's memory is).
+  # growth modest (docs/benchmark.md; docs/decisions.md, What the API's memory is).
   api) NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=512 --max-semi-space-size=16}" exec "${tsnode[@]}" src/main/api.ts "$@" ;;
   # Two malloc arenas, not glibc's 8 per core: the SDK's native threads otherwise each grow an arena of
   # their own. V8's old space capped at 384 MB in each isolate (the main thread and the workflow thread),
   # far above what either uses, and its young generation at 4 MB semi-spaces instead of tens of MB of
-  # garbage on a large host: 861 → 604 → 369 MB of the worker's peak RSS under the benchmark (README).
+  # garbage on a large host: 861 → 604 → 369 MB of the worker's peak RSS under the benchmark (docs/benchmark.md).
   worker) MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}" NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=384 --max-semi-space-size=4}" exec "${tsnode[@]}" src/main/worker.ts "$@" ;;
   admin) exec "${tsnode[@]}" src/main/admin.ts "$@" ;;
   test)
@@ -95,7 +95,7 @@ case "$cmd" in
     exec "${tsnode[@]}" scripts/fuzz.ts "$@" ;;
   rehearse)
     # Production's topology natively (real Temporal server and UI built with Go, HAProxy, 2 APIs, 2 workers
-    # from dist/), restarted piece by piece under load; see scripts/rehearse/run.ts and README.
+    # from dist/), restarted piece by piece under load; see scripts/rehearse/run.ts and docs/rehearsal.md.
     eval "$(bash scripts/provision-temporal.sh cli server ui)"
     command -v haproxy >/dev/null 2>&1 || { echo "run.sh: installing HAProxy (Debian's)" >&2; apt-get install -y -q haproxy >&2 || { apt-get update -q >&2 && apt-get install -y -q haproxy >&2; }; }
     "${tsnode[@]}" scripts/build.ts # what runs is the production build of this tree

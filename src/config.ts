@@ -254,7 +254,7 @@ export function loadConfig(
       // Bounded: the SDK's default grows with the heap limit (2,000+ on a 24 GB host). With the shared V8
       // context a cached workflow cost about 0.25 MB under the bench (peak 748 MB at 100, 843 MB at 500), so
       // 500 costs ~120 MB and covers the workflows active at once in the bench; beyond it a task replays
-      // its (short) history. See the README's Benchmark section.
+      // its (short) history. See docs/benchmark.md, Worker memory.
       maxCachedWorkflows: c.WORKER_MAX_CACHED_WORKFLOWS ?? 250,
       encryptionKeys: c.PAYLOAD_ENCRYPTION_KEYS ?? (c.NODE_ENV === 'test' ? payloadKeyRing.parse(TEST_PAYLOAD_ENCRYPTION_KEYS) : undefined),
     },
