@@ -1,4 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import ms from 'ms';
+import type { Logger } from 'pino';
 import { openSecret } from '../src/modules/webhooks/secret-box.crypto.js';
 import { signatureHeader } from '../src/modules/webhooks/signature.crypto.js';
 import { createWebhookTransport, storableText, type PostOutcome, type WebhookTransport } from '../src/modules/webhooks/delivery.transport.js';
@@ -10,6 +12,8 @@ import { metrics } from '../src/ops/metrics.js';
 
 export interface WebhookActivityDeps {
   orm: MikroORM;
+  /** Where a failed attempt is reported (a warning: `npm start` shows it as a line). */
+  log?: Logger;
   webhooks: {
     encryptionKey: Buffer;
     caFile?: string;
@@ -62,7 +66,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     return secrets;
   }
 
-  async function send(row: ClaimedDelivery): Promise<PostOutcome> {
+  async function send(row: ClaimedDelivery, deliveryId: string): Promise<PostOutcome> {
     const now = new Date();
     try {
       // `t` is taken fresh for every attempt, so a receiver's 300 s tolerance accepts a retry a day later.
@@ -71,6 +75,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         'Content-Type': 'application/json',
         'User-Agent': WEBHOOK_USER_AGENT,
         'X-Webhook-Id': row.event_id,
+        // This delivery (`whd_…`), which `POST /api/webhooks/retry/:id` re-sends; a retry is a new delivery.
+        'X-Webhook-Delivery-Id': deliveryId,
         'X-Webhook-Timestamp': String(t),
         'X-Webhook-Signature': signatureHeader(signingSecrets(row, now), t, row.body),
       };
@@ -126,7 +132,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   /** `startedAt`: a throttled attempt's turn, by the database's clock, recorded as the attempt's time. */
   async function sendClaimed(row: ClaimedDelivery, input: AttemptInput, at: Date, startedAt: Date | null = null): Promise<Done> {
     const attemptedAt = startedAt ?? new Date();
-    const outcome = await send(row);
+    const outcome = await send(row, input.deliveryId);
     const attemptRow = [input.deliveryId, input.attemptNumber, attemptedAt, outcome.statusCode, outcome.durationMs, outcome.responseBody, outcome.error, outcome.ok];
     if (outcome.ok) {
       // Delivered, the common case: the attempt, the delivery and the endpoint's streak in one statement.
@@ -169,6 +175,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     });
     metrics.webhookAttempt('failed');
     if (status !== 'pending') metrics.webhookDelivery('failed');
+    const next = status === 'pending' ? `next attempt in ${ms(postponeMs ?? input.nextDelayMs ?? 0, { long: true })}` : 'no attempts left, the delivery is failed';
+    deps.log?.warn(
+      { deliveryId: input.deliveryId, eventId: row.event_id, endpointId: row.endpoint_id, attempt: input.attemptNumber, statusCode: outcome.statusCode, error: outcome.error },
+      `webhook ${input.deliveryId} to ${row.url} failed (attempt ${input.attemptNumber}: ${outcome.statusCode ? `HTTP ${outcome.statusCode}` : outcome.error}); ${next}`,
+    );
     return { outcome: 'failed', retryAfterMs: postponeMs };
   }
 

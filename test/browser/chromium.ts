@@ -21,7 +21,8 @@ export function spkiHash(certPem: string | Buffer): string {
   return createHash('sha256').update(spki).digest('base64');
 }
 
-export async function launchChromium(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+/** `certFile`: the leaf certificate to trust (default: the test run's); a fresh clone's `npm start` makes its own. */
+export async function launchChromium(certFile = process.env.TEST_TLS_CERT!): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
   // `npm test` installs it (scripts/provision-chromium.sh) when it may; say so rather than Playwright's bare ENOENT.
   if (!existsSync(CHROMIUM)) {
     throw new Error(`no browser at ${CHROMIUM}: run npm test as root once, or: sudo apt-get update && sudo apt-get install -y chromium`);
@@ -38,7 +39,7 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
-      `--ignore-certificate-errors-spki-list=${spkiHash(readFileSync(process.env.TEST_TLS_CERT!))}`,
+      `--ignore-certificate-errors-spki-list=${spkiHash(readFileSync(certFile))}`,
     ],
     viewport: { width: 1280, height: 900 },
   });

@@ -40,21 +40,24 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** Reloads the order page until `selector` reads `expected` (the shop learns everything by webhook). */
-async function untilText(page: Page, selector: string, expected: string, timeoutMs = 45_000): Promise<void> {
-  let last: string | null | undefined;
-  await eventually(`${selector} to read "${expected}"`, async () => {
+/** Reloads the order page until `read` gives `expected` (the shop learns everything by webhook). */
+async function until<T>(page: Page, what: string, read: () => Promise<T>, expected: T, timeoutMs = 45_000): Promise<void> {
+  let last: T | undefined;
+  await eventually(`${what} to be ${JSON.stringify(expected)}`, async () => {
     try {
       await page.reload({ waitUntil: 'domcontentloaded' });
-      last = (await page.locator(selector).textContent({ timeout: 2_000 }))?.trim();
+      last = await read();
     } catch {
       return false; // the page's own refresh raced the reload: try again
     }
-    return last === expected;
+    return JSON.stringify(last) === JSON.stringify(expected);
   }, timeoutMs).catch((error: Error) => {
-    throw new Error(`${error.message}; it read "${last}"`);
+    throw new Error(`${error.message}; it was ${JSON.stringify(last)}`);
   });
 }
+
+const untilText = (page: Page, selector: string, expected: string) =>
+  until(page, selector, async () => (await page.locator(selector).textContent({ timeout: 2_000 }))?.trim(), expected);
 
 async function payOnHostedPage(page: Page) {
   await page.getByLabel('Card number').fill('4242 4242 4242 4242');
@@ -65,6 +68,9 @@ async function payOnHostedPage(page: Page) {
 }
 
 const eventsOf = (page: Page, type: string) => page.locator(`[data-event-type="${type}"]`);
+/** The order page's deliveries of one event type: [event id, delivery id] per row. */
+const deliveriesOf = async (page: Page, type: string) =>
+  Promise.all((await eventsOf(page, type).all()).map(async (row) => [await row.locator('td').nth(1).textContent(), await row.locator('td').nth(2).textContent()]));
 
 describe('examples/shop end to end', () => {
   it('buys, is fulfilled once even when checkout.succeeded comes twice, refunds, and sees refund.completed arrive', async () => {
@@ -84,15 +90,21 @@ describe('examples/shop end to end', () => {
     // 3: paid and fulfilled only on the verified webhook.
     await untilText(page, '#status', 'Paid');
     await expect(page.locator('#fulfilments').textContent()).resolves.toBe('1');
-    await expect(eventsOf(page, 'checkout.succeeded').textContent()).resolves.toMatch(/^checkout\.succeeded evt_[0-9a-f]{32}, received 1 time\(s\)$/);
-
-    // The same event delivered again (the API's manual re-send of its succeeded delivery): one fulfilment.
+    // The page shows the event and its delivery, as the API's event log has them.
     const [event] = (await shop.payments.events.list({ eventType: 'checkout.succeeded' }).toArray()).filter(
       (e) => (e.payload as { sessionId?: string }).sessionId === order.sessionId,
     );
     expect(event.deliveries).toHaveLength(1);
-    await shop.payments.events.retry(event.deliveries[0].id);
-    await untilText(page, '[data-event-type="checkout.succeeded"]', `checkout.succeeded ${event.id}, received 2 time(s)`);
+    const first = event.deliveries[0].id;
+    await expect(deliveriesOf(page, 'checkout.succeeded')).resolves.toEqual([[event.id, first]]);
+
+    // The same event delivered again (the API's manual re-send of the delivery the page shows): one fulfilment.
+    await shop.payments.events.retry(first);
+    await until(page, 'checkout.succeeded deliveries', async () => (await deliveriesOf(page, 'checkout.succeeded')).length, 2);
+    const [[, shown], [again, resent]] = await deliveriesOf(page, 'checkout.succeeded');
+    expect([shown, again]).toEqual([first, event.id]);
+    expect(resent).toMatch(/^whd_[0-9a-f]{32}$/);
+    expect(resent).not.toBe(first);
     await expect(page.locator('#fulfilments').textContent()).resolves.toBe('1');
     expect(order.fulfilments).toBe(1);
 

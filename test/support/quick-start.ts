@@ -1,5 +1,5 @@
 /**
- * A new user's first minutes, for test/ops/quick-start.test.ts: a fresh clone in a directory only
+ * A new user's first minutes, for test/ops/readme.test.ts: a fresh clone in a directory only
  * its owner can enter (mode 0700, as `mktemp -d` makes), the README's commands run there as the README
  * writes them, in an environment like a user's shell rather than this test run's.
  */
@@ -9,14 +9,12 @@ import { cpSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync } from '
 import os from 'node:os';
 import path from 'node:path';
 
-/** The quick start's commands and its "Try it" request, read from the README's own code blocks. */
-export function readmeQuickStart(readme: string): { commands: string[]; tryIt: string } {
+/** The quick start's two commands, read from the README's first shell block. */
+export function readmeQuickStart(readme: string): string[] {
   const section = readme.split(/^## /m).find((s) => s.startsWith('Quick start'));
   if (!section) throw new Error('README has no "## Quick start" section');
-  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.split('\n').filter((l) => l.trim()));
-  const commands = blocks[0] ?? [];
-  const tryIt = blocks.flat().find((l) => l.startsWith('curl ')) ?? '';
-  return { commands, tryIt };
+  const first = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  return first.split('\n').filter((l) => l.trim());
 }
 
 export interface Clone {
@@ -115,9 +113,12 @@ export async function forceStop(run: Running): Promise<void> {
   clearTimeout(killed);
 }
 
-/** Lines that a clean run never prints: stack frames, warnings and errors (pino levels 40 and up, Node's). */
+/**
+ * Lines that a clean run never prints: stack frames, warnings and errors (pino levels 40 and up, as JSON
+ * or as `npm start`'s short lines, and Node's own).
+ */
 export function troubleIn(output: string): string[] {
   return output
     .split('\n')
-    .filter((l) => /^\s+at\s/.test(l) || /"level":(40|50|60)/.test(l) || /\bWarning\b|\(node:\d+\)|\bERR!|^npm error|unhandled/i.test(l));
+    .filter((l) => /^\s+at\s/.test(l) || /"level":(40|50|60)/.test(l) || /\b(warning|error): |\(node:\d+\)|\bERR!|^npm error|unhandled/i.test(l));
 }

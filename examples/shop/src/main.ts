@@ -1,29 +1,33 @@
 /**
- * Runs the example shop: `npm run shop` from the repository (see packages' READMEs and the root README,
- * "Integrate in ten minutes"). Settings, from the environment:
- *   PAYMENTS_API_KEY         a test key (mp_test_…); required
- *   PAYMENTS_API_URL         default https://localhost:3443/api/v1 (`npm start`)
- *   SHOP_PORT                default 4242; the shop serves HTTPS, as webhook URLs must be HTTPS
- *   SHOP_TLS_CERT, SHOP_TLS_KEY   default: `npm start`'s development certificate (.data/tls)
- *   PAYMENTS_WEBHOOK_SECRET  the endpoint's whsec_…; unset, the shop registers its endpoint at start
+ * Runs the example shop: `npm run shop` from the repository (the root README, "Integrate"). Each setting
+ * comes from the environment or, when unset there, from the `.data/demo.env` a running `npm start`
+ * writes (examples/shop/README.md lists them), so beside `npm start` it needs none.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import tls from 'node:tls';
 import { startShop } from './server.js';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
+const dataDir = path.resolve(repo, process.env.DATA_DIR ?? '.data');
+const demoEnv = path.join(dataDir, 'demo.env');
+if (existsSync(demoEnv)) process.loadEnvFile(demoEnv); // what the environment already sets wins
 const env = process.env;
-if (!env.PAYMENTS_API_KEY) {
-  console.error('Set PAYMENTS_API_KEY to a test key (npm start prints one: "Demo test key").');
+if (!env.PAYMENTS_API_URL || !env.PAYMENTS_API_KEY) {
+  console.error(`No API to use: start it with npm start (it writes ${demoEnv}), or set PAYMENTS_API_URL and PAYMENTS_API_KEY.`);
   process.exit(1);
 }
+// The API's development certificate is signed by npm start's own CA: trusted here besides Node's CAs and
+// NODE_EXTRA_CA_CERTS, whatever that already names.
+if (env.PAYMENTS_CA_FILE) tls.setDefaultCACertificates([...tls.getCACertificates('default'), readFileSync(env.PAYMENTS_CA_FILE, 'utf8')]);
+
 const shop = await startShop({
   apiKey: env.PAYMENTS_API_KEY,
-  apiBaseUrl: env.PAYMENTS_API_URL ?? 'https://localhost:3443/api/v1',
+  apiBaseUrl: env.PAYMENTS_API_URL,
   port: Number(env.SHOP_PORT ?? 4242),
   tls: {
-    cert: readFileSync(env.SHOP_TLS_CERT ?? path.join(repo, '.data/tls/cert.pem')),
-    key: readFileSync(env.SHOP_TLS_KEY ?? path.join(repo, '.data/tls/key.pem')),
+    cert: readFileSync(env.SHOP_TLS_CERT ?? path.join(dataDir, 'tls/cert.pem')),
+    key: readFileSync(env.SHOP_TLS_KEY ?? path.join(dataDir, 'tls/key.pem')),
   },
   webhookSecret: env.PAYMENTS_WEBHOOK_SECRET,
 });

@@ -16,8 +16,11 @@ export interface Order {
   /** How many times the order was packed and shipped: must stay at most 1. */
   fulfilments: number;
   refundId: string | null;
-  /** Every delivery received for this order, in order: the same event may come more than once. */
-  deliveries: { eventId: string; type: string; at: string; event: WebhookEvent }[];
+  /**
+   * Every delivery received for this order, in order: the same event may come more than once, each time
+   * as a delivery of its own (`X-Webhook-Delivery-Id`, the id `POST /api/webhooks/retry/:id` takes).
+   */
+  deliveries: { eventId: string; deliveryId: string; type: string; at: string; event: WebhookEvent }[];
 }
 
 /**
@@ -44,10 +47,10 @@ export class OrderBook {
    * Applies a verified event. Deliveries are at least once, so a repeat (same `eventId`) is recorded and
    * otherwise ignored; and fulfilment happens only on the move from awaiting payment to paid.
    */
-  apply(event: WebhookEvent, fulfil: (order: Order) => void): void {
+  apply(event: WebhookEvent, fulfil: (order: Order) => void, deliveryId = ''): void {
     const order = this.orderOf(event);
     if (!order) return; // another shop's session on the same account, or one made outside the shop
-    order.deliveries.push({ eventId: event.eventId, type: event.type, at: new Date().toISOString(), event });
+    order.deliveries.push({ eventId: event.eventId, deliveryId, type: event.type, at: new Date().toISOString(), event });
     if (this.processedEvents.has(event.eventId)) return;
     this.processedEvents.add(event.eventId);
     switch (event.type) {

@@ -25,7 +25,12 @@ export async function startShop(options: StartShopOptions) {
 
   const webhookUrl = `${origin}${WEBHOOK_PATH}`;
   if (!secret) {
-    // Once per shop, normally from the dashboard or a deploy script; the secret is shown only here.
+    // Once per shop, normally a deploy step; the secret is shown only at creation. An endpoint an earlier
+    // start registered at this URL has a secret this process never saw: its deliveries would all fail
+    // verification, so it goes first.
+    for (const endpoint of await payments.webhookEndpoints.list().toArray()) {
+      if (endpoint.url === webhookUrl) await payments.webhookEndpoints.delete(endpoint.id);
+    }
     const created = await payments.webhookEndpoints.create({
       url: webhookUrl,
       events: ['checkout.succeeded', 'checkout.failed', 'refund.created', 'refund.completed', 'refund.failed'],

@@ -86,7 +86,7 @@ export function createShop({ payments, publicUrl, webhookSecret, fulfil = () => 
     const body = await rawBody(ctx);
     try {
       const event = constructEvent(body, ctx.get('X-Webhook-Signature'), webhookSecret());
-      orders.apply(event, fulfil);
+      orders.apply(event, fulfil, ctx.get('X-Webhook-Delivery-Id'));
       ctx.status = 200;
       ctx.body = { received: true };
     } catch (error) {

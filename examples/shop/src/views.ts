@@ -1,13 +1,17 @@
 import { PRODUCTS, type Order } from './orders.js';
+import { STYLE } from './style.js';
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const product = (id: string) => PRODUCTS.find((p) => p.id === id)!;
+const price = (dollars: number) => `$${dollars.toFixed(2)}`;
 
 const page = (title: string, body: string, refresh = false) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escape(title)} · Northwind Coffee</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title)} · Northwind Coffee</title>
 ${refresh ? '<meta http-equiv="refresh" content="1">' : ''}
-<style>body{font:16px system-ui;max-width:40rem;margin:2rem auto;padding:0 1rem}button{font:inherit}li{margin:.3rem 0}</style>
-</head><body><p><a href="/">Northwind Coffee</a></p>${body}</body></html>`;
+<style>${STYLE}</style>
+</head><body><header><div class="bar"><a href="/">Northwind Coffee</a><span>Roasted this week, sent tomorrow</span></div></header>
+<main>${body}</main></body></html>`;
 
 export const STATUS_TEXT: Record<Order['status'], string> = {
   awaiting_payment: 'Awaiting payment',
@@ -18,38 +22,57 @@ export const STATUS_TEXT: Record<Order['status'], string> = {
   refund_failed: 'Refund failed',
 };
 
+const statusBadge = (order: Order, id?: string) =>
+  `<span class="status ${order.status}"${id ? ` id="${id}"` : ''}>${STATUS_TEXT[order.status]}</span>`;
+
 export function homePage(orders: Order[]): string {
-  const buttons = PRODUCTS.map((p) => `<li>${escape(p.name)}, $${p.price.toFixed(2)} <button name="product" value="${p.id}">Buy ${escape(p.name)}</button></li>`);
-  const list = orders.map((o) => `<li><a href="/orders/${o.id}">${o.id}</a>: ${escape(product(o.productId).name)}, ${STATUS_TEXT[o.status]}</li>`);
+  const cards = PRODUCTS.map(
+    (p) => `<li class="product"><span class="name">${escape(p.name)}</span><span class="price">${price(p.price)}</span>
+      <button name="product" value="${p.id}" aria-label="Buy ${escape(p.name)}">Buy</button></li>`,
+  );
+  const rows = orders.map(
+    (o) => `<tr><td><a href="/orders/${o.id}">${o.id}</a></td><td>${escape(product(o.productId).name)}</td><td>${statusBadge(o)}</td></tr>`,
+  );
   return page(
     'Shop',
-    `<h1>Northwind Coffee</h1>
+    `<h1>Fresh coffee, paid securely</h1>
     <form method="post" action="/buy">
       <label>Email for the receipt <input name="email" type="email" required value="ada@example.com"></label>
-      <ul aria-label="Products">${buttons.join('')}</ul>
+      <ul class="products" aria-label="Products">${cards.join('')}</ul>
     </form>
-    <h2>Orders</h2><ul aria-label="Orders">${list.join('') || '<li>None yet</li>'}</ul>`,
+    <h2>Orders</h2>
+    ${rows.length ? `<table aria-label="Orders"><tr><th>Order</th><th>Product</th><th>Status</th></tr>${rows.join('')}</table>` : '<p class="muted">None yet.</p>'}`,
   );
 }
 
 export function orderPage(order: Order, error?: string): string {
-  const counts = new Map<string, number>();
-  for (const d of order.deliveries) counts.set(d.eventId, (counts.get(d.eventId) ?? 0) + 1);
-  const events = [...new Map(order.deliveries.map((d) => [d.eventId, d])).values()]
-    .map((d) => `<li data-event-type="${escape(d.type)}">${escape(d.type)} <code>${escape(d.eventId)}</code>, received ${counts.get(d.eventId)} time(s)</li>`)
+  // One row per delivery: a repeated event shows again under the same event id, with a delivery id of its own.
+  const rows = order.deliveries
+    .map(
+      (d) =>
+        `<tr data-event-type="${escape(d.type)}"><td>${escape(d.type)}</td><td><code>${escape(d.eventId)}</code></td>` +
+        `<td><code>${escape(d.deliveryId)}</code></td><td>${escape(d.at.slice(11, 19))}</td></tr>`,
+    )
     .join('');
+  const paid = order.deliveries.find((d) => d.type === 'checkout.succeeded')?.event.payload as { amountInDecimals?: string } | undefined;
   const canRefund = order.status === 'paid' || order.status === 'refund_failed';
   // Waiting for a webhook: refresh until it comes (a real shop would push or poll its own API).
   const waiting = order.status === 'awaiting_payment' || order.status === 'refund_requested';
+  const item = product(order.productId);
   return page(
     order.id,
     `<h1>Order ${order.id}</h1>
-    <p>${escape(product(order.productId).name)} for ${escape(order.email)}</p>
     ${error ? `<p role="alert">${escape(error)}</p>` : ''}
-    <dl><dt>Status</dt><dd id="status">${STATUS_TEXT[order.status]}</dd>
-    <dt>Fulfilments</dt><dd id="fulfilments">${order.fulfilments}</dd></dl>
-    ${canRefund ? `<form method="post" action="/orders/${order.id}/refund"><button type="submit">Refund</button></form>` : ''}
-    <h2>Webhook events</h2><ul aria-label="Webhook events">${events || '<li>None yet</li>'}</ul>`,
+    <div class="card">
+      <dl><dt>Item</dt><dd>${escape(item.name)}, ${price(item.price)}</dd>
+      <dt>Receipt to</dt><dd>${escape(order.email)}</dd>
+      <dt>Status</dt><dd>${statusBadge(order, 'status')}</dd>
+      ${paid?.amountInDecimals ? `<dt>Customer paid</dt><dd>$${escape(paid.amountInDecimals)} (the price plus the processing fee)</dd>` : ''}
+      <dt>Fulfilments</dt><dd id="fulfilments">${order.fulfilments}</dd></dl>
+      ${canRefund ? `<form method="post" action="/orders/${order.id}/refund"><button class="secondary" type="submit">Refund</button></form>` : ''}
+    </div>
+    <h2>Webhook deliveries</h2>
+    ${rows ? `<table aria-label="Webhook deliveries"><tr><th>Event</th><th>Event id</th><th>Delivery id</th><th>Received (UTC)</th></tr>${rows}</table>` : '<p class="muted">None yet: the order is paid when <code>checkout.succeeded</code> arrives.</p>'}`,
     waiting,
   );
 }

@@ -95,7 +95,16 @@ export const eventWebhooks: ZodOpenApiPathsObject = Object.fromEntries(
         summary: `\`${type}\``,
         description:
           'POSTed to each enabled endpoint subscribed to the event, signed in `X-Webhook-Signature: t=<unix>,v1=<hex>` (one `v1` per secret during a rotation). Verify it against the raw body before parsing.',
-        requestParams: { header: z.object({ 'X-Webhook-Signature': z.string().meta({ example: 't=1763717400,v1=5257a869…' }) }) },
+        requestParams: {
+          header: z.object({
+            'X-Webhook-Signature': z.string().meta({ example: 't=1763717400,v1=5257a869…' }),
+            'X-Webhook-Id': z.string().meta({ description: 'The event id (`evt_…`), the same on every delivery of the event.', example: 'evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e' }),
+            'X-Webhook-Delivery-Id': z
+              .string()
+              .meta({ description: 'This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery.', example: 'whd_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e' }),
+            'X-Webhook-Timestamp': z.string().meta({ description: 'The signature\'s `t`, in Unix seconds.', example: '1763717400' }),
+          }),
+        },
         requestBody: { required: true, content: { 'application/json': { schema: eventSchema(type, payload) } } },
         responses: {
           '200': { description: 'Any 2xx acknowledges the delivery; anything else (or no answer in time) is retried on the schedule.' },

@@ -2,7 +2,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { newId } from '../../domain/ids.js';
+import { NOTABLE } from '../../log.js';
 import type { EventType } from '../events/event.entity.js';
+import { eventSummary } from '../events/event-summary.rules.js';
 import { deliveryBody } from './delivery.view.js';
 import { startWorkflowOnce } from '../outbox/workflow-start.rules.js';
 import { deliveryWorkflowStart } from './delivery.workflow.js';
@@ -77,6 +79,9 @@ export function createEventFanout(deps: FanoutDeps) {
       return;
     }
     const event = { id: source.id, type: source.type, payload: source.payload, test: source.test, livemode: source.livemode, createdAt: new Date(source.created_at) };
+    // Every payment, refund and withdrawal outcome passes here once (again only if a fan-out is redone).
+    const summary = event.test ? null : eventSummary(event.type, event.payload);
+    if (summary) deps.log.info({ ...NOTABLE, eventId: event.id, type: event.type, businessId: source.business_id, livemode: event.livemode }, summary);
     const subscribed = source.endpoints.filter((e) => subscribesTo(e.events, event.type));
     const owner = { eventId: event.id, businessId: source.business_id, livemode: event.livemode };
     const rows = await em.execute<{ id: string; endpoint_id: string }[]>(FAN_OUT, [

@@ -752,6 +752,12 @@ export interface operations {
             query?: never;
             header: {
                 "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
             };
             path?: never;
             cookie?: never;
@@ -776,6 +782,12 @@ export interface operations {
             query?: never;
             header: {
                 "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
             };
             path?: never;
             cookie?: never;
@@ -800,6 +812,12 @@ export interface operations {
             query?: never;
             header: {
                 "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
             };
             path?: never;
             cookie?: never;
@@ -824,6 +842,12 @@ export interface operations {
             query?: never;
             header: {
                 "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
             };
             path?: never;
             cookie?: never;
@@ -848,6 +872,12 @@ export interface operations {
             query?: never;
             header: {
                 "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
             };
             path?: never;
             cookie?: never;
@@ -872,6 +902,12 @@ export interface operations {
             query?: never;
             header: {
                 "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
             };
             path?: never;
             cookie?: never;
@@ -896,6 +932,12 @@ export interface operations {
             query?: never;
             header: {
                 "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
             };
             path?: never;
             cookie?: never;
@@ -920,6 +962,12 @@ export interface operations {
             query?: never;
             header: {
                 "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
             };
             path?: never;
             cookie?: never;
@@ -944,6 +992,12 @@ export interface operations {
             query?: never;
             header: {
                 "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
             };
             path?: never;
             cookie?: never;

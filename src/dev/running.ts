@@ -1,0 +1,59 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * What a running `npm start` leaves in its data directory for the commands beside it:
+ * - `demo.env`, the shell settings of this clone's service (`. .data/demo.env`), which the README's
+ *   examples use and the example shop reads, so neither needs the port or the key typed in;
+ * - `banner.json`, the banner, which `npm run admin -- banner` prints again.
+ * Both hold the demo test key, so only their owner may read them; both go when `npm start` stops.
+ */
+export interface RunningService {
+  apiUrl: string;
+  testKey: string;
+  businessId: string;
+  /** The development CA that signs the API's certificate; null when TLS_CERT_FILE names another. */
+  caFile: string | null;
+  banner: string;
+}
+
+const demoEnvFile = (dataDir: string) => path.join(dataDir, 'demo.env');
+const bannerFile = (dataDir: string) => path.join(dataDir, 'banner.json');
+
+/** Single quotes keep a path with spaces one word for the shell and for Node's env-file parser alike. */
+const quoted = (value: string) => {
+  if (value.includes("'")) throw new Error(`cannot write ${value} to demo.env: it contains a single quote`);
+  return `'${value}'`;
+};
+
+export function writeRunningService(dataDir: string, service: RunningService): void {
+  const settings = {
+    PAYMENTS_API_URL: service.apiUrl,
+    PAYMENTS_API_KEY: service.testKey,
+    PAYMENTS_BUSINESS_ID: service.businessId,
+    ...(service.caFile ? { PAYMENTS_CA_FILE: service.caFile } : {}),
+  };
+  const lines = [
+    '# Written by `npm start` for the service it runs; removed when it stops. In a shell: . .data/demo.env',
+    ...Object.entries(settings).map(([name, value]) => `${name}=${quoted(value)}`),
+  ];
+  writeFileSync(demoEnvFile(dataDir), `${lines.join('\n')}\n`, { mode: 0o600 });
+  writeFileSync(bannerFile(dataDir), JSON.stringify({ pid: process.pid, banner: service.banner }), { mode: 0o600 });
+}
+
+export function removeRunningService(dataDir: string): void {
+  rmSync(demoEnvFile(dataDir), { force: true });
+  rmSync(bannerFile(dataDir), { force: true });
+}
+
+/** The banner of the `npm start` running on this data directory, or null when none is. */
+export function runningBanner(dataDir: string): string | null {
+  if (!existsSync(bannerFile(dataDir))) return null;
+  const { pid, banner } = JSON.parse(readFileSync(bannerFile(dataDir), 'utf8')) as { pid: number; banner: string };
+  try {
+    process.kill(pid, 0); // still there (a stale file is left only by a process killed outright)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return null;
+  }
+  return banner;
+}

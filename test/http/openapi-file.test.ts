@@ -1,0 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { OPENAPI_FILE, openapiText } from '../../scripts/generate-openapi.js';
+
+describe('docs/openapi.json', () => {
+  it('is the document the service serves (npm run generate:openapi writes it again)', () => {
+    // Compared as text: a reordered key or a changed example is drift too.
+    expect(readFileSync(OPENAPI_FILE, 'utf8')).toBe(openapiText());
+  });
+});
