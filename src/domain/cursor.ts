@@ -1,16 +1,23 @@
 import { z } from 'zod';
 
+import { DomainError } from './errors.js';
+
 /**
  * Opaque keyset cursors: the (createdAt, id) of the last row seen. Lists are ordered newest first by
- * that pair, so a cursor stays valid and stable while new rows are created.
+ * that pair, so a cursor stays valid and stable while new rows are created. A list that also numbers
+ * its pages carries the number of the page the cursor leads to, so no page number is ever counted.
  */
 export interface CursorPosition {
   createdAt: Date;
   id: string;
+  /** The page this cursor leads to, in lists that number pages. */
+  page?: number;
 }
 
 export function encodeCursor(position: CursorPosition): string {
-  return Buffer.from(JSON.stringify([position.createdAt.toISOString(), position.id])).toString('base64url');
+  const parts: (string | number)[] = [position.createdAt.toISOString(), position.id];
+  if (position.page !== undefined) parts.push(position.page);
+  return Buffer.from(JSON.stringify(parts)).toString('base64url');
 }
 
 /** The ids a list's cursor may carry: a cursor from another list, or a forged one, is refused. */
@@ -50,15 +57,44 @@ export function decodeCursor(cursor: string, list: keyof typeof CURSOR_IDS): Cur
   } catch {
     return null;
   }
-  if (!Array.isArray(value) || value.length !== 2) return null;
-  const [at, id] = value as unknown[];
+  if (!Array.isArray(value) || value.length < 2 || value.length > 3) return null;
+  const [at, id, page] = value as unknown[];
   if (typeof at !== 'string' || typeof id !== 'string' || !ISO_INSTANT.test(at) || !CURSOR_IDS[list].test(id)) return null;
+  if (page !== undefined && !(Number.isSafeInteger(page) && (page as number) >= 2)) return null;
   const createdAt = new Date(at);
   // Year 0000 passes both checks above, and PostgreSQL refuses it.
-  return Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at || createdAt.getUTCFullYear() < 1 ? null : { createdAt, id };
+  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at || createdAt.getUTCFullYear() < 1) return null;
+  return page === undefined ? { createdAt, id } : { createdAt, id, page: page as number };
 }
 
-export function pageMeta(total: number, page: number, limit: number, hasNextPage: boolean) {
+/** The most rows a filtered total counts; beyond it the total is this many and marked capped. */
+export const COUNT_CAP = 10_000;
+
+/** A list's total: exact, or `COUNT_CAP` standing for more (`capped`). */
+export interface ListTotal {
+  total: number;
+  capped: boolean;
+}
+
+/**
+ * The rows a page number may skip, at most: a page past it is refused, and a cursor (which skips
+ * nothing) reaches it. Page numbers read the index entries they skip, so this bounds their cost.
+ */
+export const MAX_PAGE_OFFSET = 10_000;
+
+/** The rows before page `page` of `limit`, or a validation error when that is deeper than page numbers go. */
+export function pageOffset(page: number, limit: number): number {
+  const offset = (page - 1) * limit;
+  if (offset > MAX_PAGE_OFFSET) {
+    throw new DomainError('validation_failed', {
+      errors: [{ path: ['page'], message: `Page numbers reach ${MAX_PAGE_OFFSET.toLocaleString('en-US')} rows deep; follow nextCursor beyond` }],
+    });
+  }
+  return offset;
+}
+
+/** The spec's page meta; `totalCapped` appears only when the total is `COUNT_CAP` standing for more. */
+export function pageMeta({ total, capped }: ListTotal, page: number, limit: number, hasNextPage: boolean) {
   const totalPages = Math.ceil(total / limit);
-  return { total, page, limit, totalPages, hasNextPage, hasPreviousPage: page > 1 };
+  return { total, page, limit, totalPages, hasNextPage, hasPreviousPage: page > 1, ...(capped ? { totalCapped: true as const } : {}) };
 }

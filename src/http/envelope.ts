@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { COUNT_CAP } from '../domain/cursor.js';
 import type { ErrorType } from './errors.js';
 
 /**
@@ -70,5 +71,11 @@ export const pageMetaSchema = z
     totalPages: z.number().int().min(0),
     hasNextPage: z.boolean(),
     hasPreviousPage: z.boolean(),
+    totalCapped: z
+      .literal(true)
+      .optional()
+      .meta({
+        description: `Present (and true) only when the list is filtered in a way no counter keeps (a search, a date range, a delivery's endpoint or status) and more than ${COUNT_CAP.toLocaleString('en-US')} rows match: \`total\` is then ${COUNT_CAP.toLocaleString('en-US')} and \`totalPages\` counts those. Every other total is exact.`,
+      }),
   })
   .meta({ id: 'PageMeta' });

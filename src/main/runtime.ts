@@ -15,6 +15,7 @@ import { refusingLive } from '../modules/processor/live-mode.rules.js';
 import { simulatorWithBook } from '../modules/processor/charges.simulator.js';
 import { postgresChargeBook } from '../modules/processor/charge-book.store.js';
 import { createOutboxDispatcher, type OutboxDispatcher } from '../modules/outbox/outbox.dispatcher.js';
+import { startRowCountFolder } from '../modules/lists/row-count.folder.js';
 import { startOutboxRelay } from '../modules/outbox/outbox.relay.js';
 import { createEventFanout } from '../modules/webhooks/fanout.service.js';
 import { createApiKeyCache } from '../modules/businesses/api-key.cache.js';
@@ -153,11 +154,13 @@ export async function startWorker(opts: {
   // The relay starts workflows over the worker's own connection, eagerly (src/temporal/client.ts).
   const relayTemporal = eagerStartClient(connection, { namespace: config.temporal.namespace, encryptionKeys: payloadKeysFor(config) });
   const stopRelay = startOutboxRelay(outboxFor(orm, relayTemporal, config, log), orm, log);
+  const stopFolder = startRowCountFolder(orm, log);
   return {
     worker,
     running,
     stop: async () => {
       await stopRelay();
+      await stopFolder();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       if (!opts.connection) await connection.close();

@@ -8,7 +8,8 @@ import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok } fro
 import type { Operation } from '../../http/operation.js';
 import { parseBody } from '../../http/validate.js';
 import { createSessionInput, listSessionsQuery, sessionListResource, sessionResource } from './session.schemas.js';
-import { createSession, findSession, listSessions } from './session.service.js';
+import { listSessions } from './session.queries.js';
+import { createSession, findSession } from './session.service.js';
 import { sessionListView, sessionView } from './session.view.js';
 
 const tags = ['Checkout sessions'];

@@ -1,11 +1,9 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { decodeCursor, encodeCursor, pageMeta } from '../../domain/cursor.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId, newSessionId } from '../../domain/ids.js';
 import type { Caller } from '../businesses/caller.js';
 import { DomainError } from '../../domain/errors.js';
-import { parse } from '../../domain/validation.js';
 import { CheckoutSession, SessionItem, type NewSession } from './session.entity.js';
-import { listSessionsQuery, type CreateSessionInput, type ListSessionsQuery } from './session.schemas.js';
+import type { CreateSessionInput } from './session.schemas.js';
 import { sessionTotals } from './totals.rules.js';
 import { hotQuery } from '../../db/hot-query.js';
 import { z } from 'zod';
@@ -96,52 +94,4 @@ export async function findSession(em: EntityManager, caller: Caller, id: string)
   if (!session) throw new DomainError('session_not_found');
   const items = await em.find(SessionItem, { sessionId: id }, { orderBy: { position: 'asc' } });
   return { session, items };
-}
-
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-export async function listSessions(em: EntityManager, caller: Caller, rawQuery: unknown) {
-  const query: ListSessionsQuery = parse(listSessionsQuery, rawQuery);
-  const where: FilterQuery<CheckoutSession> = { businessId: caller.businessId, livemode: caller.livemode };
-  if (query.status !== 'all') where.status = query.status;
-  const from = query.from ?? query.startDate;
-  const to = query.to ?? query.endDate;
-  if (from || to) where.createdAt = { ...(from ? { $gte: new Date(from) } : {}), ...(to ? { $lt: new Date(to) } : {}) };
-  if (query.search) {
-    const pattern = `%${escapeLike(query.search)}%`;
-    where.$or = [{ customerEmail: { $ilike: pattern } }, { description: { $ilike: pattern } }];
-  }
-  const cursor = query.cursor ? decodeCursor(query.cursor, 'session') : null;
-  if (query.cursor && !cursor) {
-    throw new DomainError('validation_failed', { errors: [{ path: ['cursor'], message: 'Invalid cursor' }] });
-  }
-  const total = await em.count(CheckoutSession, where);
-  let page = query.page;
-  let pageWhere = where;
-  let offset = (query.page - 1) * query.limit;
-  if (cursor) {
-    // A cursor takes precedence over `page`; the page number is derived from the rows before it.
-    const before: FilterQuery<CheckoutSession> = {
-      $or: [{ createdAt: { $gt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $gte: cursor.id } }],
-    };
-    const seen = await em.count(CheckoutSession, { $and: [where, before] });
-    page = Math.floor(seen / query.limit) + 1;
-    pageWhere = {
-      $and: [where, { $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }] }],
-    };
-    offset = 0;
-  }
-  const rows = await em.find(CheckoutSession, pageWhere, {
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    limit: query.limit + 1,
-    offset,
-  });
-  const hasNextPage = rows.length > query.limit;
-  const items = rows.slice(0, query.limit);
-  const last = items.at(-1);
-  return {
-    items,
-    meta: { ...pageMeta(total, page, query.limit, hasNextPage), hasPreviousPage: page > 1 || Boolean(cursor) },
-    nextCursor: hasNextPage && last ? encodeCursor(last) : null,
-  };
 }

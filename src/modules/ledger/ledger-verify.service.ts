@@ -103,6 +103,25 @@ const checks: Check[] = [
           where coalesce(s.reserved, 0) <> coalesce(h.held, 0)`,
     describe: (r) => `${owner(r)}: reserved is ${r.reserved} but its reserves hold ${r.held}`,
   },
+  {
+    // Not money, but what list totals are read from (src/modules/lists/row-count.queries.ts): the
+    // counters and their unfolded deltas must add up to the rows, key by key, in one snapshot.
+    sql: `with counted as (
+            select business_id, livemode, resource, key, sum(n)::bigint as counted from (
+              select business_id, livemode, resource, key, count as n from row_counts
+              union all select business_id, livemode, resource, key, delta from row_count_deltas) c
+            group by 1, 2, 3, 4),
+          actual as (
+            select business_id, livemode, 'checkout_session' as resource, status as key, count(*)::bigint as actual from checkout_sessions group by 1, 2, 4
+            union all select business_id, livemode, 'refund', status, count(*) from refunds group by 1, 2, 4
+            union all select business_id, livemode, 'withdrawal', status, count(*) from withdrawals group by 1, 2, 4
+            union all select business_id, livemode, 'reserve', status, count(*) from reserves group by 1, 2, 4
+            union all select business_id, livemode, 'event', type, count(*) from events group by 1, 2, 4)
+          select business_id, livemode, resource, key, coalesce(c.counted, 0) as counted, coalesce(a.actual, 0) as actual
+          from actual a full outer join counted c using (business_id, livemode, resource, key)
+          where coalesce(c.counted, 0) <> coalesce(a.actual, 0)`,
+    describe: (r) => `${owner(r)}: the list counters say ${r.counted} ${r.resource} rows of ${r.key} but there are ${r.actual}`,
+  },
 ];
 
 export async function verifyLedger(em: EntityManager): Promise<{ ok: boolean; problems: string[] }> {

@@ -1,12 +1,15 @@
-import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { refundWorkflow, type RefundWorkflowInput } from '../../../workflows/refunds.js';
+import type { ListTotal } from '../../domain/cursor.js';
 import { newId } from '../../domain/ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import type { Caller } from '../businesses/caller.js';
 import { DomainError } from '../../domain/errors.js';
 import { CheckoutSession } from '../checkout/session.entity.js';
 import { recordEvent } from '../events/event.service.js';
+import { cappedTotal, countedTotal } from '../lists/row-count.queries.js';
+import { pageIds } from '../lists/page.queries.js';
 import { lines } from '../ledger/accounts.rules.js';
 import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
@@ -103,19 +106,25 @@ export async function findRefund(em: EntityManager, caller: Caller, id: string):
   return refund;
 }
 
+/**
+ * Newest first, by page number. The total comes from the counters; under `transactionId` (one session's
+ * refunds, a handful) it is counted through the session's index. The page's rows are read by id.
+ */
 export async function listRefunds(em: EntityManager, caller: Caller, query: ListRefundsQuery) {
-  const where: FilterQuery<Refund> = { ...ownerOf(caller) };
-  if (query.status) where.status = query.status;
-  const pagination = (total: number) => ({ page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) });
+  const pagination = ({ total }: ListTotal) => ({ page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) });
+  const filter = { sql: 'business_id = ? and livemode = ?', params: [caller.businessId, caller.livemode] as unknown[] };
+  if (query.status) (filter.sql += ' and status = ?'), filter.params.push(query.status);
   if (query.transactionId !== undefined) {
     // A session id that is not a UUID names no session, so it matches no refund.
-    if (!UUID.safeParse(query.transactionId).success) return { items: [], pagination: pagination(0) };
-    where.checkoutSessionId = query.transactionId;
+    if (!UUID.safeParse(query.transactionId).success) return { items: [], pagination: pagination({ total: 0, capped: false }) };
+    (filter.sql += ' and checkout_session_id = ?'), filter.params.push(query.transactionId);
   }
-  const [items, total] = await em.findAndCount(Refund, where, {
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    limit: query.limit,
-    offset: (query.page - 1) * query.limit,
-  });
+  const [total, { ids }] = await Promise.all([
+    query.transactionId === undefined
+      ? countedTotal(em, caller, 'refund', query.status ? [query.status] : undefined)
+      : cappedTotal(em, `select 1 from refunds where ${filter.sql}`, filter.params),
+    pageIds(em, { table: 'refunds', filter, orderBy: 'created_at desc, id desc' }, query.page, query.limit),
+  ]);
+  const items = ids.length ? await em.find(Refund, { id: { $in: ids } }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }) : [];
   return { items, pagination: pagination(total) };
 }

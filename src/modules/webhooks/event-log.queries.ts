@@ -2,13 +2,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { pageMeta } from '../../domain/cursor.js';
 import type { Caller } from '../businesses/caller.js';
 import { Event } from '../events/event.entity.js';
+import { pageIds } from '../lists/page.queries.js';
+import { cappedTotal, countedTotal } from '../lists/row-count.queries.js';
 import { WebhookAttempt, WebhookDelivery } from './webhook.entity.js';
 import type { EventLogEntryResource, EventLogQuery } from './webhook.schemas.js';
 import { deliveryView } from './webhook.view.js';
 
 /**
  * `GET /api/webhooks/events`: the caller's events, newest first, each with its deliveries and their
- * attempts. `endpointId` and `status` select the events that have such a delivery, and the deliveries
+ * attempts. The total comes from the counters of events by type unless a filter they do not keep is
+ * given; the page's events are read by id (lists/page.queries.ts). `endpointId` and `status` select the events that have such a delivery, and the deliveries
  * shown are those that match, so a filtered log reads as an answer to the question asked.
  */
 export async function listEventLog(em: EntityManager, caller: Caller, query: EventLogQuery) {
@@ -29,13 +32,15 @@ export async function listEventLog(em: EntityManager, caller: Caller, query: Eve
     where.push(`exists (select 1 from webhook_deliveries d where d.event_id = e.id and ${deliveryWhere.join(' and ')})`);
     params.push(...deliveryParams);
   }
-  const filter = where.join(' and ');
-  const [{ total }] = await em.execute<{ total: number }[]>(`select count(*)::int as total from events e where ${filter}`, params);
-  const rows = await em.execute<{ id: string }[]>(
-    `select e.id from events e where ${filter} order by e.created_at desc, e.id desc limit ? offset ?`,
-    [...params, query.limit, (query.page - 1) * query.limit],
-  );
-  const ids = rows.map((r) => r.id);
+  const filter = { sql: where.join(' and '), params };
+  // The counters keep events by type; a date range or a delivery's endpoint or status is counted, capped.
+  const counted = !query.from && !query.to && !deliveryWhere.length;
+  const [total, { ids, hasNextPage }] = await Promise.all([
+    counted
+      ? countedTotal(em, caller, 'event', query.eventType ? [query.eventType] : undefined)
+      : cappedTotal(em, `select 1 from events e where ${filter.sql}`, filter.params),
+    pageIds(em, { table: 'events e', filter, orderBy: 'e.created_at desc, e.id desc' }, query.page, query.limit),
+  ]);
   const events = ids.length ? await em.find(Event, { id: { $in: ids } }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }) : [];
   const deliveries = ids.length
     ? await em.find(
@@ -64,5 +69,5 @@ export async function listEventLog(em: EntityManager, caller: Caller, query: Eve
       .filter((d) => d.eventId === event.id)
       .map((d) => deliveryView(d, attempts.filter((a) => a.deliveryId === d.id))),
   }));
-  return { items, meta: pageMeta(total, query.page, query.limit, query.page * query.limit < total) };
+  return { items, meta: pageMeta(total, query.page, query.limit, hasNextPage) };
 }

@@ -1,6 +1,8 @@
-import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { withdrawalWorkflow, type WithdrawalWorkflowInput } from '../../../workflows/withdrawals.js';
 import { pageMeta } from '../../domain/cursor.js';
+import { countedTotal } from '../lists/row-count.queries.js';
+import { pageIds } from '../lists/page.queries.js';
 import { newId } from '../../domain/ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import type { Caller } from '../businesses/caller.js';
@@ -159,13 +161,14 @@ export async function findWithdrawal(em: EntityManager, caller: Caller, id: stri
   return withdrawal;
 }
 
+/** Newest first, by page number: the total from the counters, the page's rows by id (lists/page.queries.ts). */
 export async function listWithdrawals(em: EntityManager, caller: Caller, query: ListWithdrawalsQuery) {
-  const where: FilterQuery<Withdrawal> = { ...ownerOf(caller) };
-  if (query.status) where.status = query.status;
-  const [items, total] = await em.findAndCount(Withdrawal, where, {
-    orderBy: [{ requestedAt: 'desc' }, { id: 'desc' }],
-    limit: query.limit,
-    offset: (query.page - 1) * query.limit,
-  });
-  return { items, meta: pageMeta(total, query.page, query.limit, query.page * query.limit < total) };
+  const filter = { sql: 'business_id = ? and livemode = ?', params: [caller.businessId, caller.livemode] as unknown[] };
+  if (query.status) (filter.sql += ' and status = ?'), filter.params.push(query.status);
+  const [total, { ids, hasNextPage }] = await Promise.all([
+    countedTotal(em, caller, 'withdrawal', query.status ? [query.status] : undefined),
+    pageIds(em, { table: 'withdrawals', filter, orderBy: 'requested_at desc, id desc' }, query.page, query.limit),
+  ]);
+  const items = ids.length ? await em.find(Withdrawal, { id: { $in: ids } }, { orderBy: [{ requestedAt: 'desc' }, { id: 'desc' }] }) : [];
+  return { items, meta: pageMeta(total, query.page, query.limit, hasNextPage) };
 }

@@ -778,6 +778,11 @@ export type components = {
             totalPages: number;
             hasNextPage: boolean;
             hasPreviousPage: boolean;
+            /**
+             * @description Present (and true) only when the list is filtered in a way no counter keeps (a search, a date range, a delivery's endpoint or status) and more than 10,000 rows match: `total` is then 10,000 and `totalPages` counts those. Every other total is exact.
+             * @constant
+             */
+            totalCapped?: true;
         };
         PayAnswer: {
             /** Format: uuid */

@@ -1,0 +1,87 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { decodeCursor, encodeCursor, pageMeta, pageOffset, type CursorPosition, type ListTotal } from '../../domain/cursor.js';
+import { DomainError } from '../../domain/errors.js';
+import { parse } from '../../domain/validation.js';
+import type { Caller } from '../businesses/caller.js';
+import { cappedTotal, countedTotal } from '../lists/row-count.queries.js';
+import { CheckoutSession } from './session.entity.js';
+import { listSessionsQuery, type ListSessionsQuery } from './session.schemas.js';
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** A list's conditions as SQL, with their parameters in order. */
+interface Filter {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The query's conditions. Each is served by an index: the business's sessions newest first
+ * (`checkout_sessions_list_idx`), or those of one status (`checkout_sessions_status_list_idx`), and a
+ * search by the trigram index on e-mail and description (`checkout_sessions_search_idx`).
+ */
+function filterOf(caller: Caller, query: ListSessionsQuery): Filter & { counted: boolean } {
+  const conditions = ['business_id = ?', 'livemode = ?'];
+  const params: unknown[] = [caller.businessId, caller.livemode];
+  if (query.status !== 'all') conditions.push('status = ?'), params.push(query.status);
+  const from = query.from ?? query.startDate;
+  const to = query.to ?? query.endDate;
+  if (from) conditions.push('created_at >= ?'), params.push(new Date(from));
+  if (to) conditions.push('created_at < ?'), params.push(new Date(to));
+  if (query.search) {
+    const pattern = `%${escapeLike(query.search)}%`;
+    conditions.push('(customer_email ilike ? or description ilike ?)');
+    params.push(pattern, pattern);
+  }
+  // Only a status (or none) is a total the counters keep; a search or a date range is counted, capped.
+  return { sql: conditions.join(' and '), params, counted: !query.search && !from && !to };
+}
+
+/** Rows after a cursor's position, newest first. */
+const AFTER = '(created_at, id) < (?, ?)';
+
+/**
+ * `GET /checkout/sessions`: newest first, by page number or by cursor. No request counts the business's
+ * sessions: the total comes from the counters (or, under a search or date range, is counted up to a
+ * cap), a cursor carries the number of the page it leads to, and a page number skips rows in the index
+ * alone (ids first, then the page's rows by id), no deeper than `MAX_PAGE_OFFSET`.
+ */
+export async function listSessions(em: EntityManager, caller: Caller, rawQuery: unknown) {
+  const query: ListSessionsQuery = parse(listSessionsQuery, rawQuery);
+  const filter = filterOf(caller, query);
+  const cursor = query.cursor ? decodeCursor(query.cursor, 'session') : null;
+  if (query.cursor && !cursor) throw new DomainError('validation_failed', { errors: [{ path: ['cursor'], message: 'Invalid cursor' }] });
+
+  const total: Promise<ListTotal> = filter.counted
+    ? countedTotal(em, caller, 'checkout_session', query.status === 'all' ? undefined : [query.status])
+    : cappedTotal(em, `select 1 from checkout_sessions where ${filter.sql}`, filter.params);
+  const page = cursor ? (cursor.page ?? (await pageOfLegacyCursor(em, filter, cursor, query.limit))) : query.page;
+  const ids = await em.getConnection().execute<{ id: string }[]>(
+    cursor
+      ? `select id from checkout_sessions where ${filter.sql} and ${AFTER} order by created_at desc, id desc limit ?`
+      : `select id from checkout_sessions where ${filter.sql} order by created_at desc, id desc limit ? offset ?`,
+    cursor ? [...filter.params, cursor.createdAt, cursor.id, query.limit + 1] : [...filter.params, query.limit + 1, pageOffset(page, query.limit)],
+  );
+  const hasNextPage = ids.length > query.limit;
+  const pageIds = ids.slice(0, query.limit).map((row) => row.id);
+  const rows = pageIds.length ? await em.find(CheckoutSession, { id: { $in: pageIds } }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }) : [];
+  const last = rows.at(-1);
+  return {
+    items: rows,
+    meta: pageMeta(await total, page, query.limit, hasNextPage),
+    nextCursor: hasNextPage && last ? encodeCursor({ createdAt: last.createdAt, id: last.id, page: page + 1 }) : null,
+  };
+}
+
+/**
+ * The page a cursor written before cursors carried their page leads to: the rows up to it, counted
+ * (capped). Such cursors live as long as a client's walk through a list that was open during the deploy.
+ */
+async function pageOfLegacyCursor(em: EntityManager, filter: Filter, cursor: CursorPosition, limit: number): Promise<number> {
+  const seen = await cappedTotal(em, `select 1 from checkout_sessions where ${filter.sql} and (created_at, id) >= (?, ?)`, [
+    ...filter.params,
+    cursor.createdAt,
+    cursor.id,
+  ]);
+  return Math.floor(seen.total / limit) + 1;
+}
