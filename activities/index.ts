@@ -2,6 +2,7 @@ import { createCheckoutActivities, type CheckoutActivityDeps } from './checkout.
 import { createIdempotencyActivities } from './idempotency.js';
 import { createPaymentActivities, type PaymentActivityDeps } from './checkout-payment.js';
 import { createReserveActivities } from './reserves.js';
+import { createRetentionActivities } from './retention.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
 import { createRefundActivities, type RefundActivityDeps } from './refunds.js';
 import { createWithdrawalActivities, type WithdrawalActivityDeps } from './withdrawals.js';
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentActivities(deps),
     ...createReserveActivities(deps),
     ...createIdempotencyActivities(deps),
+    ...createRetentionActivities(deps),
     ...createWithdrawalActivities(deps),
     ...createRefundActivities(deps),
     ...createWebhookActivities(deps),

@@ -25,7 +25,7 @@ import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
 import { connectTemporal, eagerStartClient } from '../temporal/client.js';
 import { isLoopbackHost } from '../temporal/codec-server.js';
 import { EncryptionCodec, payloadKeysFor } from '../temporal/payload-codec.js';
-import { ensurePurgeSchedule, ensureSessionExpirySweep } from '../temporal/schedules.js';
+import { ensureRetentionSchedule, ensureSessionExpirySweep } from '../temporal/schedules.js';
 
 /**
  * The pieces every process is made of, wired the same way by `npm start`, the API and worker entry
@@ -148,7 +148,7 @@ export async function startWorker(opts: {
     processor,
     sessionTtlMs: config.sessionTtlMs,
   });
-  await ensurePurgeSchedule(temporal, config.temporal.taskQueue);
+  await ensureRetentionSchedule(temporal, config.temporal.taskQueue);
   await ensureSessionExpirySweep(temporal, config.temporal.taskQueue);
   const running = worker.run();
   // The relay starts workflows over the worker's own connection, eagerly (src/temporal/client.ts).

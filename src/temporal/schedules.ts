@@ -1,21 +1,23 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
-import { purgeIdempotencyKeysWorkflow } from '../../workflows/idempotency.js';
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { retentionWorkflow } from '../../workflows/retention.js';
 import { sessionExpiryWorkflow, sweepNowSignal } from '../../workflows/checkout-expiry.js';
 
-/** One schedule per task queue, so every deployment (and every test worker) purges its own database. */
-export const purgeScheduleId = (taskQueue: string) => `purge-idempotency-keys-${taskQueue}`;
+/** One schedule per task queue, so every deployment (and every test worker) applies retention to its own database. */
+export const retentionScheduleId = (taskQueue: string) => `retention-${taskQueue}`;
+/** The schedule the retention schedule replaced: it purged Idempotency-Keys alone. */
+const replacedScheduleId = (taskQueue: string) => `purge-idempotency-keys-${taskQueue}`;
 
-function purgeSchedule(taskQueue: string): ScheduleOptions {
+function retentionSchedule(taskQueue: string): ScheduleOptions {
   return {
-    scheduleId: purgeScheduleId(taskQueue),
-    // Hourly: an expired key is harmless until purged (a claim takes an expired row over), so this only
-    // bounds the table's size.
+    scheduleId: retentionScheduleId(taskQueue),
+    // Hourly: an expired key is harmless until purged (a claim takes an expired row over), and the other
+    // rules' windows are days, so this only bounds the tables' size.
     spec: { intervals: [{ every: '1 hour' }] },
     action: {
       type: 'startWorkflow',
       // By reference: the SDK sends the function's name, and go-to-definition reaches the workflow.
-      workflowType: purgeIdempotencyKeysWorkflow,
-      workflowId: `purge-idempotency-keys-${taskQueue}`,
+      workflowType: retentionWorkflow,
+      workflowId: `retention-${taskQueue}`,
       taskQueue,
       args: [],
     },
@@ -24,11 +26,11 @@ function purgeSchedule(taskQueue: string): ScheduleOptions {
 }
 
 /**
- * Creates the schedule, or brings an existing one up to this code's definition. Every worker calls it
- * at start; the outcome is the same however many do.
+ * Creates the retention schedule, or brings an existing one up to this code's definition, and removes
+ * the schedule it replaced. Every worker calls it at start; the outcome is the same however many do.
  */
-export async function ensurePurgeSchedule(client: Client, taskQueue: string): Promise<void> {
-  const options = purgeSchedule(taskQueue);
+export async function ensureRetentionSchedule(client: Client, taskQueue: string): Promise<void> {
+  const options = retentionSchedule(taskQueue);
   try {
     await client.schedule.create(options);
   } catch (err) {
@@ -37,6 +39,12 @@ export async function ensurePurgeSchedule(client: Client, taskQueue: string): Pr
       .getHandle(options.scheduleId)
       .update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: options.policies }));
   }
+  await client.schedule
+    .getHandle(replacedScheduleId(taskQueue))
+    .delete()
+    .catch((err: unknown) => {
+      if (!(err instanceof ScheduleNotFoundError)) throw err;
+    });
 }
 
 /** One expiry sweep per task queue, like the purge schedule: each deployment sweeps its own database. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { purgeScheduleId } from '../../src/temporal/schedules.js';
+import { retentionScheduleId } from '../../src/temporal/schedules.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 
 const stack = useStack();
@@ -7,12 +7,12 @@ const biz = useBusiness(stack);
 
 const keyRows = (key: string) => stack.orm.em.fork().execute('select 1 from idempotency_keys where key = ?', [key]);
 
-describe('purge of expired Idempotency-Keys (Temporal schedule)', () => {
+describe('purge of expired Idempotency-Keys (the retention schedule)', () => {
   it('is scheduled hourly by the worker at start, and a run deletes expired keys only', async () => {
-    const handle = stack.temporal.schedule.getHandle(purgeScheduleId(stack.config.temporal.taskQueue));
+    const handle = stack.temporal.schedule.getHandle(retentionScheduleId(stack.config.temporal.taskQueue));
     const description = await handle.describe();
     expect(description.spec.intervals?.[0]?.every).toBe(3_600_000);
-    expect(description.action).toMatchObject({ workflowType: 'purgeIdempotencyKeysWorkflow' });
+    expect(description.action).toMatchObject({ workflowType: 'retentionWorkflow' });
 
     const expired = randomUUID();
     const fresh = randomUUID();

@@ -11,7 +11,7 @@
  * (`git show <commit>^:workflows/checkout-payment.ts` in a temporary copy of workflows/), so that fixture is a
  * real history of the old code too.
  */
-import { purgeScheduleId, sessionExpiryWorkflowId } from '../../src/temporal/schedules.js';
+import { retentionScheduleId, sessionExpiryWorkflowId } from '../../src/temporal/schedules.js';
 import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
 import { refundWorkflowId } from '../../src/modules/refunds/refund.service.js';
 import { reserveReleaseWorkflowId } from '../../src/modules/reserves/reserve.service.js';
@@ -95,7 +95,7 @@ record('recording replay fixtures from the real dev server', () => {
     writeIndex([...readIndex().filter((f) => !names.has(f.file)), ...kept]);
   });
 
-  it('today\'s code: payments, refunds, reserve release, withdrawals, the purge', async () => {
+  it('today\'s code: payments, refunds, reserve release, withdrawals, the retention run', async () => {
     const receiver = await startReceiver();
     // The spec's 7 attempts, a second apart instead of over a day (tests only).
     const stack = await startStack({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_DELAYS: '0,1s,1s,1s,1s,1s,1s', WITHDRAWAL_PROCESSING_DELAY: '1s' });
@@ -124,15 +124,15 @@ record('recording replay fixtures from the real dev server', () => {
       await withdrawAndRecord(stack, 'payouts@merchant.example', 'withdrawal-paid', 'withdrawal: paid');
       await withdrawAndRecord(stack, 'payouts@fail.test', 'withdrawal-failed', 'withdrawal: failed (the wallet cannot receive funds)');
 
-      const schedule = stack.temporal.schedule.getHandle(purgeScheduleId(stack.config.temporal.taskQueue));
+      const schedule = stack.temporal.schedule.getHandle(retentionScheduleId(stack.config.temporal.taskQueue));
       await schedule.trigger();
-      const action = await eventually('the triggered purge', async () => (await schedule.describe()).info.recentActions.at(-1)?.action);
+      const action = await eventually('the triggered retention run', async () => (await schedule.describe()).info.recentActions.at(-1)?.action);
       recorded.push(
         saveHistory(await closedHistory(stack.temporal, action.workflow.workflowId), {
-          name: 'idempotency-purge',
+          name: 'retention',
           workflowId: action.workflow.workflowId,
-          workflowType: 'purgeIdempotencyKeysWorkflow',
-          branch: 'idempotency purge (scheduled run)',
+          workflowType: 'retentionWorkflow',
+          branch: 'retention (scheduled run)',
         }),
       );
     } finally {
