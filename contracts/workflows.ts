@@ -12,6 +12,7 @@ export const WORKFLOW_NAMES = [
   'refundWorkflow',
   'webhookDeliveryWorkflow',
   'reserveReleaseWorkflow',
+  'disputeWorkflow',
 ] as const;
 
 export type WorkflowName = (typeof WORKFLOW_NAMES)[number];

@@ -6,3 +6,4 @@ export { withdrawalWorkflow } from './withdrawals.js';
 export { refundWorkflow } from './refunds.js';
 export { webhookDeliveryWorkflow } from './webhooks.js';
 export { reserveReleaseWorkflow } from './reserves.js';
+export { disputeWorkflow } from './disputes.js';

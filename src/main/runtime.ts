@@ -145,6 +145,7 @@ export async function startWorker(opts: {
     webhooks,
     processor,
     sessionTtlMs: config.sessionTtlMs,
+    disputes: config.disputes,
   });
   await ensurePurgeSchedule(temporal, config.temporal.taskQueue);
   await ensureSessionExpirySweep(temporal, config.temporal.taskQueue);
