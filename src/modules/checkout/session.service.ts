@@ -2,6 +2,7 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { decodeCursor, encodeCursor, pageMeta } from '../../domain/cursor.js';
 import { newId, newSessionId } from '../../domain/ids.js';
 import type { Caller } from '../businesses/caller.js';
+import { disputeIdOfSession } from '../disputes/dispute.queries.js';
 import { DomainError } from '../../domain/errors.js';
 import { parse } from '../../domain/validation.js';
 import { CheckoutSession, SessionItem, type NewSession } from './session.entity.js';
@@ -95,7 +96,7 @@ export async function findSession(em: EntityManager, caller: Caller, id: string)
     : null;
   if (!session) throw new DomainError('session_not_found');
   const items = await em.find(SessionItem, { sessionId: id }, { orderBy: { position: 'asc' } });
-  return { session, items };
+  return { session, items, disputeId: await disputeIdOfSession(em, id) };
 }
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
