@@ -2,6 +2,7 @@
 import { expect } from '@jest/globals';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { recordDisputeNotice } from '../../src/modules/disputes/dispute.operator.js';
+import { disputeWorkflowId } from '../../src/modules/disputes/dispute.workflow.js';
 import type { DisputeReason } from '../../src/modules/disputes/dispute.entity.js';
 import { eventually } from './payments.js';
 import type { TestBusiness, TestStack } from './stack.js';
@@ -43,6 +44,13 @@ export async function openDispute(
   return stack.orm.em.fork().transactional((tx) =>
     recordDisputeNotice(tx, { checkoutSessionId: sessionId, reason: opts.reason ?? 'general', amountInCents: opts.amountInCents ?? null, inquiry: opts.inquiry ?? false }, stack.config.disputes),
   );
+}
+
+/** The dispute's workflow handle, once the outbox's relay has started it. */
+export async function disputeWorkflow(stack: TestStack, disputeId: string) {
+  const handle = stack.temporal.workflow.getHandle(disputeWorkflowId(disputeId));
+  await eventually(`the workflow of dispute ${disputeId} to start`, () => handle.describe().then(() => true, () => false));
+  return handle;
 }
 
 export async function balance(stack: TestStack, key: string) {
