@@ -16,6 +16,10 @@ export const STATUS_TEXT: Record<Order['status'], string> = {
   refund_requested: 'Refund requested',
   refunded: 'Refunded',
   refund_failed: 'Refund failed',
+  disputed: 'Disputed',
+  dispute_won: 'Dispute won',
+  dispute_lost: 'Dispute lost',
+  inquiry_closed: 'Inquiry closed',
 };
 
 export function homePage(orders: Order[]): string {
@@ -47,7 +51,8 @@ export function orderPage(order: Order, error?: string): string {
     <p>${escape(product(order.productId).name)} for ${escape(order.email)}</p>
     ${error ? `<p role="alert">${escape(error)}</p>` : ''}
     <dl><dt>Status</dt><dd id="status">${STATUS_TEXT[order.status]}</dd>
-    <dt>Fulfilments</dt><dd id="fulfilments">${order.fulfilments}</dd></dl>
+    <dt>Fulfilments</dt><dd id="fulfilments">${order.fulfilments}</dd>
+    ${order.disputeId ? `<dt>Dispute</dt><dd id="dispute"><code>${escape(order.disputeId)}</code></dd>` : ''}</dl>
     ${canRefund ? `<form method="post" action="/orders/${order.id}/refund"><button type="submit">Refund</button></form>` : ''}
     <h2>Webhook events</h2><ul aria-label="Webhook events">${events || '<li>None yet</li>'}</ul>`,
     waiting,
