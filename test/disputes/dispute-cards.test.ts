@@ -93,6 +93,15 @@ describe('the dispute test cards', () => {
     const described = await stack.temporal.workflow.getHandle(disputeWorkflowId(dispute.id)).describe();
     expect(described.typedSearchAttributes.get(PaymentStatus)).toBe('needs_response');
     expect(described.typedSearchAttributes.get(EvidenceDueBy)?.toISOString()).toBe(dispute.evidenceDueBy);
+    // The runbook's search: chargebacks due before a given time (visibility is eventually consistent).
+    const dueBefore = async (days: number) => {
+      const query = `WorkflowType="disputeWorkflow" AND PaymentStatus="needs_response" AND BusinessId="${biz.id}" AND EvidenceDueBy < "${new Date(Date.now() + days * 24 * 3600 * 1000).toISOString()}"`;
+      const ids: string[] = [];
+      for await (const run of stack.temporal.workflow.list({ query })) ids.push(run.workflowId);
+      return ids;
+    };
+    await eventually('the dispute to be found by its deadline', async () => (await dueBefore(8)).includes(disputeWorkflowId(dispute.id)));
+    expect(await dueBefore(6)).toEqual([]);
     await expectLedgerVerified(stack);
   });
 
