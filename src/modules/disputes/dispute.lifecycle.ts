@@ -124,10 +124,11 @@ async function withdrawFunds(tx: EntityManager, balance: Balance, dispute: Dispu
   // `reserved` is what the reserves hold (ledger verify holds the two equal), so this never happens.
   if (consumed.taken !== funding.total.fromReserves) throw new Error(`reserves gave ${consumed.taken} of the ${funding.total.fromReserves} reserved`);
   for (const part of consumed.parts) tx.create(DisputeReservePart, { disputeId: dispute.id, reserveId: part.reserveId, amountInCents: part.amount });
-  const post = (kind: string, lines: ReturnType<typeof chargebackLines>) =>
-    postTransaction(tx, balance, { kind, referenceId: dispute.id, lines, at, overdraw: true });
-  post('dispute.funds_withdrawn', chargebackLines(funding.amount, 'processor_clearing'));
-  if (dispute.feeInCents > 0) post('dispute.fee', chargebackLines(funding.fee, 'fee_revenue'));
+  const referenceId = dispute.id;
+  postTransaction(tx, balance, { kind: 'dispute.funds_withdrawn', referenceId, lines: chargebackLines(funding.amount, 'processor_clearing'), at, overdraw: true });
+  if (dispute.feeInCents > 0) {
+    postTransaction(tx, balance, { kind: 'dispute.fee', referenceId, lines: chargebackLines(funding.fee, 'fee_revenue'), at, overdraw: true });
+  }
   dispute.fromAvailableInCents = funding.total.fromAvailable;
   dispute.fromReservesInCents = funding.total.fromReserves;
   dispute.owedInCents = funding.total.owed;
