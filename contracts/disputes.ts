@@ -21,5 +21,21 @@ export const awaitsResponse = (status: DisputeStatus): boolean => status === 'ne
 /** Evidence submitted: the network (or an operator entering the acquirer's word) decides. */
 export const isUnderReview = (status: DisputeStatus): boolean => status === 'under_review' || status === 'warning_under_review';
 
+/**
+ * How far along a dispute is. Every move goes forward in this order (an inquiry's review can escalate it
+ * to a chargeback that needs a response), so of two reports of a dispute the further one is the newer,
+ * whatever the clocks of the hosts that wrote them.
+ */
+const STAGE: Record<DisputeStatus, number> = {
+  warning_needs_response: 0,
+  warning_under_review: 1,
+  needs_response: 2,
+  under_review: 3,
+  warning_closed: 4,
+  won: 4,
+  lost: 4,
+};
+export const stageOf = (status: DisputeStatus): number => STAGE[status];
+
 /** A decision on a dispute: the network's, or the acquirer's as an operator enters it. */
 export type Outcome = 'won' | 'lost';

@@ -12,7 +12,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { DisputeActivities, DisputeNotice, DisputeProgress } from '../activities/disputes.js';
-import { awaitsResponse, isClosed, type Outcome } from '../contracts/disputes.js';
+import { awaitsResponse, isClosed, stageOf, type Outcome } from '../contracts/disputes.js';
 import { EvidenceDueBy, PaymentStatus } from '../contracts/search-attributes.js';
 
 export interface DisputeWorkflowInput {
@@ -55,9 +55,13 @@ export async function disputeWorkflow(input: DisputeWorkflowInput): Promise<Disp
   let record = null as DisputeProgress | null;
   let changes = 0;
   let decision = null as Outcome | null;
-  // Answers arrive from activities and signals; the latest write to the row wins.
+  // Answers arrive from activities and signals, possibly out of order: the one further along wins (stages
+  // only move forward), and of two at one stage the later write (a fresh window's due date, say).
   const adopt = (next: DisputeProgress | null) => {
-    if (next && (!record || Date.parse(next.updatedAt) >= Date.parse(record.updatedAt))) record = next;
+    if (!next) return;
+    const ahead = !record || stageOf(next.status) > stageOf(record.status);
+    const same = record && stageOf(next.status) === stageOf(record.status) && Date.parse(next.updatedAt) >= Date.parse(record.updatedAt);
+    if (ahead || same) record = next;
   };
   setHandler(disputeProgressQuery, () => record);
   setHandler(disputeChangedSignal, (progress) => {
