@@ -91,6 +91,9 @@ describe('POST /api/disputes/:id/evidence', () => {
     expect(errorOf(tooLong)).toEqual([400, 'validation_error', 'Validation failed']);
     expect(tooLong.body.error.errors).toEqual([{ path: ['uncategorizedText'], message: 'uncategorizedText must be at most 20000 characters' }]);
     expect((await post(`/api/disputes/${id}/evidence`, { submit: 'yes' })).status).toBe(400);
+    // Stripe's form, the fields nested under `evidence`, works too; a top-level field wins over its twin.
+    const nested = await post(`/api/disputes/${id}/evidence`, { evidence: { productDescription: 'Mug', customerName: 'Bo' }, customerName: 'Cy' });
+    expect(nested.body.data.evidence).toMatchObject({ productDescription: 'Mug', customerName: 'Cy', refundPolicy: 'x'.repeat(20_000) });
   });
 
   it('refuses evidence once the dispute is submitted or closed, and from evidenceDueBy on', async () => {

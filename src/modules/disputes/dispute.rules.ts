@@ -2,7 +2,7 @@ import { isInquiry, type DisputeStatus, type Outcome } from '../../../contracts/
 import { lines, type PostingLine } from '../ledger/accounts.rules.js';
 import { EVIDENCE_FIELDS, type Evidence } from './dispute.entity.js';
 
-export { awaitsResponse, isClosed, isInquiry, isUnderReview, type Outcome } from '../../../contracts/disputes.js';
+export { awaitsResponse, isClosed, type Outcome } from '../../../contracts/disputes.js';
 
 /**
  * The dispute's state machine and its money, as pure functions. An inquiry (`warning_*`) moves no money;

@@ -18,13 +18,26 @@ export const listDisputesQuery = z.object({
   cursor: z.string().min(1).optional().meta({ description: 'The `nextCursor` of the previous page.' }),
 });
 
-/** Any evidence fields (null clears one; a field left out keeps what was saved) and whether to send it now. */
-export const submitEvidenceInput = z.object({
-  ...each((field) => evidenceText(field).nullable().optional()),
-  submit: z.boolean({ error: 'submit must be a boolean' }).default(false).meta({
-    description: 'false (the default) saves a draft; true sends the evidence, after which it can no longer change.',
-  }),
-});
+const evidenceFields = () => each((field) => evidenceText(field).nullable().optional());
+
+/**
+ * Any evidence fields (null clears one; a field left out keeps what was saved) and whether to send it
+ * now. The fields may also come nested under `evidence`, as Stripe's API takes them; one given both ways
+ * takes its top-level value.
+ */
+export const submitEvidenceInput = z
+  .object({
+    ...evidenceFields(),
+    evidence: z.object(evidenceFields()).optional().meta({ description: 'The same fields, nested (Stripe’s form); a top-level field wins over its nested twin.' }),
+    submit: z.boolean({ error: 'submit must be a boolean' }).default(false).meta({
+      description: 'false (the default) saves a draft; true sends the evidence, after which it can no longer change.',
+    }),
+  })
+  .transform(({ evidence, submit, ...fields }) => ({
+    ...evidence,
+    ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+    submit,
+  }));
 export type SubmitEvidenceInput = z.output<typeof submitEvidenceInput>;
 
 export const disputeResource = z

@@ -2606,6 +2606,19 @@ export interface operations {
                     refundPolicy?: (string & unknown) | null;
                     cancellationPolicy?: (string & unknown) | null;
                     uncategorizedText?: (string & unknown) | null;
+                    /** @description The same fields, nested (Stripe’s form); a top-level field wins over its nested twin. */
+                    evidence?: {
+                        productDescription?: (string & unknown) | null;
+                        customerName?: (string & unknown) | null;
+                        customerEmail?: (string & unknown) | null;
+                        customerCommunication?: (string & unknown) | null;
+                        shippingCarrier?: (string & unknown) | null;
+                        shippingTrackingNumber?: (string & unknown) | null;
+                        shippingDate?: (string & unknown) | null;
+                        refundPolicy?: (string & unknown) | null;
+                        cancellationPolicy?: (string & unknown) | null;
+                        uncategorizedText?: (string & unknown) | null;
+                    };
                     /**
                      * @description false (the default) saves a draft; true sends the evidence, after which it can no longer change.
                      * @default false
