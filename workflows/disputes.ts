@@ -29,8 +29,8 @@ export type DisputeWorkflowResult = DisputeProgress['status'] | 'reversed';
 
 /** Sent through the outbox once a merchant's submission or acceptance has committed: the dispute as it then was. */
 export const disputeChangedSignal = defineSignal<[progress: DisputeProgress]>('disputeChanged');
-/** The acquirer's decision, entered by an operator (`npm run admin -- dispute decide`); answers the dispute after it. */
-export const decideDisputeUpdate = defineUpdate<DisputeProgress, [outcome: Outcome]>('decide');
+/** The acquirer's decision, entered by an operator (`npm run admin -- dispute decide`); answers the dispute after it (null: no dispute opened). */
+export const decideDisputeUpdate = defineUpdate<DisputeProgress | null, [outcome: Outcome]>('decide');
 export const disputeProgressQuery = defineQuery<DisputeProgress | null>('status');
 
 /** `dispute.evidence_due_soon` goes out this long before `evidenceDueBy`. */
@@ -74,10 +74,10 @@ export async function disputeWorkflow(input: DisputeWorkflowInput): Promise<Disp
     async (outcome) => {
       // One decision at a time, and only on an open dispute (one still on its way opens first).
       await condition(() => finished || (record !== null && decision === null));
-      if (finished || isClosed(record!.status)) return record!;
+      if (finished || isClosed(record!.status)) return record;
       decision = outcome;
       await condition(() => decision === null);
-      return record!;
+      return record;
     },
     {
       validator: (outcome) => {

@@ -205,7 +205,7 @@ describe('dispute workflow', () => {
       expect(dispute.steps()).toEqual(['open', 'remind', 'review']);
 
       const decided = await handle.executeUpdate(decideDisputeUpdate, { args: ['won'] });
-      expect(decided.status).toBe('won');
+      expect(decided?.status).toBe('won');
       expect(await handle.result()).toBe('won');
       expect(dispute.calls.at(-1)!.step).toBe('decide won');
       expect(dispute.calls.at(-1)!.at - t0).toBeGreaterThanOrEqual(20 * DAY);
