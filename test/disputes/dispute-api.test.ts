@@ -45,6 +45,7 @@ describe('GET /api/disputes', () => {
     ['limit=101', 'limit'],
     ['status=open', 'status'],
     ['cursor=bm90LWEtY3Vyc29y', 'cursor'],
+    ['checkoutSessionId=not-a-uuid&cursor=bm90LWEtY3Vyc29y', 'cursor'],
   ])('refuses %s: 400 naming %s', async (query, field) => {
     const res = await get(`/api/disputes?${query}`);
     expect(errorOf(res)).toEqual([400, 'validation_error', 'Validation failed']);

@@ -18,15 +18,15 @@ const UUID = z.uuid();
 export async function listDisputes(em: EntityManager, owner: Owner, query: ListDisputesFilter) {
   const where: FilterQuery<Dispute> = { businessId: owner.businessId, livemode: owner.livemode };
   if (query.status) where.status = query.status;
-  if (query.checkoutSessionId !== undefined) {
-    // A session id that is not a UUID names no session, so it matches no dispute (as the refunds' filter).
-    if (!UUID.safeParse(query.checkoutSessionId).success) return { items: [], meta: { hasMore: false, nextCursor: null } };
-    where.checkoutSessionId = query.checkoutSessionId;
-  }
   if (query.cursor) {
     const cursor = decodeCursor(query.cursor, 'dispute');
     if (!cursor) throw new DomainError('validation_failed', { errors: [{ path: ['cursor'], message: 'Invalid cursor' }] });
     where.$or = [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }];
+  }
+  if (query.checkoutSessionId !== undefined) {
+    // A session id that is not a UUID names no session, so it matches no dispute (as the refunds' filter).
+    if (!UUID.safeParse(query.checkoutSessionId).success) return { items: [], meta: { hasMore: false, nextCursor: null } };
+    where.checkoutSessionId = query.checkoutSessionId;
   }
   const rows = await em.find(Dispute, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: query.limit + 1 });
   const items = rows.slice(0, query.limit);
