@@ -4,6 +4,7 @@ import type { ChargeLookup, ChargeOutcome, PaymentProcessor } from '../src/modul
 import { simulatorWithBook } from '../src/modules/processor/charges.simulator.js';
 import { postgresChargeBook } from '../src/modules/processor/charge-book.store.js';
 import { metrics } from '../src/ops/metrics.js';
+import type { DisputeTimes } from '../src/config.js';
 
 export type { ChargeLookup, ChargeOutcome, PaymentDetails };
 
@@ -14,6 +15,8 @@ export interface PaymentActivityDeps {
    * its charges in this database so a lookup after a restart finds them.
    */
   processor?: PaymentProcessor;
+  /** The dispute clocks a dispute card's payment starts its dispute with (DISPUTE_* in src/config.ts). */
+  disputes: DisputeTimes;
 }
 
 /** The payment steps the checkout workflow drives; each is a conditional transition, safe to run twice. */
@@ -47,9 +50,14 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
       return processor.retrieveCharge(sessionId, livemode);
     },
 
-    /** processing → completed with the ledger posting, the reserve, the event and the release's start. */
+    /**
+     * processing → completed with the ledger posting, the reserve, the event and the release's start, and
+     * the dispute the acquirer will report about this charge, if it already says so.
+     */
     async completePayment(sessionId: string, chargeId: string) {
-      const { status, reserveId } = await completePayment(deps.orm.em, sessionId, chargeId);
+      const notice = processor.disputeNotice(chargeId);
+      const dispute = notice ? { notice, times: deps.disputes } : undefined;
+      const { status, reserveId } = await completePayment(deps.orm.em, sessionId, chargeId, new Date(), dispute);
       metrics.payment('succeeded');
       return { status, reserveId };
     },

@@ -6,6 +6,7 @@ import { createRetentionActivities } from './retention.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
 import { createRefundActivities, type RefundActivityDeps } from './refunds.js';
 import { createWithdrawalActivities, type WithdrawalActivityDeps } from './withdrawals.js';
+import { createDisputeActivities } from './disputes.js';
 
 export type ActivityDeps = CheckoutActivityDeps & PaymentActivityDeps & WithdrawalActivityDeps & RefundActivityDeps & WebhookActivityDeps;
 
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWithdrawalActivities(deps),
     ...createRefundActivities(deps),
     ...createWebhookActivities(deps),
+    ...createDisputeActivities(deps),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

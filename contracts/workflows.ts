@@ -13,6 +13,7 @@ export const WORKFLOW_NAMES = [
   'webhookDeliveryWorkflow',
   'reserveReleaseWorkflow',
   'retentionWorkflow',
+  'disputeWorkflow',
 ] as const;
 
 export type WorkflowName = (typeof WORKFLOW_NAMES)[number];

@@ -2,7 +2,8 @@
  * `npm run fuzz`: Schemathesis against a running service, driven by the API document.
  *
  * Starts embedded PostgreSQL, a Temporal dev server and the HTTPS API on free ports, makes a business
- * with a test key (and a withdrawal method, so withdrawals get past that check), then runs
+ * with a test key (and a withdrawal method, so withdrawals get past that check, and two disputes, so the
+ * dispute operations get past their 404), then runs
  * `schemathesis run <origin>/api/openapi.json --checks all` with that key. Exits with Schemathesis's
  * code: non-zero on any 5xx, any answer that breaks the document, or any other failed check.
  *
@@ -21,7 +22,15 @@ import { startInfrastructure } from '../bench/stack.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { connectTemporalFor, startApi } from '../src/main/runtime.js';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { addWithdrawalMethod, createBusiness, DEMO_BUSINESS } from '../src/modules/businesses/business.service.js';
+import type { Business } from '../src/modules/businesses/business.entity.js';
+import { beginPayment, completePayment } from '../src/modules/checkout/payment.lifecycle.js';
+import { createSessionInput } from '../src/modules/checkout/session.schemas.js';
+import { createSession } from '../src/modules/checkout/session.service.js';
+import { recordDisputeNotice } from '../src/modules/disputes/dispute.operator.js';
+import { simulatedChargeId } from '../src/modules/processor/charges.simulator.js';
+import type { Config } from '../src/config.js';
 
 const schemathesis = process.env.SCHEMATHESIS_BIN ?? 'schemathesis';
 const maxExamples = process.env.FUZZ_MAX_EXAMPLES ?? '60';
@@ -62,6 +71,7 @@ async function main(): Promise<number> {
     });
     await addWithdrawalMethod(em, business.id, 'wallet', { walletEmail: 'payouts@example.com' });
     const testKey = keys.find((k) => k.mode === 'test')!.secret;
+    await seedDisputes(infra.orm, business, keys.find((k) => k.mode === 'test')!.id, config);
 
     mkdirSync(reportDir, { recursive: true });
     const args = [
@@ -101,6 +111,23 @@ async function main(): Promise<number> {
     process.on('uncaughtException', late);
     process.on('unhandledRejection', late);
     for (const stop of stops) await stop().catch((err) => console.error('fuzz: cleanup failed', err));
+  }
+}
+
+/**
+ * Two disputes (a chargeback and an inquiry) for the dispute operations to be fuzzed against, not only
+ * answered 404. No worker runs, so each payment is recorded by its own lifecycle steps, as the payment
+ * workflow's activities would record it.
+ */
+async function seedDisputes(orm: MikroORM, business: Business, keyId: string, config: Config): Promise<void> {
+  const caller = { businessId: business.id, livemode: false, keyId, scope: 'full' as const, business };
+  for (const inquiry of [false, true]) {
+    const input = createSessionInput.parse({ description: 'Fuzz order', customer: { email: 'fuzz@example.com' }, items: [{ name: 'Mug', price: 12, quantity: 1 }] });
+    const { session } = await createSession(orm.em.fork(), caller, input, { sessionTtlMs: config.sessionTtlMs });
+    await beginPayment(orm.em.fork(), session.id, { customerName: 'Fuzz', cardBrand: 'visa', cardLast4: '4242' }, `fuzz-${session.id}`);
+    await completePayment(orm.em.fork(), session.id, simulatedChargeId('ok', session.id));
+    const notice = { checkoutSessionId: session.id, reason: 'general' as const, amountInCents: null, inquiry };
+    await orm.em.fork().transactional((tx) => recordDisputeNotice(tx, notice, config.disputes));
   }
 }
 

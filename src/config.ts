@@ -127,6 +127,12 @@ const schema = z.object({
   API_KEY_CACHE_TTL: durationMs.default(60 * 1000),
   SESSION_TTL: durationMs.default(24 * 3600 * 1000),
   WITHDRAWAL_PROCESSING_DELAY: durationMs.default(10 * 60 * 1000),
+  /** How long a business has to answer a dispute: `evidenceDueBy` is the notice's time plus this. */
+  DISPUTE_RESPONSE_WINDOW: durationMs.default(7 * 24 * 3600 * 1000),
+  /** How long after a submission the simulated card network decides evidence carrying its test phrases. */
+  DISPUTE_REVIEW_PERIOD: durationMs.default(5 * 1000),
+  /** How long after a test card's payment the simulated acquirer's dispute notice arrives. */
+  DISPUTE_NOTICE_DELAY: durationMs.default(2 * 1000),
   WEBHOOK_ENCRYPTION_KEY: encryptionKey.optional(),
   WEBHOOK_CA_FILE: z.string().min(1).optional(),
   PAYLOAD_ENCRYPTION_KEYS: payloadKeyRing.optional(),
@@ -193,6 +199,8 @@ export interface Config {
   checkoutBaseUrl?: string;
   sessionTtlMs: number;
   withdrawalProcessingDelayMs: number;
+  /** The dispute process's durations (docs/disputes.md). */
+  disputes: DisputeTimes;
   webhooks: {
     /** AES-256-GCM key for endpoint secrets at rest; in development it is generated under the data dir. */
     encryptionKey?: Buffer;
@@ -217,6 +225,15 @@ export interface Config {
   /** What `npm start` prints below its banner (src/dev/terminal-logs.ts); its log files are JSON either way. */
   logFormat: 'short' | 'json';
   dev: { postgresPort: number; temporalPort: number; temporalUiPort: number };
+}
+
+export interface DisputeTimes {
+  /** DISPUTE_RESPONSE_WINDOW: from the notice to `evidenceDueBy`. */
+  responseWindowMs: number;
+  /** DISPUTE_REVIEW_PERIOD: from a submission to the simulated network's decision. */
+  reviewPeriodMs: number;
+  /** DISPUTE_NOTICE_DELAY: from a test card's payment to the simulated acquirer's notice. */
+  noticeDelayMs: number;
 }
 
 /** Thrown with one line that names the offending variable, so start-up fails clearly. */
@@ -320,6 +337,7 @@ export function loadConfig(
     checkoutBaseUrl: c.CHECKOUT_BASE_URL?.replace(/\/+$/, ''),
     sessionTtlMs: c.SESSION_TTL,
     withdrawalProcessingDelayMs: c.WITHDRAWAL_PROCESSING_DELAY,
+    disputes: { responseWindowMs: c.DISPUTE_RESPONSE_WINDOW, reviewPeriodMs: c.DISPUTE_REVIEW_PERIOD, noticeDelayMs: c.DISPUTE_NOTICE_DELAY },
     webhooks: {
       encryptionKey: c.WEBHOOK_ENCRYPTION_KEY,
       caFile: c.WEBHOOK_CA_FILE,

@@ -6,4 +6,5 @@ export { withdrawalWorkflow } from './withdrawals.js';
 export { refundWorkflow } from './refunds.js';
 export { webhookDeliveryWorkflow } from './webhooks.js';
 export { reserveReleaseWorkflow } from './reserves.js';
+export { disputeWorkflow } from './disputes.js';
 export { retentionWorkflow } from './retention.js';

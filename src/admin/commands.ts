@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { durationMs } from '../config.js';
-import { dollarsToCents, percentToBps } from '../domain/money.js';
 import { RATE_LIMIT_TIERS } from '../modules/businesses/business.entity.js';
 import { verifyLedger } from '../modules/ledger/ledger-verify.service.js';
 import { exportBalanceTransactions } from '../modules/balance-transactions/balance-transaction.queries.js';
@@ -16,34 +15,15 @@ import {
   listWithdrawalMethods,
   removeWithdrawalMethod,
   revokeApiKey,
+  updateBusinessTerms,
 } from '../modules/businesses/business.service.js';
+import { disputeCommand, disputeUsage } from './dispute.commands.js';
+import { money, parseOptions, percent, required as requiredWith, UsageError, type CommandDeps, type CommandResult, type Options } from './options.js';
 import type { WithdrawalMethod } from '../modules/businesses/withdrawal-method.entity.js';
 import { destinationSchema, type Destination } from '../modules/withdrawals/destination.rules.js';
 import { queryInstant } from '../http/validate.js';
 
-/** What a command prints: a line for people and an object for `--json`. */
-export interface CommandResult {
-  text: string;
-  json: unknown;
-  exitCode?: number;
-}
-
-export type Options = Record<string, string | boolean | undefined>;
-
-export class UsageError extends Error {}
-
-const percent = (name: string) =>
-  z.coerce.number().min(0).max(100).transform((value, ctx) => {
-    const bps = percentToBps(value);
-    if (bps === null) ctx.addIssue({ code: 'custom', message: `${name} takes at most two decimals` });
-    return bps ?? 0;
-  });
-
-const money = z.coerce.number().min(0).transform((value, ctx) => {
-  const cents = dollarsToCents(value);
-  if (cents === null) ctx.addIssue({ code: 'custom', message: 'amounts take at most two decimals' });
-  return cents ?? 0;
-});
+export { UsageError, type CommandResult, type Options } from './options.js';
 
 const businessOptions = z.object({
   name: z.string({ error: '--name is required' }).min(1).max(200),
@@ -52,20 +32,12 @@ const businessOptions = z.object({
   'fixed-fee': money.prefault('0.30'),
   'reserve-percent': percent('--reserve-percent').prefault('0'),
   'reserve-hold': durationMs.prefault('90d'),
+  'dispute-fee': money.prefault('15.00'),
   tier: z.enum(RATE_LIMIT_TIERS).default('standard'),
   'rate-per-minute': z.coerce.number().int().positive().optional(),
   burst: z.coerce.number().int().positive().optional(),
   approved: z.boolean().default(false),
 });
-
-function parseOptions<S extends z.ZodType>(schema: S, options: Options): z.output<S> {
-  const result = schema.safeParse(options);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new UsageError(`--${issue.path.join('.')}: ${issue.message}`);
-  }
-  return result.data;
-}
 
 /** A date (its midnight UTC) or an ISO 8601 instant; `--to` is exclusive, so a month is `--from 2026-11-01 --to 2026-12-01`. */
 const instantOption = queryInstant('an ISO 8601 date or instant')
@@ -76,8 +48,23 @@ const exportOptions = z.object({ mode: z.enum(['test', 'live']).default('test'),
 const keyLines = (keys: { id: string; mode: string; scope: string; secret: string }[]) =>
   keys.map((k) => `  ${k.mode.padEnd(4)} ${k.scope.padEnd(9)} ${k.secret}   (${k.id})`).join('\n');
 
-export async function runCommand(em: EntityManager, args: string[], options: Options): Promise<CommandResult> {
+/** The terms `business update` may change; each only if given. */
+const termOptions = z.object({
+  'fee-percent': percent('--fee-percent').optional(),
+  'fixed-fee': money.optional(),
+  'reserve-percent': percent('--reserve-percent').optional(),
+  'reserve-hold': durationMs.optional(),
+  'dispute-fee': money.optional(),
+});
+
+const required = (value: string | undefined, what: string) => requiredWith(value, what, USAGE);
+
+const termsLine = (b: Business) =>
+  `${(b.feeBps / 100).toFixed(2)}% + $${(b.feeFixedCents / 100).toFixed(2)}  reserve ${(b.reserveBps / 100).toFixed(2)}%  dispute fee $${(b.disputeFeeCents / 100).toFixed(2)}`;
+
+export async function runCommand(em: EntityManager, args: string[], options: Options, deps: CommandDeps = {}): Promise<CommandResult> {
   const [area, action, target] = args;
+  if (area === 'dispute') return disputeCommand(em, action, target, options, deps);
   switch (`${area} ${action}`) {
     case 'business create': {
       const o = parseOptions(businessOptions, options);
@@ -91,6 +78,7 @@ export async function runCommand(em: EntityManager, args: string[], options: Opt
         feeFixedCents: o['fixed-fee'],
         reserveBps: o['reserve-percent'],
         reserveHoldMs: o['reserve-hold'],
+        disputeFeeCents: o['dispute-fee'],
         rateLimitTier: o.tier,
         rateLimitPerMinute: o['rate-per-minute'] ?? null,
         rateLimitBurst: o.burst ?? null,
@@ -100,6 +88,22 @@ export async function runCommand(em: EntityManager, args: string[], options: Opt
         json: { business, keys },
       };
     }
+    case 'business update': {
+      const businessId = required(target, 'business id');
+      const o = parseOptions(termOptions, options);
+      const terms = {
+        feeBps: o['fee-percent'],
+        feeFixedCents: o['fixed-fee'],
+        reserveBps: o['reserve-percent'],
+        reserveHoldMs: o['reserve-hold'],
+        disputeFeeCents: o['dispute-fee'],
+      };
+      if (Object.values(terms).every((value) => value === undefined)) {
+        throw new UsageError('business update needs at least one of --fee-percent, --fixed-fee, --reserve-percent, --reserve-hold, --dispute-fee');
+      }
+      const business = await updateBusinessTerms(em, businessId, terms);
+      return { text: `Updated ${business.id}: ${termsLine(business)}. They apply to money moves from now on.`, json: { business } };
+    }
     case 'business approve': {
       const business = await approveBusiness(em, required(target, 'business id'));
       return { text: `Approved ${business.id}; its live keys now work.`, json: { business } };
@@ -107,7 +111,7 @@ export async function runCommand(em: EntityManager, args: string[], options: Opt
     case 'business list': {
       const businesses = await listBusinesses(em);
       const rows = businesses.map(
-        (b) => `${b.id}  ${b.approved ? 'approved' : 'pending '}  ${(b.feeBps / 100).toFixed(2)}% + $${(b.feeFixedCents / 100).toFixed(2)}  reserve ${(b.reserveBps / 100).toFixed(2)}%  ${b.rateLimitTier}  ${b.name}`,
+        (b) => `${b.id}  ${b.approved ? 'approved' : 'pending '}  ${termsLine(b)}  ${b.rateLimitTier}  ${b.name}`,
       );
       return { text: rows.join('\n') || 'No businesses yet.', json: { businesses } };
     }
@@ -185,17 +189,14 @@ function methodLine(method: WithdrawalMethod): string {
   return method.destinationType === 'wallet' ? `wallet ${d.walletEmail}` : `crypto ${d.cryptoCoin} ${d.cryptoNetwork} ${d.cryptoAddress}`;
 }
 
-function required(value: string | undefined, what: string): string {
-  if (!value) throw new UsageError(`missing ${what}\n\n${USAGE}`);
-  return value;
-}
-
 export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
   banner          the banner of the running \`npm start\` again (its URLs and demo test key)
   business create --name NAME [--fee-percent 2.9] [--fixed-fee 0.30] [--reserve-percent 10]
-                  [--reserve-hold 90d] [--tier standard|growth|enterprise]
+                  [--reserve-hold 90d] [--dispute-fee 15.00] [--tier standard|growth|enterprise]
                   [--rate-per-minute N --burst N] [--approved]
+  business update BUSINESS_ID [--fee-percent P] [--fixed-fee D] [--reserve-percent P]
+                  [--reserve-hold 90d] [--dispute-fee 15.00]
   business approve BUSINESS_ID
   business list
   key create BUSINESS_ID [--mode test|live] [--scope full|read_only]
@@ -206,4 +207,5 @@ export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   withdrawal-method remove METHOD_ID
   ledger verify
   balance-transactions export BUSINESS_ID [--mode test|live] [--from DATE] [--to DATE]
-                  CSV of the business's balance transactions created in [from, to), oldest first`;
+                  CSV of the business's balance transactions created in [from, to), oldest first
+${disputeUsage}`;

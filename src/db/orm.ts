@@ -12,6 +12,7 @@ import { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../modules/web
 import { Refund } from '../modules/refunds/refund.entity.js';
 import { RefundReservePart } from '../modules/refunds/refund-reserve-part.entity.js';
 import { Withdrawal } from '../modules/withdrawals/withdrawal.entity.js';
+import { Dispute, DisputeReservePart } from '../modules/disputes/dispute.entity.js';
 import { migrationsList } from './migrations/index.js';
 
 export const entities = [
@@ -32,6 +33,8 @@ export const entities = [
   Withdrawal,
   Refund,
   RefundReservePart,
+  Dispute,
+  DisputeReservePart,
 ];
 
 export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}): Options {

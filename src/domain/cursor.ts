@@ -25,6 +25,7 @@ export const CURSOR_IDS = {
   session: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
   reserve: /^res_[0-9a-f]{32}$/,
   balanceTransaction: /^txn_[0-9a-f]{32}_[apr]$/,
+  dispute: /^dsp_[0-9a-f]{32}$/,
 } as const;
 
 /** Longer than any cursor this service writes (about 90 characters). */

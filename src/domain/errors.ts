@@ -24,7 +24,15 @@ export type DomainErrorCode =
   | 'webhook_endpoint_not_found'
   | 'webhook_endpoint_disabled'
   | 'too_many_webhook_endpoints'
-  | 'event_not_found';
+  | 'event_not_found'
+  | 'refund_session_disputed'
+  | 'dispute_not_found'
+  | 'dispute_session_refunded'
+  | 'dispute_session_not_completed'
+  | 'dispute_amount_invalid'
+  | 'dispute_evidence_not_accepted'
+  | 'dispute_evidence_past_due'
+  | 'dispute_not_closable';
 
 /** One problem with one field of the input, named by its path. */
 export interface FieldError {

@@ -35,7 +35,7 @@ function uuidv7(): string {
 
 /** The spec's identifier prefixes, plus the ones this service adds for its own records. */
 export type IdPrefix =
-  | 'biz' | 'key' | 'wm' | 'item' | 'wd' | 'ref' | 'res' | 'wh' | 'evt' | 'req' | 'whd' | 'ltx';
+  | 'biz' | 'key' | 'wm' | 'item' | 'wd' | 'ref' | 'res' | 'wh' | 'evt' | 'req' | 'whd' | 'ltx' | 'dsp';
 
 /**
  * `<prefix>_<32 hex>`, time-ordered (UUIDv7 underneath) so that ids sort by creation, which keeps

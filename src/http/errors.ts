@@ -41,6 +41,34 @@ const catalogue = {
   refund_session_not_completed: { type: 'validation_error', status: 400, message: 'Can only refund completed sessions' },
   refund_already_exists: { type: 'validation_error', status: 400, message: 'Refund already exists for this session' },
   insufficient_balance_for_refund: { type: 'validation_error', status: 400, message: 'Insufficient balance for refund' },
+  refund_session_disputed: {
+    type: 'validation_error',
+    status: 400,
+    message: ({ status }) => `Cannot refund a checkout session whose dispute is ${status}`,
+  },
+  dispute_evidence_not_accepted: {
+    type: 'validation_error',
+    status: 400,
+    message: ({ status }) => `Cannot submit evidence for a dispute in ${status} status`,
+  },
+  dispute_evidence_past_due: {
+    type: 'validation_error',
+    status: 400,
+    message: ({ evidenceDueBy }) => `Evidence was due by ${evidenceDueBy}`,
+  },
+  dispute_not_closable: { type: 'validation_error', status: 400, message: ({ status }) => `Cannot close a dispute in ${status} status` },
+  // The acquirer's notices (the admin CLI's `dispute open`), never an API request.
+  dispute_session_refunded: { type: 'validation_error', status: 400, message: 'A refunded session cannot be disputed: the acquirer reverses the notice' },
+  dispute_session_not_completed: {
+    type: 'validation_error',
+    status: 400,
+    message: ({ status }) => `Cannot dispute a checkout session in ${status} status`,
+  },
+  dispute_amount_invalid: {
+    type: 'validation_error',
+    status: 400,
+    message: ({ total }) => `Dispute amount must be between 0.01 and ${total}`,
+  },
   withdrawal_not_cancellable: {
     type: 'validation_error',
     status: 400,
@@ -82,6 +110,7 @@ const catalogue = {
   refund_not_found: { type: 'not_found', status: 404, message: 'Refund not found' },
   reserve_not_found: { type: 'not_found', status: 404, message: 'Reserve not found' },
   balance_transaction_not_found: { type: 'not_found', status: 404, message: 'Balance transaction not found' },
+  dispute_not_found: { type: 'not_found', status: 404, message: 'Dispute not found' },
   webhook_endpoint_not_found: { type: 'not_found', status: 404, message: 'Webhook endpoint not found' },
   event_not_found: { type: 'not_found', status: 404, message: 'Event or delivery not found' },
   method_not_allowed: { type: 'method_not_allowed', status: 405, message: 'Method not allowed' },

@@ -4,6 +4,7 @@ import { payOperations } from '../modules/checkout/pay.routes.js';
 import { sessionOperations } from '../modules/checkout/session.routes.js';
 import { balanceOperations } from '../modules/ledger/balance.routes.js';
 import { refundOperations } from '../modules/refunds/refund.routes.js';
+import { disputeOperations } from '../modules/disputes/dispute.routes.js';
 import { reserveOperations } from '../modules/reserves/reserve.routes.js';
 import { webhookEventsMethodGuard, webhookOperations } from '../modules/webhooks/webhook.routes.js';
 import { withdrawalOperations } from '../modules/withdrawals/withdrawal.routes.js';
@@ -32,6 +33,7 @@ export const apiRoutes: Array<readonly Operation[] | RouteModule> = [
   balanceOperations,
   reserveOperations,
   refundOperations,
+  disputeOperations,
   withdrawalOperations,
   // Before the webhook operations: the 405 of other methods on `/webhooks/events` (not an operation).
   webhookEventsMethodGuard,

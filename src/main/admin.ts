@@ -7,8 +7,11 @@ import { parseArgs } from 'node:util';
 import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING } from '../config.js';
 import { runningEmbeddedPort, startEmbeddedPostgres, embeddedUrl } from '../dev/embedded-postgres.js';
 import { runningBanner } from '../dev/running.js';
+import type { Client } from '@temporalio/client';
 import { runCommand, USAGE, UsageError, type Options } from '../admin/commands.js';
-import { embeddedDatabaseDir, openMigratedDatabase } from './runtime.js';
+import { DomainError } from '../domain/errors.js';
+import { toApiError } from '../http/errors.js';
+import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase } from './runtime.js';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -35,6 +38,11 @@ async function main(): Promise<number> {
       address: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
+      'dispute-fee': { type: 'string' },
+      reason: { type: 'string' },
+      amount: { type: 'string' },
+      inquiry: { type: 'boolean' },
+      outcome: { type: 'string' },
     },
   });
   if (values.help || positionals.length === 0) {
@@ -64,12 +72,16 @@ async function main(): Promise<number> {
     }
   }
   const orm = await openMigratedDatabase(url);
+  // Only `dispute decide` talks to Temporal (TEMPORAL_ADDRESS, or the dev server `npm start` runs).
+  let temporal: Client | undefined;
+  const deps = { disputeTimes: config.disputes, temporal: async () => (temporal ??= await connectTemporalFor(config)) };
   try {
     const { json, ...opts } = values;
-    const result = await runCommand(orm.em.fork(), positionals, opts as Options);
+    const result = await runCommand(orm.em.fork(), positionals, opts as Options, deps);
     process.stdout.write(json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text}\n`);
     return result.exitCode ?? 0;
   } finally {
+    await temporal?.connection.close();
     await orm.close();
     await stopEmbedded?.();
   }
@@ -79,7 +91,9 @@ main().then(
   (code) => process.exit(code),
   (err) => {
     const known = err instanceof UsageError || err instanceof ConfigError || (err as Error).name === 'NotFoundError';
-    process.stderr.write(known ? `${(err as Error).message}\n` : `admin failed: ${(err as Error)?.stack ?? err}\n`);
+    // A refused request (an unknown session, a refunded one): the same words the API would answer.
+    if (err instanceof DomainError) process.stderr.write(`${toApiError(err)!.message}\n`);
+    else process.stderr.write(known ? `${(err as Error).message}\n` : `admin failed: ${(err as Error)?.stack ?? err}\n`);
     process.exit(known && err instanceof UsageError ? 2 : 1);
   },
 );

@@ -147,6 +147,7 @@ export async function startWorker(opts: {
     webhooks,
     processor,
     sessionTtlMs: config.sessionTtlMs,
+    disputes: config.disputes,
   });
   await ensureRetentionSchedule(temporal, config.temporal.taskQueue);
   await ensureSessionExpirySweep(temporal, config.temporal.taskQueue);

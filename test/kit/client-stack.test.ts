@@ -1,11 +1,11 @@
 import { createPaymentsClient, PaymentsApiError, type PaymentsClient } from '@payments/client';
-import { pay, payBody } from '../support/payments.js';
+import { eventually, pay, payBody } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { failOnServerErrors } from './support/fail-on-server-errors.js';
 import { trustTestCa } from './support/trust-test-ca.js';
 
 /** @payments/client against the real service: real PostgreSQL, Temporal and worker, over TLS. */
-const stack = useStack();
+const stack = useStack({ DISPUTE_NOTICE_DELAY: '200ms' });
 const biz = useBusiness(stack, { name: 'Kit Coffee' });
 let client: PaymentsClient;
 
@@ -55,6 +55,28 @@ describe('@payments/client against the real service', () => {
     const all = await client.balanceTransactions.list({ limit: 2 }).toArray();
     expect(all.length).toBeGreaterThanOrEqual(5); // 4 payments + refunds, two a page
     expect(new Set(all.map((t) => t.id)).size).toBe(all.length);
+  });
+
+  it('finds a dispute card\'s dispute, saves and submits evidence, and closes another', async () => {
+    const disputed = [];
+    for (let n = 6; n <= 7; n++) {
+      const session = await client.checkoutSessions.create(cart(n));
+      expect((await pay(stack, session.id, payBody('4000000000000259'))).status).toBe(200);
+      disputed.push(session.id);
+    }
+    const found = await eventually('both disputes', async () => {
+      const all = await client.disputes.list({ limit: 1 }).toArray();
+      return all.length === 2 && all;
+    });
+    expect(found.map((d) => d.checkoutSessionId)).toEqual([...disputed].reverse()); // newest first, a page each
+    const [dispute] = await client.disputes.list({ checkoutSessionId: disputed[0] }).toArray();
+    await expect(client.disputes.retrieve(dispute.id)).resolves.toMatchObject({ status: 'needs_response', reason: 'fraudulent' });
+    const draft = await client.disputes.submitEvidence(dispute.id, { customerName: 'Ada Lovelace' });
+    expect(draft).toMatchObject({ status: 'needs_response', evidence: { customerName: 'Ada Lovelace' } });
+    expect((await client.disputes.submitEvidence(dispute.id, { submit: true })).status).toBe('under_review');
+    const other = found.find((d) => d.id !== dispute.id)!;
+    expect((await client.disputes.close(other.id)).status).toBe('lost');
+    await expect(client.disputes.close(other.id)).rejects.toMatchObject({ status: 400, type: 'validation_error', message: 'Cannot close a dispute in lost status' });
   });
 
   it('throws the API’s errors typed: type, message, requestId and field errors', async () => {

@@ -25,7 +25,10 @@ failOnServerErrors();
 trustTestCa();
 beforeAll(async () => {
   // The worker trusts the shop's certificate (the test CA), as WEBHOOK_CA_FILE lets a deployment do.
-  [stack, browser] = await Promise.all([startStack({ WEBHOOK_CA_FILE: process.env.TEST_TLS_CA! }), launchChromium()]);
+  [stack, browser] = await Promise.all([
+    startStack({ WEBHOOK_CA_FILE: process.env.TEST_TLS_CA!, DISPUTE_NOTICE_DELAY: '500ms', DISPUTE_REVIEW_PERIOD: '1s' }),
+    launchChromium(),
+  ]);
   biz = await stack.business({ name: 'Northwind Coffee' });
   shop = await startShop({
     apiKey: biz.testKey,
@@ -59,12 +62,23 @@ async function until<T>(page: Page, what: string, read: () => Promise<T>, expect
 const untilText = (page: Page, selector: string, expected: string) =>
   until(page, selector, async () => (await page.locator(selector).textContent({ timeout: 2_000 }))?.trim(), expected);
 
-async function payOnHostedPage(page: Page) {
-  await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+async function payOnHostedPage(page: Page, card = '4242 4242 4242 4242') {
+  await page.getByLabel('Card number').fill(card);
   await page.getByLabel('Expiry (MM / YY)').fill('12 / 34');
   await page.getByLabel('Security code (CVC)').fill('123');
   await page.getByLabel('Name on card').fill('Ada Lovelace');
   await page.getByRole('button', { name: /^Pay / }).click();
+}
+
+/** Every body the shop received for the order is what the API document's `webhooks` say (the source of the types). */
+function expectDocumentedBodies(order: { deliveries: { event: { type: string } }[] }) {
+  const ajv = newValidator();
+  ajv.addSchema(structuredClone(apiDocument()) as object, 'doc');
+  for (const { event: body } of order.deliveries) {
+    const name = `${body.type.split(/[._]/).map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Event`;
+    const validate = ajv.compile({ $ref: `doc#/components/schemas/${name}` });
+    expect({ type: body.type, valid: validate(body), errors: validate.errors ?? null }).toEqual({ type: body.type, valid: true, errors: null });
+  }
 }
 
 const eventsOf = (page: Page, type: string) => page.locator(`[data-event-type="${type}"]`);
@@ -120,16 +134,34 @@ describe('examples/shop end to end', () => {
     expect((await shop.payments.refunds.retrieve(order.refundId!)).status).toBe('completed');
     await page.close();
 
-    // Every body the shop received is what the API document's `webhooks` say (the source of the types).
-    const ajv = newValidator();
-    ajv.addSchema(structuredClone(apiDocument()) as object, 'doc');
-    const received = order.deliveries.map((d) => d.event);
-    expect(received.map((e) => e.type)).toEqual(expect.arrayContaining(['checkout.succeeded', 'refund.created', 'refund.completed']));
-    for (const body of received) {
-      const name = `${body.type.split(/[._]/).map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Event`;
-      const validate = ajv.compile({ $ref: `doc#/components/schemas/${name}` });
-      expect({ type: body.type, valid: validate(body), errors: validate.errors ?? null }).toEqual({ type: body.type, valid: true, errors: null });
-    }
+    expect(order.deliveries.map((d) => d.type)).toEqual(expect.arrayContaining(['checkout.succeeded', 'refund.created', 'refund.completed']));
+    expectDocumentedBodies(order);
+  });
+
+  it('marks an order paid with the 0259 card disputed on dispute.created, and shows the outcome on dispute.closed', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(shop.origin);
+    await page.getByRole('button', { name: 'Buy Ceramic mug' }).click();
+    await page.waitForURL(`${stack.origin}/checkout/**`);
+    await payOnHostedPage(page, '4000 0000 0000 0259');
+    await page.waitForURL(`${shop.origin}/orders/*?session_id=*`, { timeout: 30_000 });
+    const orderId = new URL(page.url()).pathname.split('/').pop()!;
+    const order = shop.orders.get(orderId)!;
+
+    // The bank's dispute arrives by webhook a moment after the payment: the order is held.
+    await untilText(page, '#status', 'Disputed');
+    expect(order.disputeId).toMatch(/^dsp_[0-9a-f]{32}$/);
+    await expect(page.locator('#dispute').textContent()).resolves.toBe(order.disputeId);
+    const dispute = await shop.payments.disputes.retrieve(order.disputeId!);
+    expect(dispute).toMatchObject({ checkoutSessionId: order.sessionId, status: 'needs_response', reason: 'fraudulent' });
+
+    // The shop answers with evidence (Stripe's test phrase wins it); dispute.closed brings the outcome.
+    await shop.payments.disputes.submitEvidence(order.disputeId!, { shippingCarrier: 'UPS', uncategorizedText: 'winning_evidence', submit: true });
+    await untilText(page, '#status', 'Dispute won');
+    expect(order.deliveries.map((d) => d.type)).toEqual(expect.arrayContaining(['checkout.succeeded', 'dispute.created', 'dispute.closed']));
+    expect(order.fulfilments).toBe(1);
+    expectDocumentedBodies(order);
+    await page.close();
   });
 
   it('refuses a delivery whose signature does not verify: 400, nothing applied', async () => {

@@ -55,6 +55,29 @@ describe('@payments/webhooks constructEvent', () => {
     expect([parsed.eventId, parsed.payload.sessionId, amount]).toEqual(['evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e', '0190f4c2-a7e0-7b3c-9d1e-2f3a4b5c6d7e', 4658]);
   });
 
+  it('narrows a dispute event to its payload: the dispute, its session, status, reason, amount and deadline', () => {
+    const body = deliveryBody({
+      id: 'evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7f',
+      type: 'dispute.closed',
+      createdAt: new Date('2026-11-24T05:00:00Z'),
+      livemode: false,
+      payload: {
+        disputeId: 'dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d90',
+        checkoutSessionId: '0190f4c2-a7e0-7b3c-9d1e-2f3a4b5c6d7e',
+        status: 'won',
+        reason: 'fraudulent',
+        amountInCents: 4658,
+        evidenceDueBy: '2026-12-01T05:00:00.000Z',
+      },
+    });
+    const parsed: WebhookEvent = constructEvent(body, signatureHeader([SECRET], now(), body), SECRET);
+    if (parsed.type !== 'dispute.closed') throw new Error('expected dispute.closed');
+    // Typed from the document: the status one of the dispute statuses, the amount cents.
+    const status: 'won' | 'lost' | 'warning_closed' | 'needs_response' | 'under_review' | 'warning_needs_response' | 'warning_under_review' = parsed.payload.status;
+    const amount: number = parsed.payload.amountInCents;
+    expect([parsed.payload.disputeId, status, amount]).toEqual(['dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d90', 'won', 4658]);
+  });
+
   it('throws WebhookTimestampError more than toleranceSeconds away, either way', () => {
     const late = thrown(() => constructEvent(BODY, header, SECRET, { nowSeconds: T + 301 }));
     expect(late).toBeInstanceOf(WebhookTimestampError);

@@ -74,6 +74,8 @@ describe("the worker's processor with live payments refused", () => {
     retrieveCharge: async () => (calls.push('retrieveCharge'), { status: 'succeeded', chargeId: 'ch_1' }),
     payout: async () => (calls.push('payout'), { status: 'paid', processorTransactionId: 'po_1' }),
     refund: async () => (calls.push('refund'), { status: 'succeeded', refundId: 're_1' }),
+    disputeNotice: () => null,
+    reviewDisputeEvidence: () => null,
   } as PaymentProcessor;
   const guarded = refusingLive(inner);
   const wallet = { destinationType: 'wallet' as const, destinationDetails: { walletEmail: 'a@b.example' } };

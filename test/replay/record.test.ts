@@ -25,6 +25,10 @@ import { startStack, type TestBusiness, type TestStack } from '../support/stack.
 import { workerTaskQueue } from '../support/names.js';
 import { startReceiver, type Answer } from '../support/webhook-receiver.js';
 import { readIndex, writeIndex, type Fixture } from './fixtures.js';
+import { enterDisputeDecision, recordDisputeNotice } from '../../src/modules/disputes/dispute.operator.js';
+import { disputeWorkflowId } from '../../src/modules/disputes/dispute.workflow.js';
+import { DISPUTE_CARDS, disputeOfSession, disputeWorkflow } from '../support/disputes.js';
+import type { DisputeTimes } from '../../src/config.js';
 import { closedHistory, copyOfWorkflows, saveHistory, sleepingHistory, startWorkerOn } from './recorder.js';
 
 /** The commit that made an unknown charge outcome a lookup; its parent is the payment workflow before it. */
@@ -216,6 +220,81 @@ record('recording replay fixtures from the real dev server', () => {
           branch: 'session expiry (sweeps, one cancelling a session; open, asleep on its timer)',
         }),
       );
+    } finally {
+      await stack.stop();
+    }
+  }, 300_000);
+
+  it("today's code: disputes (cards' notices, evidence won and lost, inquiries closed and escalated, accepted, decided, silence, the reminder, reversed)", async () => {
+    const stack = await startStack({ DISPUTE_NOTICE_DELAY: '1s', DISPUTE_REVIEW_PERIOD: '1s' });
+    const HOUR = 3600_000;
+    const saveDispute = async (id: string, name: string, branch: string, history?: Awaited<ReturnType<typeof closedHistory>>) => {
+      const workflowId = disputeWorkflowId(id);
+      recorded.push(saveHistory(history ?? (await closedHistory(stack.temporal, workflowId)), { name, workflowId, workflowType: 'disputeWorkflow', branch }));
+    };
+    try {
+      const biz = await stack.business({ reserveBps: 0 });
+      const key = biz.testKey;
+      const evidence = (id: string, text: string) => stack.http.post(`/api/disputes/${id}/evidence`, { uncategorizedText: text, submit: true }, { key });
+      const close = (id: string) => stack.http.post(`/api/disputes/${id}/close`, undefined, { key });
+      const paidWith = async (card: string) => {
+        const session = await createSession(stack, key);
+        await pay(stack, session.id, payBody(card));
+        return session.id as string;
+      };
+      /** A notice an operator enters (`dispute open`), with its own clocks. */
+      const entered = async (times: Partial<DisputeTimes> = {}) => {
+        const sessionId = await paidWith(CARDS.success);
+        const notice = { checkoutSessionId: sessionId, reason: 'general' as const, amountInCents: null, inquiry: false };
+        const { dispute } = await stack.orm.em.fork().transactional((tx) => recordDisputeNotice(tx, notice, { ...stack.config.disputes, ...times }));
+        await disputeWorkflow(stack, dispute.id);
+        return dispute.id;
+      };
+      for (let i = 0; i < 6; i++) await paidWith(CARDS.success); // funds for the chargebacks and the refund
+
+      const won = await disputeOfSession(stack, biz, await paidWith(DISPUTE_CARDS.chargebackFraudulent));
+      await evidence(won.id, 'winning_evidence');
+      await saveDispute(won.id, 'dispute-chargeback-won', "dispute: a card's notice (after its delay), evidence won by the network");
+      const lost = await disputeOfSession(stack, biz, await paidWith(DISPUTE_CARDS.chargebackNotReceived));
+      await evidence(lost.id, 'losing_evidence');
+      await saveDispute(lost.id, 'dispute-chargeback-lost', "dispute: a card's notice, evidence lost by the network");
+      const closedInquiry = await disputeOfSession(stack, biz, await paidWith(DISPUTE_CARDS.inquiryFraudulent));
+      await evidence(closedInquiry.id, 'winning_evidence');
+      await saveDispute(closedInquiry.id, 'dispute-inquiry-closed', 'dispute: an inquiry, evidence won, warning_closed');
+      const escalated = await disputeOfSession(stack, biz, await paidWith(DISPUTE_CARDS.inquiryFraudulent));
+      await evidence(escalated.id, 'losing_evidence');
+      await eventually('the inquiry to escalate', async () => (await stack.http.get(`/api/disputes/${escalated.id}`, { key })).body.data.status === 'needs_response');
+      await close(escalated.id);
+      await saveDispute(escalated.id, 'dispute-inquiry-escalated', 'dispute: an inquiry, evidence lost, escalated to a chargeback with a fresh window, then accepted');
+
+      const accepted = await entered();
+      await close(accepted);
+      await saveDispute(accepted, 'dispute-chargeback-accepted', 'dispute: entered by an operator, accepted by the merchant (the signal)');
+      const decided = await entered();
+      await evidence(decided, 'Delivered and signed for.');
+      await eventually('the network to review it and leave it under review', async () =>
+        ((await stack.temporal.workflow.getHandle(disputeWorkflowId(decided)).fetchHistory()).events ?? []).filter((e) => e.markerRecordedEventAttributes).length >= 2,
+      );
+      await enterDisputeDecision(stack.orm.em.fork(), stack.temporal, decided, 'won');
+      await saveDispute(decided, 'dispute-chargeback-decided', "dispute: evidence the network leaves under review, won by an operator's decision (the update)");
+      const silent = await entered({ responseWindowMs: 3000 });
+      await saveDispute(silent, 'dispute-chargeback-lost-by-silence', 'dispute: no evidence by evidenceDueBy, lost');
+      const reminded = await entered({ responseWindowMs: 48 * HOUR + 3000 });
+      const open = await eventually('the reminder, then the wait for the deadline', async () => {
+        const history = await stack.temporal.workflow.getHandle(disputeWorkflowId(reminded)).fetchHistory();
+        const events = history.events ?? [];
+        return events.filter((e) => e.markerRecordedEventAttributes).length >= 2 && events.at(-1)?.timerStartedEventAttributes && history;
+      }, 30_000);
+      await saveDispute(reminded, 'dispute-reminded', 'dispute: the 48-hour reminder sent (open, asleep until evidenceDueBy)', open);
+
+      const refundedId = await paidWith(DISPUTE_CARDS.chargebackFraudulent);
+      const refund = await stack.http.post('/api/refunds', { checkoutSessionId: refundedId }, { key });
+      if (refund.status !== 201) throw new Error(`refund: ${refund.status} ${refund.text}`);
+      const [start] = await eventually('the dispute workflow of the refunded payment', () =>
+        sql<{ message: { workflowId: string } }>(stack, `select message from outbox where message->>'workflowType' = 'disputeWorkflow' and message->'args'->0->'notice'->>'checkoutSessionId' = ?`, [refundedId]).then((r) => r.length && r),
+      );
+      const reversedId = start.message.workflowId.replace(/^dispute-/, '');
+      await saveDispute(reversedId, 'dispute-reversed', "dispute: the notice finds the payment refunded, the acquirer reverses it, nothing opens");
     } finally {
       await stack.stop();
     }

@@ -105,6 +105,7 @@ export async function startWorkerOn(stack: TestStack, workflowsPath: string): Pr
       orm,
       webhooks: { encryptionKey: webhookEncryptionKey(config), caFile: config.webhooks.caFile, allowPrivateUrls: config.webhooks.allowPrivateUrls },
       sessionTtlMs: config.sessionTtlMs,
+      disputes: config.disputes,
     },
     { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules } },
   );

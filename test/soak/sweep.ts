@@ -62,6 +62,7 @@ async function sweepOne(api: SoakClient, biz: SoakBusiness, receiverUrl: string)
     if (refund) c.expect('GET /api/refunds/:id', await api.get(`/api/refunds/${refund.id}`, { key, accept: ok }), 200);
   }
   c.expect('GET /api/refunds', await api.get('/api/refunds?limit=3', { key, accept: ok }), 200);
+  c.expect('GET /api/disputes', await api.get('/api/disputes?limit=3', { key, accept: ok }), 200);
 
   // Webhook endpoints: every write route, then the endpoint is gone.
   const created = c.expect('POST /api/webhooks', await api.post('/api/webhooks', { url: receiverUrl, events: ['*'] }, { key, accept: [201] }), 201);

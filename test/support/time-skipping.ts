@@ -34,7 +34,7 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
 
 
 /** temporal.api.enums.v1.IndexedValueType numbers; the test server rejects the enum's string names. */
-const INDEXED_VALUE_TYPE: Record<string, number> = { KEYWORD: 2, INT: 3, BOOL: 5 };
+const INDEXED_VALUE_TYPE: Record<string, number> = { KEYWORD: 2, INT: 3, BOOL: 5, DATETIME: 6 };
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** The workflows bundled once per test file; a new Worker per test reuses it. */

@@ -12,16 +12,31 @@ export interface Order {
   email: string;
   sessionId: string | null;
   /** `paid` only on a verified `checkout.succeeded`, never on the redirect back from the hosted page. */
-  status: 'awaiting_payment' | 'paid' | 'payment_failed' | 'refund_requested' | 'refunded' | 'refund_failed';
+  status:
+    | 'awaiting_payment'
+    | 'paid'
+    | 'payment_failed'
+    | 'refund_requested'
+    | 'refunded'
+    | 'refund_failed'
+    | 'disputed'
+    | 'dispute_won'
+    | 'dispute_lost'
+    | 'inquiry_closed';
   /** How many times the order was packed and shipped: must stay at most 1. */
   fulfilments: number;
   refundId: string | null;
+  /** The customer's dispute of the payment (`dsp_…`), once the bank opened one: answer it with evidence before its deadline. */
+  disputeId: string | null;
   /**
    * Every delivery received for this order, in order: the same event may come more than once, each time
    * as a delivery of its own (`X-Webhook-Delivery-Id`, the id `POST /api/webhooks/retry/:id` takes).
    */
   deliveries: { eventId: string; deliveryId: string; type: string; at: string; event: WebhookEvent }[];
 }
+
+/** How a dispute ended, as the order shows it. */
+const DISPUTE_OUTCOMES: Partial<Record<string, Order['status']>> = { won: 'dispute_won', lost: 'dispute_lost', warning_closed: 'inquiry_closed' };
 
 /**
  * The shop's orders. In memory, to keep the example short: a real shop keeps them in its database and
@@ -34,7 +49,7 @@ export class OrderBook {
   private counter = 1000;
 
   create(productId: string, email: string): Order {
-    const order: Order = { id: `A-${++this.counter}`, productId, email, sessionId: null, status: 'awaiting_payment', fulfilments: 0, refundId: null, deliveries: [] };
+    const order: Order = { id: `A-${++this.counter}`, productId, email, sessionId: null, status: 'awaiting_payment', fulfilments: 0, refundId: null, disputeId: null, deliveries: [] };
     this.orders.set(order.id, order);
     return order;
   }
@@ -69,13 +84,22 @@ export class OrderBook {
       case 'refund.failed':
         order.status = 'refund_failed';
         return;
+      // The customer's bank disputes the payment: hold the order (no more shipping) and gather evidence.
+      case 'dispute.created':
+        order.status = 'disputed';
+        order.disputeId = event.payload.disputeId;
+        return;
+      case 'dispute.closed':
+        order.status = DISPUTE_OUTCOMES[event.payload.status] ?? order.status;
+        return;
       default:
         return; // refund.created and the rest: recorded above, nothing to do
     }
   }
 
   private orderOf(event: WebhookEvent): Order | undefined {
-    const payload = event.payload as { sessionId?: string };
-    return payload.sessionId ? this.bySession(payload.sessionId) : undefined;
+    const payload = event.payload as { sessionId?: string; checkoutSessionId?: string };
+    const sessionId = payload.sessionId ?? payload.checkoutSessionId;
+    return sessionId ? this.bySession(sessionId) : undefined;
   }
 }

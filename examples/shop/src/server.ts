@@ -33,8 +33,8 @@ export async function startShop(options: StartShopOptions) {
     }
     const created = await payments.webhookEndpoints.create({
       url: webhookUrl,
-      events: ['checkout.succeeded', 'checkout.failed', 'refund.created', 'refund.completed', 'refund.failed'],
-      description: 'Example shop: fulfilment and refunds',
+      events: ['checkout.succeeded', 'checkout.failed', 'refund.created', 'refund.completed', 'refund.failed', 'dispute.created', 'dispute.closed'],
+      description: 'Example shop: fulfilment, refunds and disputes',
     });
     secret = created.secret!;
   }

@@ -25,6 +25,8 @@ tr:last-child td{border-bottom:0}td{white-space:nowrap}code{font:.8rem ui-monosp
 .status{display:inline-block;padding:.1rem .6rem;border-radius:999px;font-size:.85rem;font-weight:600;background:#f1e9e0}
 .status.paid,.status.refunded{background:#e3f3e8;color:var(--ok)}
 .status.awaiting_payment,.status.refund_requested{background:#fbf0dc;color:var(--warn)}
+.status.disputed,.status.dispute_lost{background:#fbe4e2;color:var(--bad)}
+.status.dispute_won,.status.inquiry_closed{background:#e3f3e8;color:var(--ok)}
 .status.payment_failed,.status.refund_failed{background:#fbe4e2;color:var(--bad)}
 [role=alert]{background:#fbe4e2;color:var(--bad);padding:.6rem .9rem;border-radius:.5rem}
 .muted{color:var(--muted)}

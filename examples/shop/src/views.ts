@@ -20,6 +20,10 @@ export const STATUS_TEXT: Record<Order['status'], string> = {
   refund_requested: 'Refund requested',
   refunded: 'Refunded',
   refund_failed: 'Refund failed',
+  disputed: 'Disputed',
+  dispute_won: 'Dispute won',
+  dispute_lost: 'Dispute lost',
+  inquiry_closed: 'Inquiry closed',
 };
 
 const statusBadge = (order: Order, id?: string) =>
@@ -68,7 +72,8 @@ export function orderPage(order: Order, error?: string): string {
       <dt>Receipt to</dt><dd>${escape(order.email)}</dd>
       <dt>Status</dt><dd>${statusBadge(order, 'status')}</dd>
       ${paid?.amountInDecimals ? `<dt>Customer paid</dt><dd>$${escape(paid.amountInDecimals)} (the price plus the processing fee)</dd>` : ''}
-      <dt>Fulfilments</dt><dd id="fulfilments">${order.fulfilments}</dd></dl>
+      <dt>Fulfilments</dt><dd id="fulfilments">${order.fulfilments}</dd>
+      ${order.disputeId ? `<dt>Dispute</dt><dd id="dispute"><code>${escape(order.disputeId)}</code></dd>` : ''}</dl>
       ${canRefund ? `<form method="post" action="/orders/${order.id}/refund"><button class="secondary" type="submit">Refund</button></form>` : ''}
     </div>
     <h2>Webhook deliveries</h2>

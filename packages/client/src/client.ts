@@ -61,6 +61,19 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
           return { items: data, page: pagination.page, hasNextPage: pagination.page < pagination.totalPages };
         }),
     },
+    disputes: {
+      retrieve: async (disputeId: string) => (await ok(api.GET('/disputes/{id}', id(disputeId)))).data,
+      /** Saves evidence; with `submit: true` sends it for review (it can no longer change after). */
+      submitEvidence: async (disputeId: string, body: RequestBody<'/disputes/{id}/evidence', 'post'>) =>
+        (await ok(api.POST('/disputes/{id}/evidence', { ...id(disputeId), body }))).data,
+      /** Accepts the dispute: a chargeback is lost, an inquiry closed. */
+      close: async (disputeId: string) => (await ok(api.POST('/disputes/{id}/close', id(disputeId)))).data,
+      list: (filters: Filters<'/disputes'> = {}) =>
+        byCursor(async (cursor) => {
+          const { items, meta } = (await ok(api.GET('/disputes', { params: { query: { ...filters, cursor } } }))).data;
+          return { items, nextCursor: meta.nextCursor };
+        }),
+    },
     withdrawals: {
       create: async (body: RequestBody<'/withdrawals', 'post'>) => (await ok(api.POST('/withdrawals', { body }))).data,
       retrieve: async (withdrawalId: string) => (await ok(api.GET('/withdrawals/{id}', id(withdrawalId)))).data,

@@ -15,6 +15,7 @@ import { Migration20261124060000_api_key_notify } from './Migration2026112406000
 import { Migration20261124070000_webhook_operations } from './Migration20261124070000_webhook_operations.js';
 import { Migration20261124080000_webhook_throttle_gate } from './Migration20261124080000_webhook_throttle_gate.js';
 import { Migration20261125000000_list_filter_indexes } from './Migration20261125000000_list_filter_indexes.js';
+import { Migration20261126000000_disputes } from './Migration20261126000000_disputes.js';
 import { Migration20261126010000_webhook_recovery_index } from './Migration20261126010000_webhook_recovery_index.js';
 import { Migration20261126020000_row_counts } from './Migration20261126020000_row_counts.js';
 import { Migration20261126030000_history_indexes } from './Migration20261126030000_history_indexes.js';
@@ -41,6 +42,7 @@ export const migrationsList = [
   { name: 'Migration20261124070000_webhook_operations', class: Migration20261124070000_webhook_operations },
   { name: 'Migration20261124080000_webhook_throttle_gate', class: Migration20261124080000_webhook_throttle_gate },
   { name: 'Migration20261125000000_list_filter_indexes', class: Migration20261125000000_list_filter_indexes },
+  { name: 'Migration20261126000000_disputes', class: Migration20261126000000_disputes },
   { name: 'Migration20261126010000_webhook_recovery_index', class: Migration20261126010000_webhook_recovery_index },
   { name: 'Migration20261126020000_row_counts', class: Migration20261126020000_row_counts },
   { name: 'Migration20261126030000_history_indexes', class: Migration20261126030000_history_indexes },

@@ -6,7 +6,7 @@ import { shareRepeatedResponses } from './shared-responses.js';
 import { operationPaths, type Operation } from '../operation.js';
 import { declaredOperations } from '../routes.js';
 
-const DESCRIPTION = `A hosted-checkout payments API: checkout sessions, refunds, reserves, withdrawals, balance and signed webhooks.
+const DESCRIPTION = `A hosted-checkout payments API: checkout sessions, refunds, disputes, reserves, withdrawals, balance and signed webhooks.
 
 **Paths.** Every operation is served under \`/api/v1\` (the intended form) and, identically, under \`/api\`: the two servers below. This document is at \`/api/openapi.json\` (and \`/api/v1/openapi.json\`).
 
@@ -33,6 +33,7 @@ const TAGS = [
   { name: 'Balance' },
   { name: 'Reserves', description: 'Funds held back from payments until their release date.' },
   { name: 'Refunds' },
+  { name: 'Disputes', description: "A cardholder's dispute of a payment, reported by the acquirer: an inquiry, or a chargeback whose amount and fee leave the balance at once." },
   { name: 'Withdrawals' },
   { name: 'Webhooks', description: 'Signed HTTPS notifications of events: `X-Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`.' },
   { name: 'API document' },

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { cents, prefixedId, timestamp } from '../envelope.js';
 import type { EventType } from '../../modules/events/event.entity.js';
 import { REFUND_STATUSES } from '../../modules/refunds/refund.entity.js';
+import { DISPUTE_REASONS, DISPUTE_STATUSES } from '../../modules/disputes/dispute.entity.js';
 
 /**
  * The webhook events, as OpenAPI 3.1 `webhooks`: one entry and one schema per event type, describing the
@@ -32,6 +33,17 @@ const withdrawalPayload = (status: 'completed' | 'failed', extra: z.ZodRawShape)
     timestamp: timestamp(),
   });
 
+/** `dispute.*` all carry the dispute's state at the event (src/modules/disputes/dispute.rules.ts). */
+const disputePayload = () =>
+  z.object({
+    disputeId: prefixedId('dsp'),
+    checkoutSessionId: z.uuid(),
+    status: z.enum(DISPUTE_STATUSES),
+    reason: z.enum(DISPUTE_REASONS),
+    amountInCents: cents(),
+    evidenceDueBy: timestamp(),
+  });
+
 /** One payload schema per event type: a new event type fails the type-check until it is described here. */
 const payloads = {
   'checkout.succeeded': z.object({
@@ -58,6 +70,12 @@ const payloads = {
   'refund.failed': refundPayload({ failureReason: nullableText() }),
   'withdrawal.paid': withdrawalPayload('completed', { processorTransactionId: nullableText().optional(), transactionHash: nullableText().optional() }),
   'withdrawal.failed': withdrawalPayload('failed', { failureReason: nullableText() }),
+  'dispute.created': disputePayload(),
+  'dispute.updated': disputePayload(),
+  'dispute.evidence_due_soon': disputePayload(),
+  'dispute.funds_withdrawn': disputePayload(),
+  'dispute.funds_reinstated': disputePayload(),
+  'dispute.closed': disputePayload(),
   // Sent to an endpoint's other subscribed endpoints when it is disabled for failing (issue 19 §1).
   'webhook_endpoint.disabled': z.object({ endpointId: prefixedId('wh'), url: z.string(), reason: z.enum(['failing']), disabledAt: timestamp() }),
   // Only `POST /api/webhooks/{id}/test` sends it, to that endpoint alone (its body also carries `test: true`).

@@ -47,6 +47,7 @@ export const sessionExample: SessionResource = {
   createdAt: T,
   updatedAt: T,
   completedAt: null,
+  disputeId: null,
 };
 
 export const sessionListItemExample: SessionListItemResource = {

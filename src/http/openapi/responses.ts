@@ -129,6 +129,10 @@ const SAMPLE_DETAILS: Partial<Record<ErrorCode, ConstructorParameters<typeof Api
   validation_failed: { errors: [{ path: ['items', 0, 'quantity'], message: 'Quantity must be between 1 and 1000000' }] },
   withdrawal_not_cancellable: { params: { status: 'completed' } },
   session_not_payable: { params: { status: 'completed' } },
+  refund_session_disputed: { params: { status: 'needs_response' } },
+  dispute_evidence_not_accepted: { params: { status: 'under_review' } },
+  dispute_evidence_past_due: { params: { evidenceDueBy: '2026-11-28T09:30:00.000Z' } },
+  dispute_not_closable: { params: { status: 'lost' } },
   rate_limit_exceeded: { params: { seconds: 12 }, retryAfter: 12 },
 };
 

@@ -19,6 +19,9 @@ export const BALANCE_TRANSACTION_TYPES = [
   'withdrawal',
   'withdrawal_cancel',
   'withdrawal_failure',
+  'dispute',
+  'dispute_fee',
+  'dispute_reversal',
 ] as const;
 export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
 
@@ -37,6 +40,10 @@ const KIND_TYPES: Record<string, BalanceTransactionType | Partial<Record<Balance
   'withdrawal.paid': 'withdrawal',
   'withdrawal.cancelled': 'withdrawal_cancel',
   'withdrawal.failed': 'withdrawal_failure',
+  // A chargeback's amount and its fee (from `available`, below zero when owed, and from reserves), and a won one's amount back.
+  'dispute.funds_withdrawn': 'dispute',
+  'dispute.fee': 'dispute_fee',
+  'dispute.funds_reinstated': 'dispute_reversal',
 };
 
 /** Every ledger kind that moves a balance; a kind missing here would break the invariant (unit-tested). */
@@ -91,6 +98,9 @@ const DESCRIPTIONS: Record<BalanceTransactionType, (source: string) => string> =
   withdrawal: (s) => `Withdrawal ${s} requested`,
   withdrawal_cancel: (s) => `Withdrawal ${s} cancelled; its funds returned`,
   withdrawal_failure: (s) => `Withdrawal ${s} failed; its funds returned`,
+  dispute: (s) => `Chargeback ${s}: disputed amount withdrawn`,
+  dispute_fee: (s) => `Chargeback ${s}: dispute fee`,
+  dispute_reversal: (s) => `Chargeback ${s} won: disputed amount returned`,
 };
 
 export const descriptionOf = (type: BalanceTransactionType, sourceId: string, amount: number, balanceType: BalanceType): string =>

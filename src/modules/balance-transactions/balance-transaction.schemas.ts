@@ -20,7 +20,9 @@ export type ListBalanceTransactionsQuery = z.output<typeof listBalanceTransactio
 const signedCents = () => z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
 
 export const fundingResource = z.object({
-  from: z.union([z.literal('available'), prefixedId('res')]).meta({ description: '`available`, or the reserve that gave this share.' }),
+  from: z
+    .union([z.literal('available'), z.literal('owed'), prefixedId('res')])
+    .meta({ description: '`available`, the reserve that gave this share, or (a chargeback only) `owed`: what neither covered, taken below zero from `available`.' }),
   amountInCents: cents(),
 });
 
@@ -32,14 +34,17 @@ export const balanceTransactionResource = z
     feeInCents: cents().meta({ description: 'The fee taken from `amountInCents` (payments only; 0 otherwise).' }),
     netInCents: signedCents().meta({ description: '`amountInCents − feeInCents`: the change to `balanceType`.' }),
     balanceType: z.enum(BALANCE_TYPES),
-    sourceId: z.string().meta({ description: 'The checkout session, refund, reserve or withdrawal id.' }),
+    sourceId: z.string().meta({ description: 'The checkout session, refund, reserve, withdrawal or dispute id.' }),
     createdAt: timestamp(),
     availableOn: timestamp().meta({ description: 'When the money is (or was) available: `releaseAt` for a reserve hold, otherwise `createdAt`.' }),
     description: z.string(),
     funding: z
       .array(fundingResource)
       .optional()
-      .meta({ description: 'Refund items only: how the whole refund was funded, from `available` and from each reserve.' }),
+      .meta({
+        description:
+          'Refund and dispute items only: how the whole refund (or the chargeback, amount and fee together) was funded, from `available`, from each reserve, and what was left `owed`.',
+      }),
   })
   .meta({ id: 'BalanceTransaction' });
 export type BalanceTransactionResource = z.output<typeof balanceTransactionResource>;

@@ -19,13 +19,14 @@ type Funding = NonNullable<BalanceTransactionResource['funding']>;
 
 /**
  * A page's rows as items. What the ledger row does not carry is read once per page: the reserve a
- * payment created (the `reserve_hold`'s source and `availableOn`) and each refund's funding.
+ * payment created (the `reserve_hold`'s source and `availableOn`) and each refund's and chargeback's funding.
  */
 export async function itemsOf(em: EntityManager, rows: ItemRow[]): Promise<BalanceTransactionResource[]> {
   const holds = rows.filter((r) => r.kind === 'payment' && r.account === 'reserved').map((r) => r.reference_id);
   const refunds = rows.filter((r) => r.kind === 'refund.created').map((r) => r.reference_id);
+  const disputes = rows.filter((r) => r.kind === 'dispute.funds_withdrawn').map((r) => r.reference_id);
   const reserves = await reservesOfPayments(em, holds);
-  const funding = await fundingOfRefunds(em, refunds);
+  const funding = new Map([...(await fundingOfRefunds(em, refunds)), ...(await fundingOfDisputes(em, disputes))]);
   return rows.map((row) => {
     const createdAt = new Date(row.created_at).toISOString();
     const type = typeOf(row.kind, row.account);
@@ -44,7 +45,7 @@ export async function itemsOf(em: EntityManager, rows: ItemRow[]): Promise<Balan
       createdAt,
       availableOn: reserve ? reserve.releaseAt : createdAt,
       description: descriptionOf(type, sourceId, net, row.account),
-      ...(type === 'refund' ? { funding: funding.get(row.reference_id) ?? [] } : {}),
+      ...(type === 'refund' || type === 'dispute' ? { funding: funding.get(row.reference_id) ?? [] } : {}),
     };
   });
 }
@@ -81,5 +82,28 @@ async function fundingOfRefunds(em: EntityManager, refundIds: string[]): Promise
     funding.set(refund.id, available > 0 ? [{ from: 'available', amountInCents: available }] : []);
   }
   for (const part of parts) funding.get(part.refund_id)?.push({ from: part.reserve_id, amountInCents: Number(part.amount) });
+  return funding;
+}
+
+/** A chargeback's amount and fee together: `available` first, then each reserve's share, by reserve id, then what was owed. */
+async function fundingOfDisputes(em: EntityManager, disputeIds: string[]): Promise<Map<string, Funding>> {
+  if (disputeIds.length === 0) return new Map();
+  const connection = em.getConnection();
+  const disputes = await connection.execute<{ id: string; from_available: string; owed: string }[]>(
+    `select id, from_available_in_cents::text as from_available, owed_in_cents::text as owed from disputes where id in (${placeholders(disputeIds)})`,
+    disputeIds,
+  );
+  const parts = await connection.execute<{ dispute_id: string; reserve_id: string; amount: string }[]>(
+    `select dispute_id, reserve_id, amount_in_cents::text as amount from dispute_reserve_parts
+     where dispute_id in (${placeholders(disputeIds)}) order by dispute_id, reserve_id`,
+    disputeIds,
+  );
+  const funding = new Map<string, Funding>();
+  for (const dispute of disputes) {
+    const shares: Funding = Number(dispute.from_available) > 0 ? [{ from: 'available', amountInCents: Number(dispute.from_available) }] : [];
+    shares.push(...parts.filter((p) => p.dispute_id === dispute.id).map((p) => ({ from: p.reserve_id, amountInCents: Number(p.amount) })));
+    if (Number(dispute.owed) > 0) shares.push({ from: 'owed', amountInCents: Number(dispute.owed) });
+    funding.set(dispute.id, shares);
+  }
   return funding;
 }

@@ -17,6 +17,8 @@ export const Business = defineEntity({
     /** Share of each payment's subtotal held in a reserve, in basis points. */
     reserveBps: p.integer(),
     reserveHoldMs: p.bigint('number'),
+    /** What each chargeback costs the business on top of its amount (returned with neither outcome). */
+    disputeFeeCents: p.integer().default(1500),
     rateLimitTier: p.string().$type<RateLimitTier>(),
     /** Only for the enterprise tier: its custom budget. */
     rateLimitPerMinute: p.integer().nullable(),

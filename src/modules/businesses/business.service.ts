@@ -13,6 +13,8 @@ export interface NewBusiness {
   feeFixedCents: number;
   reserveBps: number;
   reserveHoldMs: number;
+  /** What a chargeback costs on top of its amount; 1500 cents unless given. */
+  disputeFeeCents?: number;
   rateLimitTier: RateLimitTier;
   rateLimitPerMinute?: number | null;
   rateLimitBurst?: number | null;
@@ -56,6 +58,16 @@ export async function createBusiness(em: EntityManager, input: NewBusiness): Pro
   const keys = [issueKey(em, business.id, 'test', 'full'), issueKey(em, business.id, 'live', 'full')];
   await em.flush();
   return { business, keys };
+}
+
+/** The terms an operator may change after creation; each applies to money moves from then on. */
+export type BusinessTerms = Partial<Pick<Business, 'feeBps' | 'feeFixedCents' | 'reserveBps' | 'reserveHoldMs' | 'disputeFeeCents'>>;
+
+export async function updateBusinessTerms(em: EntityManager, businessId: string, terms: BusinessTerms): Promise<Business> {
+  const business = await em.findOneOrFail(Business, { id: businessId });
+  Object.assign(business, Object.fromEntries(Object.entries(terms).filter(([, value]) => value !== undefined)));
+  await em.flush();
+  return business;
 }
 
 export async function approveBusiness(em: EntityManager, businessId: string): Promise<Business> {

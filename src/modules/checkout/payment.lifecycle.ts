@@ -8,6 +8,10 @@ import { reserveReleaseWorkflow } from '../../../workflows/reserves.js';
 import { workflowStart } from '../outbox/workflow-start.rules.js';
 import { createReserve, reserveReleaseWorkflowId } from '../reserves/reserve.service.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
+import type { DisputeTimes } from '../../config.js';
+import { newId } from '../../domain/ids.js';
+import { disputeWorkflowStart } from '../disputes/dispute.workflow.js';
+import type { AcquirerDisputeNotice } from '../processor/disputes.simulator.js';
 import { checkoutFailedPayload, checkoutSucceededPayload, paymentLines, paymentSplit } from './payment.rules.js';
 import { CheckoutSession, type SessionStatus, type ShippingAddress } from './session.entity.js';
 
@@ -67,13 +71,15 @@ export async function chargeRequestOf(em: EntityManager, sessionId: string) {
 /**
  * processing → completed, in one transaction under the balance lock: the ledger posting, the reserve,
  * `checkout.succeeded` and the start of the reserve's release workflow. Safe to run twice: a session no
- * longer `processing` is left as it is.
+ * longer `processing` is left as it is. When the acquirer already says it will dispute the charge (the
+ * simulator's dispute cards), the start of that dispute's workflow, whose notice arrives a little later.
  */
 export async function completePayment(
   em: EntityManager,
   sessionId: string,
   chargeId: string,
   at: Date = new Date(),
+  dispute?: { notice: AcquirerDisputeNotice; times: DisputeTimes },
 ): Promise<{ status: SessionStatus; reserveId: string | null }> {
   return em.fork().transactional(async (tx) => {
     const { businessId, livemode } = await tx.findOneOrFail(CheckoutSession, { id: sessionId }, { fields: ['businessId', 'livemode'] });
@@ -88,6 +94,12 @@ export async function completePayment(
     const split = paymentSplit(session, business.reserveBps);
     postTransaction(tx, balance, { kind: 'payment', referenceId: session.id, lines: paymentLines(split), at });
     recordEvent(tx, { businessId, livemode }, 'checkout.succeeded', checkoutSucceededPayload(session, at), at);
+
+    if (dispute) {
+      const notice = { disputeId: newId('dsp'), checkoutSessionId: session.id, amountInCents: null, ...dispute.notice };
+      const context = { businessId, livemode, amountInCents: session.total, times: dispute.times, noticeDelayMs: dispute.times.noticeDelayMs };
+      tx.create(OutboxEntry, { createdAt: at, message: disputeWorkflowStart(notice, context) });
+    }
 
     let reserveId: string | null = null;
     if (split.reserve > 0) {

@@ -114,8 +114,8 @@ export const sessionOperations: Operation[] = [
     handler: (deps) => [
       conditionalGet,
       async (ctx) => {
-        const { session, items } = await findSession(deps.orm.em.fork(), callerOf(ctx), ctx.params.id);
-        ctx.body = { success: true, data: sessionView(session, items, deps.checkoutBaseUrl) };
+        const { session, items, disputeId } = await findSession(deps.orm.em.fork(), callerOf(ctx), ctx.params.id);
+        ctx.body = { success: true, data: sessionView(session, items, deps.checkoutBaseUrl, disputeId) };
       },
     ],
   },

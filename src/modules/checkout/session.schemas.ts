@@ -123,6 +123,7 @@ export const sessionResource = z
     createdAt: timestamp(),
     updatedAt: timestamp(),
     completedAt: timestamp().nullable(),
+    disputeId: prefixedId('dsp').nullable().meta({ description: "The payment's dispute (`GET /disputes/{id}`), or null when it has none." }),
   })
   .meta({ id: 'CheckoutSession' });
 export type SessionResource = z.output<typeof sessionResource>;

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId, newSessionId } from '../../domain/ids.js';
 import type { Caller } from '../businesses/caller.js';
+import { disputeIdOfSession } from '../disputes/dispute.queries.js';
 import { DomainError } from '../../domain/errors.js';
 import { CheckoutSession, SessionItem, type NewSession } from './session.entity.js';
 import type { CreateSessionInput } from './session.schemas.js';
@@ -93,5 +94,5 @@ export async function findSession(em: EntityManager, caller: Caller, id: string)
     : null;
   if (!session) throw new DomainError('session_not_found');
   const items = await em.find(SessionItem, { sessionId: id }, { orderBy: { position: 'asc' } });
-  return { session, items };
+  return { session, items, disputeId: await disputeIdOfSession(em, id) };
 }

@@ -23,7 +23,8 @@ export function sessionItemView(item: SessionItem): z.output<typeof sessionItemR
   };
 }
 
-export function sessionView(session: NewSession, items: SessionItem[], checkoutBaseUrl: string): SessionResource {
+/** `disputeId`: a new session has none; the single read looks it up. */
+export function sessionView(session: NewSession, items: SessionItem[], checkoutBaseUrl: string, disputeId: string | null = null): SessionResource {
   return {
     id: session.id,
     businessId: session.businessId,
@@ -47,6 +48,7 @@ export function sessionView(session: NewSession, items: SessionItem[], checkoutB
     createdAt: session.createdAt.toISOString(),
     updatedAt: session.updatedAt.toISOString(),
     completedAt: session.completedAt?.toISOString() ?? null,
+    disputeId,
   };
 }
 

@@ -9,6 +9,12 @@ export const EVENT_TYPES = [
   'refund.failed',
   'withdrawal.paid',
   'withdrawal.failed',
+  'dispute.created',
+  'dispute.updated',
+  'dispute.evidence_due_soon',
+  'dispute.funds_withdrawn',
+  'dispute.funds_reinstated',
+  'dispute.closed',
   'webhook_endpoint.disabled',
   'webhook.test',
 ] as const;

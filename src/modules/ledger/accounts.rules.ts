@@ -1,6 +1,7 @@
 /**
- * The chart of accounts. Business accounts hold a merchant's money in one mode and can never go
- * negative; platform accounts are the other side of money entering or leaving the platform.
+ * The chart of accounts. Business accounts hold a merchant's money in one mode and are never taken below
+ * zero, but for one case: a chargeback may leave `available` negative, the business owing the rest
+ * (docs/disputes.md). Platform accounts are the other side of money entering or leaving the platform.
  *
  * Sign convention: an entry's amount is the change in that account's balance. Every transaction's
  * entries sum to zero, so money is only ever moved, never created or lost.
@@ -47,15 +48,20 @@ export function postingDeltas(lines: PostingLine[]): BalanceFigures {
 
 /**
  * Applies a posting to the cached figures: the pure rule behind every money move. Throws when the
- * posting is malformed (`postingDeltas`) or a business account would go negative (callers check their
- * business rule first and raise the spec's error; this is the last guard).
+ * posting is malformed (`postingDeltas`) or lowers a business account below zero (callers check their
+ * business rule first and raise the spec's error; this is the last guard). Only a chargeback passes
+ * `overdraw`, which lets it take `available` below zero. A posting that raises an account may leave it
+ * below zero: a payment or release credits `available` as usual, and so pays a chargeback's debt down.
  */
-export function applyPosting(balance: BalanceFigures, lines: PostingLine[]): BalanceFigures {
+export function applyPosting(balance: BalanceFigures, lines: PostingLine[], opts: { overdraw?: boolean } = {}): BalanceFigures {
   const delta = postingDeltas(lines);
   const next = { ...balance };
   for (const account of BUSINESS_ACCOUNTS) {
     next[account] += delta[account];
-    if (next[account] < 0) throw new LedgerInvariantError(`${account} would go negative (${next[account]})`);
+    const lowered = delta[account] < 0;
+    if (next[account] < 0 && lowered && !(opts.overdraw && account === 'available')) {
+      throw new LedgerInvariantError(`${account} would go negative (${next[account]})`);
+    }
   }
   return next;
 }

@@ -41,7 +41,14 @@ export const figuresOf = (balance: Balance): BalanceFigures => ({
   refunds_in_flight: balance.refundsInFlight,
 });
 
-export type Posting = { kind: string; referenceId: string; lines: PostingLine[]; at?: Date };
+export type Posting = {
+  kind: string;
+  referenceId: string;
+  lines: PostingLine[];
+  at?: Date;
+  /** A chargeback only: it may leave `available` below zero (`applyPosting`). */
+  overdraw?: boolean;
+};
 
 /** The ledger transaction and its entries, to be written by the caller's flush. */
 function ledgerRows(em: EntityManager, owner: Owner, posting: Posting, at: Date): LedgerTransaction {
@@ -64,7 +71,7 @@ function ledgerRows(em: EntityManager, owner: Owner, posting: Posting, at: Date)
  * and the outbox event it belongs to. `(kind, referenceId)` is unique: the same move cannot post twice.
  */
 export function postTransaction(em: EntityManager, balance: Balance, posting: Posting): LedgerTransaction {
-  const next = applyPosting(figuresOf(balance), posting.lines);
+  const next = applyPosting(figuresOf(balance), posting.lines, { overdraw: posting.overdraw });
   const at = posting.at ?? new Date();
   const transaction = ledgerRows(em, { businessId: balance.businessId, livemode: balance.livemode }, posting, at);
   balance.available = next.available;

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { OutboxEntry, OutboxMessage } from './outbox.entity.js';
-import { startWorkflowOnce } from './workflow-start.rules.js';
+import { signalWorkflow, startWorkflowOnce } from './workflow-start.rules.js';
 
 type Handler<K extends OutboxMessage['kind']> = (message: Extract<OutboxMessage, { kind: K }>) => Promise<void>;
 export type OutboxHandlers = { [K in OutboxMessage['kind']]?: Handler<K> };
@@ -34,7 +34,8 @@ export function claimForFastPath(entry: OutboxEntry): OutboxEntry {
 
 /**
  * Delivers outbox rows. Every side effect is idempotent (deterministic workflow ids; a second start is
- * "already started"), so a row dispatched twice after a crash does no harm; claims only avoid wasted work.
+ * "already started"; a signal carries the record as it was, which a workflow adopts only if newer), so a
+ * row dispatched twice after a crash does no harm; claims only avoid wasted work.
  */
 export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; taskQueue: string; log: Logger; handlers?: OutboxHandlers }) {
   const handlers: OutboxHandlers = {
@@ -43,6 +44,7 @@ export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; 
     'workflow.start': async (message) => {
       await startWorkflowOnce(deps.temporal, deps.taskQueue, message);
     },
+    'workflow.signal': (message) => signalWorkflow(deps.temporal, message),
     ...deps.handlers,
   };
   const execute = <T extends object[] = object[]>(sql: string, params: unknown[]) => deps.orm.em.getConnection().execute<T>(sql, params);

@@ -1,4 +1,5 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { SignalDefinition } from '@temporalio/common';
 import { toSearchAttributePairs, type SearchAttributeValues } from '../../../contracts/search-attributes.js';
 import { isWorkflowName, type WorkflowName } from '../../../contracts/workflows.js';
 
@@ -23,6 +24,44 @@ export interface WorkflowStart {
 
 /** Any workflow's start, as the outbox message types it. */
 export type AnyWorkflowStart = WorkflowStart;
+
+/**
+ * A signal to a running workflow, as the outbox stores it: news of a change a request committed, which
+ * the workflow must hear even if the process that made the change dies before it can say so.
+ */
+export interface WorkflowSignal {
+  kind: 'workflow.signal';
+  workflowId: string;
+  signalName: string;
+  args: unknown[];
+}
+
+/** Builds a signal by its definition (imported from the workflow), so `args` is checked against it. */
+export function workflowSignal<Args extends unknown[]>(signal: SignalDefinition<Args>, to: { workflowId: string; args: Args }): WorkflowSignal {
+  return { kind: 'workflow.signal', workflowId: to.workflowId, signalName: signal.name, args: to.args };
+}
+
+/**
+ * Delivers a stored signal. A workflow that has closed needs no news (its last step read the database,
+ * which holds the change), so that counts as delivered; one not started yet (its start is another outbox
+ * row still on its way) throws, and the relay tries again.
+ */
+export async function signalWorkflow(temporal: Client, message: WorkflowSignal): Promise<void> {
+  const handle = temporal.workflow.getHandle(message.workflowId);
+  try {
+    await handle.signal(message.signalName, ...message.args);
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    const closed = await handle.describe().then(
+      (run) => run.status.name !== 'RUNNING',
+      (missing) => {
+        if (missing instanceof WorkflowNotFoundError) return false;
+        throw missing;
+      },
+    );
+    if (!closed) throw err;
+  }
+}
 
 /**
  * Builds the start of `workflow`, a workflow function the service imports by reference (so the compiler

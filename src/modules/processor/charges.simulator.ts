@@ -3,6 +3,7 @@ import { cardBrand, passesLuhn } from './card.rules.js';
 import { simulatedPayout } from './payouts.simulator.js';
 import { simulatedRefund, type RefundRequest } from './refunds.simulator.js';
 import { memoryChargeBook, type SimulatorChargeBook } from './charge-book.store.js';
+import { DISPUTE_NOTICES, simulatedEvidenceDecision, type DisputedChargeKind } from './disputes.simulator.js';
 import {
   DECLINE_MESSAGES,
   InvalidCardError,
@@ -27,6 +28,9 @@ export const SIMULATED_BEHAVIOURS = [
   'processing_error',
   'refund_declined',
   'timeout_charged',
+  'chargeback_fraudulent',
+  'chargeback_product_not_received',
+  'inquiry_fraudulent',
 ] as const;
 export type SimulatedBehaviour = (typeof SIMULATED_BEHAVIOURS)[number];
 
@@ -41,6 +45,10 @@ export const TEST_CARDS: Record<string, SimulatedBehaviour> = {
   '4000000000005126': 'refund_declined',
   // The charge goes through, but every call times out, so only a lookup can tell (408: Request Timeout).
   '4000000000000408': 'timeout_charged',
+  // Pay, then the acquirer's notice opens a dispute of the charge a few seconds later (Stripe's numbers).
+  '4000000000000259': 'chargeback_fraudulent',
+  '4000000000002685': 'chargeback_product_not_received',
+  '4000000000001976': 'inquiry_fraudulent',
 };
 
 const DECLINES: Partial<Record<SimulatedBehaviour, DeclineCode>> = {
@@ -59,9 +67,12 @@ export function tokenBehaviour(token: string): SimulatedBehaviour | null {
 /**
  * Charge ids: `ch_sim_<kind>_<hash of the idempotency key>`. Deterministic, so a retried charge answers
  * the first charge's id. `kind` is `refund_declined` for a charge whose refund must fail ("Refund
- * declined by the card issuer"), otherwise `ok`; the simulator's `refund` reads it back.
+ * declined by the card issuer"), a dispute card's kind for a charge the acquirer will dispute, otherwise
+ * `ok`; the simulator's `refund` and `disputeNotice` read it back.
  */
-export type SimulatedChargeKind = 'ok' | 'refund_declined';
+export type SimulatedChargeKind = 'ok' | 'refund_declined' | DisputedChargeKind;
+const CHARGE_KINDS: readonly SimulatedChargeKind[] = ['ok', 'refund_declined', ...(Object.keys(DISPUTE_NOTICES) as DisputedChargeKind[])];
+const CHARGE_ID = new RegExp(`^ch_sim_(${CHARGE_KINDS.join('|')})_[0-9a-f]{24}$`);
 export const REFUND_DECLINED_MESSAGE = 'Refund declined by the card issuer';
 
 export function simulatedChargeId(kind: SimulatedChargeKind, idempotencyKey: string): string {
@@ -69,7 +80,7 @@ export function simulatedChargeId(kind: SimulatedChargeKind, idempotencyKey: str
 }
 
 export function chargeKind(chargeId: string): SimulatedChargeKind | null {
-  return (/^ch_sim_(ok|refund_declined)_[0-9a-f]{24}$/.exec(chargeId)?.[1] as SimulatedChargeKind | undefined) ?? null;
+  return (CHARGE_ID.exec(chargeId)?.[1] as SimulatedChargeKind | undefined) ?? null;
 }
 
 /** Said when a charge call times out: its outcome is unknown, not a decline. */
@@ -88,7 +99,7 @@ export interface SimulatorProcessor extends PaymentProcessor {
 function chargeOutcome(behaviour: SimulatedBehaviour | null, idempotencyKey: string): ChargeOutcome {
   const declined = behaviour ? DECLINES[behaviour] : 'card_declined';
   if (declined) return { status: 'declined', code: declined, message: DECLINE_MESSAGES[declined] };
-  const kind: SimulatedChargeKind = behaviour === 'refund_declined' ? 'refund_declined' : 'ok';
+  const kind: SimulatedChargeKind = behaviour && (CHARGE_KINDS as readonly string[]).includes(behaviour) ? (behaviour as SimulatedChargeKind) : 'ok';
   return { status: 'succeeded', chargeId: simulatedChargeId(kind, idempotencyKey) };
 }
 
@@ -132,6 +143,13 @@ export function createSimulatorProcessor(ownBook: SimulatorChargeBook = memoryCh
     async refund(request: RefundRequest) {
       return simulatedRefund(request, chargeKind(request.chargeId) === 'refund_declined' ? REFUND_DECLINED_MESSAGE : null);
     },
+
+    disputeNotice(chargeId: string) {
+      const kind = chargeKind(chargeId);
+      return kind && kind in DISPUTE_NOTICES ? { ...DISPUTE_NOTICES[kind as DisputedChargeKind] } : null;
+    },
+
+    reviewDisputeEvidence: simulatedEvidenceDecision,
   };
 }
 

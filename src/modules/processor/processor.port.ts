@@ -1,6 +1,7 @@
 import type { CardBrand } from './card.rules.js';
 import type { PayoutOutcome, PayoutRequest } from './payouts.simulator.js';
 import type { RefundOutcome, RefundRequest } from './refunds.simulator.js';
+import type { AcquirerDisputeNotice } from './disputes.simulator.js';
 
 /**
  * The payment processor (acquirer) behind the service. Card data stops here: the API exchanges the card
@@ -28,6 +29,14 @@ export interface PaymentProcessor {
   payout(request: PayoutRequest): Promise<PayoutOutcome>;
   /** Refunds a charge in full, keyed by the refund id (`refunds.ts`). */
   refund(request: RefundRequest): Promise<RefundOutcome>;
+  /**
+   * The dispute the acquirer will report about a charge, when it is known at payment (the simulator's
+   * dispute cards), or null. A real acquirer's notices come later through its own channel
+   * (`npm run admin -- dispute open`), so an adapter answers null.
+   */
+  disputeNotice(chargeId: string): AcquirerDisputeNotice | null;
+  /** The card network's decision on submitted evidence, or null while it is still under review. */
+  reviewDisputeEvidence(evidence: Record<string, string | null>): 'won' | 'lost' | null;
 }
 
 export interface CardDetails {

@@ -25,7 +25,7 @@ export const refundOperations: Operation[] = [
       tags,
       summary: 'Refund a completed session',
       description:
-        "Refunds the session's whole `total`, taken from the available balance first, then from the oldest active reserves. One refund per session (a failed refund does not count). The refund then runs to `completed` or `failed`; watch it by reading it or by the `refund.completed` / `refund.failed` webhooks.",
+        "Refunds the session's whole `total`, taken from the available balance first, then from the oldest active reserves. One refund per session (a failed refund does not count). A session whose dispute is open or lost cannot be refunded (the cardholder's bank has the money back, or may take it); after the dispute is won or the inquiry closed, it can. The refund then runs to `completed` or `failed`; watch it by reading it or by the `refund.completed` / `refund.failed` webhooks.",
       requestParams: { header: idempotencyKeyHeader },
       requestBody: {
         required: true,
@@ -42,7 +42,15 @@ export const refundOperations: Operation[] = [
           idempotent: true,
           links: { ReadRefund: linkById('getRefund') },
         }),
-        ...errors(...IDEMPOTENT_POST, 'live_payments_refused', 'refund_session_not_completed', 'refund_already_exists', 'insufficient_balance_for_refund', 'session_not_found'),
+        ...errors(
+          ...IDEMPOTENT_POST,
+          'live_payments_refused',
+          'refund_session_not_completed',
+          'refund_already_exists',
+          'refund_session_disputed',
+          'insufficient_balance_for_refund',
+          'session_not_found',
+        ),
       },
     },
     handler: (deps) => async (ctx) => {

@@ -2,14 +2,16 @@ import { lines, type PostingLine } from '../ledger/accounts.rules.js';
 
 /**
  * Where a refund's money comes from: `available` first, then what the reserves still hold. Null when
- * the two together fall short ("Insufficient balance for refund").
+ * the two together fall short ("Insufficient balance for refund"). An `available` below zero (a
+ * chargeback left the business owing) gives nothing and takes nothing: only a chargeback may deepen it.
  */
 export function refundFunding(
   amount: number,
   funds: { available: number; heldInReserves: number },
 ): { fromAvailable: number; fromReserves: number } | null {
-  if (funds.available + funds.heldInReserves < amount) return null;
-  const fromAvailable = Math.min(funds.available, amount);
+  const available = Math.max(funds.available, 0);
+  if (available + funds.heldInReserves < amount) return null;
+  const fromAvailable = Math.min(available, amount);
   return { fromAvailable, fromReserves: amount - fromAvailable };
 }
 

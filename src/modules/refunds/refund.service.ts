@@ -16,6 +16,8 @@ import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { workflowStart } from '../outbox/workflow-start.rules.js';
 import { consumeReserves } from '../reserves/reserve.service.js';
+import { Dispute } from '../disputes/dispute.entity.js';
+import { BLOCKS_REFUND } from '../disputes/dispute.rules.js';
 import { RefundReservePart } from './refund-reserve-part.entity.js';
 import { Refund } from './refund.entity.js';
 import { refundCreatedPayload } from './refund.events.js';
@@ -49,6 +51,10 @@ export async function createRefund(
   if (!session) throw new DomainError('session_not_found');
   // Checked before the status: a refunded session answers "already exists", not "not completed".
   if (await tx.count(Refund, { checkoutSessionId: session.id, status: { $ne: 'failed' } })) throw new DomainError('refund_already_exists');
+  // The cardholder's bank has the money back, or is deciding whether to take it: a refund would pay twice.
+  // A dispute's opening takes the same balance lock first, so of a refund and a dispute only one takes the money.
+  const dispute = await tx.findOne(Dispute, { checkoutSessionId: session.id }, { fields: ['status'] });
+  if (dispute && BLOCKS_REFUND.includes(dispute.status)) throw new DomainError('refund_session_disputed', { params: { status: dispute.status } });
   if (session.status !== 'completed') throw new DomainError('refund_session_not_completed');
 
   const amount = session.total;

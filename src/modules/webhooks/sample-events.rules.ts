@@ -1,5 +1,15 @@
 import type { EventType } from '../events/event.entity.js';
 
+/** The status a real event of each dispute type most often carries. */
+const DISPUTE_SAMPLE_STATUS = {
+  'dispute.created': 'needs_response',
+  'dispute.updated': 'under_review',
+  'dispute.evidence_due_soon': 'needs_response',
+  'dispute.funds_withdrawn': 'needs_response',
+  'dispute.funds_reinstated': 'won',
+  'dispute.closed': 'won',
+} as const;
+
 /**
  * The payload a test ping of each type carries (`POST /api/webhooks/:id/test` with `eventType`): the
  * shape a real event of that type has, with made-up values, so a receiver can try its handler on it.
@@ -35,6 +45,20 @@ export function samplePayload(type: EventType, endpoint: { id: string; url: stri
       return { ...withdrawal, status: 'completed', processorTransactionId: 'tx_sample', timestamp };
     case 'withdrawal.failed':
       return { ...withdrawal, status: 'failed', failureReason: 'The wallet cannot receive funds', timestamp };
+    case 'dispute.created':
+    case 'dispute.updated':
+    case 'dispute.evidence_due_soon':
+    case 'dispute.funds_withdrawn':
+    case 'dispute.funds_reinstated':
+    case 'dispute.closed':
+      return {
+        disputeId: 'dsp_00000000000000000000000000000000',
+        checkoutSessionId: sessionId,
+        status: DISPUTE_SAMPLE_STATUS[type],
+        reason: 'fraudulent',
+        amountInCents: 4658,
+        evidenceDueBy: new Date(at.getTime() + 7 * 24 * 3600 * 1000).toISOString(),
+      };
     case 'webhook_endpoint.disabled':
       return { endpointId: endpoint.id, url: endpoint.url, reason: 'failing', disabledAt: timestamp };
   }

@@ -53,6 +53,7 @@ const connection = await connectWorker({ ...config.temporal, address: defaultTem
 const deps = {
   orm,
   sessionTtlMs: config.sessionTtlMs,
+  disputes: config.disputes,
   webhooks: { encryptionKey: webhookEncryptionKey(config), caFile: config.webhooks.caFile, allowPrivateUrls: config.webhooks.allowPrivateUrls },
 };
 const activities = holding(createActivities(deps) as unknown as Record<string, Activity>);

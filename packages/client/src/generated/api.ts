@@ -211,7 +211,7 @@ export type paths = {
         put?: never;
         /**
          * Refund a completed session
-         * @description Refunds the session's whole `total`, taken from the available balance first, then from the oldest active reserves. One refund per session (a failed refund does not count). The refund then runs to `completed` or `failed`; watch it by reading it or by the `refund.completed` / `refund.failed` webhooks.
+         * @description Refunds the session's whole `total`, taken from the available balance first, then from the oldest active reserves. One refund per session (a failed refund does not count). A session whose dispute is open or lost cannot be refunded (the cardholder's bank has the money back, or may take it); after the dispute is won or the inquiry closed, it can. The refund then runs to `completed` or `failed`; watch it by reading it or by the `refund.completed` / `refund.failed` webhooks.
          */
         post: operations["createRefund"];
         delete?: never;
@@ -231,6 +231,83 @@ export type paths = {
         get: operations["getRefund"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List disputes
+         * @description Newest first, paged by the opaque `cursor` of the previous answer.
+         */
+        get: operations["listDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a dispute */
+        get: operations["getDispute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save or submit evidence
+         * @description Saves the evidence fields given (null clears one; those left out keep what was saved). With `submit: true` the evidence is sent: the dispute moves to `under_review` (an inquiry to `warning_under_review`) and `submittedAt` is set. Only while the dispute needs a response and before `evidenceDueBy`.
+         */
+        post: operations["submitDisputeEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a dispute
+         * @description No body. A chargeback becomes `lost` (its amount and fee stay withdrawn), an inquiry `warning_closed`. A closed dispute cannot be closed again.
+         */
+        post: operations["closeDispute"];
         delete?: never;
         options?: never;
         head?: never;
@@ -474,7 +551,7 @@ export type components = {
     schemas: {
         WebhookTestInput: {
             /** @enum {string} */
-            eventType?: "webhook.test" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "webhook_endpoint.disabled" | "checkout.completed" | "withdrawal.completed";
+            eventType?: "webhook.test" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "dispute.created" | "dispute.updated" | "dispute.evidence_due_soon" | "dispute.funds_withdrawn" | "dispute.funds_reinstated" | "dispute.closed" | "webhook_endpoint.disabled" | "checkout.completed" | "withdrawal.completed";
         };
         WebhookRecoverInput: {
             since: (string & unknown) | (string & unknown);
@@ -579,6 +656,8 @@ export type components = {
              */
             updatedAt: string;
             completedAt: string | null;
+            /** @description The payment's dispute (`GET /disputes/{id}`), or null when it has none. */
+            disputeId: string | null;
         };
         SessionItem: {
             /** @example item_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -798,7 +877,7 @@ export type components = {
             /** @example txn_0190f4c2a7e07b3c9d1e2f3a4b5c6d40_a */
             id: string;
             /** @enum {string} */
-            type: "payment" | "fee" | "reserve_hold" | "reserve_release" | "refund" | "refund_failure" | "withdrawal" | "withdrawal_cancel" | "withdrawal_failure";
+            type: "payment" | "fee" | "reserve_hold" | "reserve_release" | "refund" | "refund_failure" | "withdrawal" | "withdrawal_cancel" | "withdrawal_failure" | "dispute" | "dispute_fee" | "dispute_reversal";
             /** @description Signed: positive credits the business. A payment shows its gross share, fee included. */
             amountInCents: number;
             /** @description The fee taken from `amountInCents` (payments only; 0 otherwise). */
@@ -807,7 +886,7 @@ export type components = {
             netInCents: number;
             /** @enum {string} */
             balanceType: "available" | "reserved" | "pending_withdrawal";
-            /** @description The checkout session, refund, reserve or withdrawal id. */
+            /** @description The checkout session, refund, reserve, withdrawal or dispute id. */
             sourceId: string;
             /**
              * Format: date-time
@@ -821,14 +900,15 @@ export type components = {
              */
             availableOn: string;
             description: string;
-            /** @description Refund items only: how the whole refund was funded, from `available` and from each reserve. */
+            /** @description Refund and dispute items only: how the whole refund (or the chargeback, amount and fee together) was funded, from `available`, from each reserve, and what was left `owed`. */
             funding?: {
-                /** @description `available`, or the reserve that gave this share. */
-                from: "available" | string;
+                /** @description `available`, the reserve that gave this share, or (a chargeback only) `owed`: what neither covered, taken below zero from `available`. */
+                from: "available" | "owed" | string;
                 amountInCents: number;
             }[];
         };
         Balance: {
+            /** @description Signed cents: negative while a chargeback leaves the business owing (withdrawals are refused until it is paid down). */
             availableInCents: number;
             reservedInCents: number;
             /** @description In withdrawals still pending or processing. */
@@ -919,6 +999,68 @@ export type components = {
             total: number;
             totalPages: number;
         };
+        Dispute: {
+            /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The disputed payment.
+             */
+            checkoutSessionId: string;
+            /** @description The disputed amount: the session's `total` unless the acquirer's notice says less. */
+            amountInCents: number;
+            /** @description The business's dispute fee, charged when a chargeback's funds are withdrawn (an inquiry's only if it escalates) and kept whatever the outcome. */
+            feeInCents: number;
+            /** @constant */
+            currency: "USD";
+            /** @enum {string} */
+            reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "credit_not_processed" | "subscription_canceled" | "general";
+            /**
+             * @description `warning_*`: an inquiry, which moves no money; the others: a chargeback.
+             * @enum {string}
+             */
+            status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+            evidence: components["schemas"]["DisputeEvidence"];
+            /**
+             * Format: date-time
+             * @description No submission by then loses a chargeback and closes an inquiry.
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            evidenceDueBy: string;
+            submittedAt: string | null;
+            closedAt: string | null;
+            funding: components["schemas"]["DisputeFunding"];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            updatedAt: string;
+            livemode: boolean;
+        };
+        DisputeEvidence: {
+            productDescription: string | null;
+            customerName: string | null;
+            customerEmail: string | null;
+            customerCommunication: string | null;
+            shippingCarrier: string | null;
+            shippingTrackingNumber: string | null;
+            shippingDate: string | null;
+            refundPolicy: string | null;
+            cancellationPolicy: string | null;
+            uncategorizedText: string | null;
+        };
+        /** @description How the amount and fee were withdrawn; null for an inquiry. */
+        DisputeFunding: {
+            fromAvailableInCents: number;
+            fromReservesInCents: number;
+            /** @description What neither covered: the available balance went that far below zero. */
+            owedInCents: number;
+        } | null;
         CreatedWithdrawal: {
             /** @example wd_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
             id: string;
@@ -1037,12 +1179,12 @@ export type components = {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
             id: string;
             /** @enum {string} */
-            eventType: "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "webhook_endpoint.disabled" | "webhook.test";
+            eventType: "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "dispute.created" | "dispute.updated" | "dispute.evidence_due_soon" | "dispute.funds_withdrawn" | "dispute.funds_reinstated" | "dispute.closed" | "webhook_endpoint.disabled" | "webhook.test";
             /**
              * @description Same as `eventType` (handler examples in the spec read `type`).
              * @enum {string}
              */
-            type: "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "webhook_endpoint.disabled" | "webhook.test";
+            type: "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "dispute.created" | "dispute.updated" | "dispute.evidence_due_soon" | "dispute.funds_withdrawn" | "dispute.funds_reinstated" | "dispute.closed" | "webhook_endpoint.disabled" | "webhook.test";
             livemode: boolean;
             /** @description True for a ping sent by `POST /api/webhooks/{id}/test`. */
             test: boolean;
@@ -1361,6 +1503,22 @@ export type components = {
             };
             content: {
                 "application/json": components["schemas"]["PermissionErrorEnvelope"];
+            };
+        };
+        /** @description Not found */
+        DisputeNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "API-Version": components["headers"]["API-Version"];
+                "X-RateLimit-Limit"?: number;
+                "X-RateLimit-Remaining"?: number;
+                "X-RateLimit-Reset"?: number;
+                "RateLimit-Policy"?: string;
+                RateLimit?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NotFoundEnvelope"];
             };
         };
         /** @description Not found */
@@ -1766,7 +1924,7 @@ export interface operations {
     listBalanceTransactions: {
         parameters: {
             query?: {
-                type?: "payment" | "fee" | "reserve_hold" | "reserve_release" | "refund" | "refund_failure" | "withdrawal" | "withdrawal_cancel" | "withdrawal_failure";
+                type?: "payment" | "fee" | "reserve_hold" | "reserve_release" | "refund" | "refund_failure" | "withdrawal" | "withdrawal_cancel" | "withdrawal_failure" | "dispute" | "dispute_fee" | "dispute_reversal";
                 /** @description Only items created at or after this instant. */
                 createdFrom?: (string & unknown) | (string & unknown);
                 /** @description Only items created before this instant (exclusive). */
@@ -2357,6 +2515,274 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listDisputes: {
+        parameters: {
+            query?: {
+                status?: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+                /** @description Only the dispute of this checkout session; an id that is not a UUID matches nothing. */
+                checkoutSessionId?: string & unknown;
+                limit?: number;
+                cursor?: string & unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of disputes */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["Dispute"][];
+                            meta: {
+                                hasMore: boolean;
+                                /** @description Pass as `cursor` for the next page; null on the last page. */
+                                nextCursor: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["Forbidden2"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One or more ETags from earlier answers (`"…"`, `W/"…"`, comma-separated) or `*`. When one matches the current ETag (weak comparison, RFC 9110) the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The dispute id. */
+                id: string & unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dispute */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current ETag (weak comparison; `*` matches any). No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["Forbidden2"];
+            404: components["responses"]["DisputeNotFound"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    submitDisputeEvidence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the first answer (status and body) is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key. Scoped to the business and mode. The same key with another method, path or body is 422 `idempotency_error`; a repeat while the first is still running is 409 `idempotency_error` (both as the IETF Idempotency-Key draft says). Failed requests are not stored, so the key can be reused after fixing the request. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The dispute id. */
+                id: string & unknown;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    productDescription?: (string & unknown) | null;
+                    customerName?: (string & unknown) | null;
+                    customerEmail?: (string & unknown) | null;
+                    customerCommunication?: (string & unknown) | null;
+                    shippingCarrier?: (string & unknown) | null;
+                    shippingTrackingNumber?: (string & unknown) | null;
+                    shippingDate?: (string & unknown) | null;
+                    refundPolicy?: (string & unknown) | null;
+                    cancellationPolicy?: (string & unknown) | null;
+                    uncategorizedText?: (string & unknown) | null;
+                    /** @description The same fields, nested (Stripe’s form); a top-level field wins over its nested twin. */
+                    evidence?: {
+                        productDescription?: (string & unknown) | null;
+                        customerName?: (string & unknown) | null;
+                        customerEmail?: (string & unknown) | null;
+                        customerCommunication?: (string & unknown) | null;
+                        shippingCarrier?: (string & unknown) | null;
+                        shippingTrackingNumber?: (string & unknown) | null;
+                        shippingDate?: (string & unknown) | null;
+                        refundPolicy?: (string & unknown) | null;
+                        cancellationPolicy?: (string & unknown) | null;
+                        uncategorizedText?: (string & unknown) | null;
+                    };
+                    /**
+                     * @description false (the default) saves a draft; true sends the evidence, after which it can no longer change.
+                     * @default false
+                     */
+                    submit?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The dispute */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    "RateLimit-Policy"?: string;
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DisputeNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    closeDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the first answer (status and body) is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key. Scoped to the business and mode. The same key with another method, path or body is 422 `idempotency_error`; a repeat while the first is still running is 409 `idempotency_error` (both as the IETF Idempotency-Key draft says). Failed requests are not stored, so the key can be reused after fixing the request. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The dispute id. */
+                id: string & unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The closed dispute */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    "RateLimit-Policy"?: string;
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["DisputeNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyKeyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listWithdrawals: {
         parameters: {
             query?: {
@@ -2696,7 +3122,7 @@ export interface operations {
                      * @example https://example.com/webhooks/payments
                      */
                     url: string & unknown;
-                    events: ("*" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "webhook_endpoint.disabled" | "checkout.completed" | "withdrawal.completed")[];
+                    events: ("*" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "dispute.created" | "dispute.updated" | "dispute.evidence_due_soon" | "dispute.funds_withdrawn" | "dispute.funds_reinstated" | "dispute.closed" | "webhook_endpoint.disabled" | "checkout.completed" | "withdrawal.completed")[];
                     description?: (string & unknown) | null;
                     enabled?: boolean;
                     isActive?: boolean;
@@ -2752,7 +3178,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 page?: number;
-                eventType?: "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "webhook_endpoint.disabled" | "webhook.test" | "checkout.completed" | "withdrawal.completed";
+                eventType?: "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "dispute.created" | "dispute.updated" | "dispute.evidence_due_soon" | "dispute.funds_withdrawn" | "dispute.funds_reinstated" | "dispute.closed" | "webhook_endpoint.disabled" | "webhook.test" | "checkout.completed" | "withdrawal.completed";
                 endpointId?: string & unknown;
                 status?: "pending" | "delivering" | "succeeded" | "failed";
                 from?: (string & unknown) | (string & unknown);
@@ -2935,7 +3361,7 @@ export interface operations {
                      * @example https://example.com/webhooks/payments
                      */
                     url?: string & unknown;
-                    events?: ("*" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "webhook_endpoint.disabled" | "checkout.completed" | "withdrawal.completed")[];
+                    events?: ("*" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "dispute.created" | "dispute.updated" | "dispute.evidence_due_soon" | "dispute.funds_withdrawn" | "dispute.funds_reinstated" | "dispute.closed" | "webhook_endpoint.disabled" | "checkout.completed" | "withdrawal.completed")[];
                     isActive?: boolean;
                     enabled?: boolean;
                     description?: (string & unknown) | null;
@@ -3059,7 +3485,7 @@ export interface operations {
                      * @example https://example.com/webhooks/payments
                      */
                     url?: string & unknown;
-                    events?: ("*" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "webhook_endpoint.disabled" | "checkout.completed" | "withdrawal.completed")[];
+                    events?: ("*" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "dispute.created" | "dispute.updated" | "dispute.evidence_due_soon" | "dispute.funds_withdrawn" | "dispute.funds_reinstated" | "dispute.closed" | "webhook_endpoint.disabled" | "checkout.completed" | "withdrawal.completed")[];
                     isActive?: boolean;
                     enabled?: boolean;
                     description?: (string & unknown) | null;

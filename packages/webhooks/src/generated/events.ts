@@ -142,6 +142,126 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "dispute.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `dispute.created`
+         * @description POSTed to each enabled endpoint subscribed to the event, signed in `X-Webhook-Signature: t=<unix>,v1=<hex>` (one `v1` per secret during a rotation). Verify it against the raw body before parsing.
+         */
+        post: operations["disputeCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `dispute.updated`
+         * @description POSTed to each enabled endpoint subscribed to the event, signed in `X-Webhook-Signature: t=<unix>,v1=<hex>` (one `v1` per secret during a rotation). Verify it against the raw body before parsing.
+         */
+        post: operations["disputeUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.evidence_due_soon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `dispute.evidence_due_soon`
+         * @description POSTed to each enabled endpoint subscribed to the event, signed in `X-Webhook-Signature: t=<unix>,v1=<hex>` (one `v1` per secret during a rotation). Verify it against the raw body before parsing.
+         */
+        post: operations["disputeEvidenceDueSoonEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.funds_withdrawn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `dispute.funds_withdrawn`
+         * @description POSTed to each enabled endpoint subscribed to the event, signed in `X-Webhook-Signature: t=<unix>,v1=<hex>` (one `v1` per secret during a rotation). Verify it against the raw body before parsing.
+         */
+        post: operations["disputeFundsWithdrawnEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.funds_reinstated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `dispute.funds_reinstated`
+         * @description POSTed to each enabled endpoint subscribed to the event, signed in `X-Webhook-Signature: t=<unix>,v1=<hex>` (one `v1` per secret during a rotation). Verify it against the raw body before parsing.
+         */
+        post: operations["disputeFundsReinstatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `dispute.closed`
+         * @description POSTed to each enabled endpoint subscribed to the event, signed in `X-Webhook-Signature: t=<unix>,v1=<hex>` (one `v1` per secret during a rotation). Verify it against the raw body before parsing.
+         */
+        post: operations["disputeClosedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook_endpoint.disabled": {
         parameters: {
             query?: never;
@@ -636,6 +756,372 @@ export type components = {
              */
             test?: true;
         };
+        /** @description The body of a `dispute.created` delivery. */
+        DisputeCreatedEvent: {
+            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+            id: string & unknown;
+            /**
+             * @description Same as `id`: de-duplicate deliveries on it.
+             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
+             */
+            eventId: string & unknown;
+            /** @constant */
+            eventType: "dispute.created";
+            /**
+             * @description Same as `eventType`.
+             * @constant
+             */
+            type: "dispute.created";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            createdAt: string & unknown;
+            livemode: boolean;
+            payload: {
+                /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                disputeId: string & unknown;
+                /** Format: uuid */
+                checkoutSessionId: string & unknown;
+                /** @enum {string} */
+                status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+                /** @enum {string} */
+                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "credit_not_processed" | "subscription_canceled" | "general";
+                amountInCents: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                evidenceDueBy: string & unknown;
+            };
+            /** @description Same as `payload`. */
+            data: {
+                /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                disputeId: string & unknown;
+                /** Format: uuid */
+                checkoutSessionId: string & unknown;
+                /** @enum {string} */
+                status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+                /** @enum {string} */
+                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "credit_not_processed" | "subscription_canceled" | "general";
+                amountInCents: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                evidenceDueBy: string & unknown;
+            };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
+        };
+        /** @description The body of a `dispute.updated` delivery. */
+        DisputeUpdatedEvent: {
+            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+            id: string & unknown;
+            /**
+             * @description Same as `id`: de-duplicate deliveries on it.
+             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
+             */
+            eventId: string & unknown;
+            /** @constant */
+            eventType: "dispute.updated";
+            /**
+             * @description Same as `eventType`.
+             * @constant
+             */
+            type: "dispute.updated";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            createdAt: string & unknown;
+            livemode: boolean;
+            payload: {
+                /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                disputeId: string & unknown;
+                /** Format: uuid */
+                checkoutSessionId: string & unknown;
+                /** @enum {string} */
+                status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+                /** @enum {string} */
+                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "credit_not_processed" | "subscription_canceled" | "general";
+                amountInCents: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                evidenceDueBy: string & unknown;
+            };
+            /** @description Same as `payload`. */
+            data: {
+                /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                disputeId: string & unknown;
+                /** Format: uuid */
+                checkoutSessionId: string & unknown;
+                /** @enum {string} */
+                status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+                /** @enum {string} */
+                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "credit_not_processed" | "subscription_canceled" | "general";
+                amountInCents: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                evidenceDueBy: string & unknown;
+            };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
+        };
+        /** @description The body of a `dispute.evidence_due_soon` delivery. */
+        DisputeEvidenceDueSoonEvent: {
+            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+            id: string & unknown;
+            /**
+             * @description Same as `id`: de-duplicate deliveries on it.
+             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
+             */
+            eventId: string & unknown;
+            /** @constant */
+            eventType: "dispute.evidence_due_soon";
+            /**
+             * @description Same as `eventType`.
+             * @constant
+             */
+            type: "dispute.evidence_due_soon";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            createdAt: string & unknown;
+            livemode: boolean;
+            payload: {
+                /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                disputeId: string & unknown;
+                /** Format: uuid */
+                checkoutSessionId: string & unknown;
+                /** @enum {string} */
+                status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+                /** @enum {string} */
+                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "credit_not_processed" | "subscription_canceled" | "general";
+                amountInCents: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                evidenceDueBy: string & unknown;
+            };
+            /** @description Same as `payload`. */
+            data: {
+                /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                disputeId: string & unknown;
+                /** Format: uuid */
+                checkoutSessionId: string & unknown;
+                /** @enum {string} */
+                status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+                /** @enum {string} */
+                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "credit_not_processed" | "subscription_canceled" | "general";
+                amountInCents: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                evidenceDueBy: string & unknown;
+            };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
+        };
+        /** @description The body of a `dispute.funds_withdrawn` delivery. */
+        DisputeFundsWithdrawnEvent: {
+            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+            id: string & unknown;
+            /**
+             * @description Same as `id`: de-duplicate deliveries on it.
+             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
+             */
+            eventId: string & unknown;
+            /** @constant */
+            eventType: "dispute.funds_withdrawn";
+            /**
+             * @description Same as `eventType`.
+             * @constant
+             */
+            type: "dispute.funds_withdrawn";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            createdAt: string & unknown;
+            livemode: boolean;
+            payload: {
+                /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                disputeId: string & unknown;
+                /** Format: uuid */
+                checkoutSessionId: string & unknown;
+                /** @enum {string} */
+                status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+                /** @enum {string} */
+                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "credit_not_processed" | "subscription_canceled" | "general";
+                amountInCents: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                evidenceDueBy: string & unknown;
+            };
+            /** @description Same as `payload`. */
+            data: {
+                /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                disputeId: string & unknown;
+                /** Format: uuid */
+                checkoutSessionId: string & unknown;
+                /** @enum {string} */
+                status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+                /** @enum {string} */
+                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "credit_not_processed" | "subscription_canceled" | "general";
+                amountInCents: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                evidenceDueBy: string & unknown;
+            };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
+        };
+        /** @description The body of a `dispute.funds_reinstated` delivery. */
+        DisputeFundsReinstatedEvent: {
+            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+            id: string & unknown;
+            /**
+             * @description Same as `id`: de-duplicate deliveries on it.
+             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
+             */
+            eventId: string & unknown;
+            /** @constant */
+            eventType: "dispute.funds_reinstated";
+            /**
+             * @description Same as `eventType`.
+             * @constant
+             */
+            type: "dispute.funds_reinstated";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            createdAt: string & unknown;
+            livemode: boolean;
+            payload: {
+                /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                disputeId: string & unknown;
+                /** Format: uuid */
+                checkoutSessionId: string & unknown;
+                /** @enum {string} */
+                status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+                /** @enum {string} */
+                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "credit_not_processed" | "subscription_canceled" | "general";
+                amountInCents: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                evidenceDueBy: string & unknown;
+            };
+            /** @description Same as `payload`. */
+            data: {
+                /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                disputeId: string & unknown;
+                /** Format: uuid */
+                checkoutSessionId: string & unknown;
+                /** @enum {string} */
+                status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+                /** @enum {string} */
+                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "credit_not_processed" | "subscription_canceled" | "general";
+                amountInCents: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                evidenceDueBy: string & unknown;
+            };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
+        };
+        /** @description The body of a `dispute.closed` delivery. */
+        DisputeClosedEvent: {
+            /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+            id: string & unknown;
+            /**
+             * @description Same as `id`: de-duplicate deliveries on it.
+             * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
+             */
+            eventId: string & unknown;
+            /** @constant */
+            eventType: "dispute.closed";
+            /**
+             * @description Same as `eventType`.
+             * @constant
+             */
+            type: "dispute.closed";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            createdAt: string & unknown;
+            livemode: boolean;
+            payload: {
+                /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                disputeId: string & unknown;
+                /** Format: uuid */
+                checkoutSessionId: string & unknown;
+                /** @enum {string} */
+                status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+                /** @enum {string} */
+                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "credit_not_processed" | "subscription_canceled" | "general";
+                amountInCents: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                evidenceDueBy: string & unknown;
+            };
+            /** @description Same as `payload`. */
+            data: {
+                /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
+                disputeId: string & unknown;
+                /** Format: uuid */
+                checkoutSessionId: string & unknown;
+                /** @enum {string} */
+                status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+                /** @enum {string} */
+                reason: "fraudulent" | "product_not_received" | "product_unacceptable" | "duplicate" | "credit_not_processed" | "subscription_canceled" | "general";
+                amountInCents: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                evidenceDueBy: string & unknown;
+            };
+            /**
+             * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
+             * @constant
+             */
+            test?: true;
+        };
         /** @description The body of a `webhook_endpoint.disabled` delivery. */
         WebhookEndpointDisabledEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -945,6 +1431,186 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WithdrawalFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in time) is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in time) is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in time) is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeEvidenceDueSoonEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeEvidenceDueSoonEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in time) is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeFundsWithdrawnEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeFundsWithdrawnEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in time) is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeFundsReinstatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeFundsReinstatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in time) is retried on the schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeClosedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Webhook-Signature": string & unknown;
+                /** @description The event id (`evt_…`), the same on every delivery of the event. */
+                "X-Webhook-Id": string & unknown;
+                /** @description This delivery (`whd_…`): `POST /api/webhooks/retry/{id}` sends it again, as a new delivery. */
+                "X-Webhook-Delivery-Id": string & unknown;
+                /** @description The signature's `t`, in Unix seconds. */
+                "X-Webhook-Timestamp": string & unknown;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeClosedEvent"];
             };
         };
         responses: {

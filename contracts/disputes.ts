@@ -1,0 +1,41 @@
+/**
+ * A dispute's statuses and what each means for its process: shared by the service's rules and the
+ * dispute workflow, which keeps the clocks each status needs. `warning_*` is an inquiry (no money
+ * moves); the rest a chargeback.
+ */
+export const DISPUTE_STATUSES = [
+  'warning_needs_response',
+  'warning_under_review',
+  'warning_closed',
+  'needs_response',
+  'under_review',
+  'won',
+  'lost',
+] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+
+export const isInquiry = (status: DisputeStatus): boolean => status.startsWith('warning_');
+export const isClosed = (status: DisputeStatus): boolean => status === 'won' || status === 'lost' || status === 'warning_closed';
+/** Waiting for the merchant's evidence, until `evidenceDueBy`. */
+export const awaitsResponse = (status: DisputeStatus): boolean => status === 'needs_response' || status === 'warning_needs_response';
+/** Evidence submitted: the network (or an operator entering the acquirer's word) decides. */
+export const isUnderReview = (status: DisputeStatus): boolean => status === 'under_review' || status === 'warning_under_review';
+
+/**
+ * How far along a dispute is. Every move goes forward in this order (an inquiry's review can escalate it
+ * to a chargeback that needs a response), so of two reports of a dispute the further one is the newer,
+ * whatever the clocks of the hosts that wrote them.
+ */
+const STAGE: Record<DisputeStatus, number> = {
+  warning_needs_response: 0,
+  warning_under_review: 1,
+  needs_response: 2,
+  under_review: 3,
+  warning_closed: 4,
+  won: 4,
+  lost: 4,
+};
+export const stageOf = (status: DisputeStatus): number => STAGE[status];
+
+/** A decision on a dispute: the network's, or the acquirer's as an operator enters it. */
+export type Outcome = 'won' | 'lost';

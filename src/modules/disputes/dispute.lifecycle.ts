@@ -1,0 +1,208 @@
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { requireTransaction } from '../../db/transaction.js';
+import { DomainError } from '../../domain/errors.js';
+import { Business } from '../businesses/business.entity.js';
+import { CheckoutSession } from '../checkout/session.entity.js';
+import { recordEvent } from '../events/event.service.js';
+import type { Balance } from '../ledger/ledger.entity.js';
+import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
+import { Refund } from '../refunds/refund.entity.js';
+import { consumeReserves } from '../reserves/reserve.service.js';
+import { Dispute, DisputeReservePart, type DisputeReason } from './dispute.entity.js';
+import {
+  acceptedStatus,
+  awaitsResponse,
+  chargebackFunding,
+  chargebackLines,
+  decisionOf,
+  disputeEventPayload,
+  emptyEvidence,
+  isClosed,
+  reinstatementLines,
+  type Outcome,
+} from './dispute.rules.js';
+
+/**
+ * The dispute's moves that the acquirer, the card network and the clock make: its opening (a notice),
+ * a decision, a missed deadline, the reminder. Each runs in the caller's transaction (an activity's, or
+ * the admin CLI's for a notice), under the business's balance lock and then the dispute's row lock, and
+ * is conditional on the dispute's status, so a retried activity or a replayed workflow moves nothing twice.
+ */
+
+/** What the acquirer reported. The dispute's id is chosen with the notice, so a second delivery of it opens nothing. */
+export interface DisputeNotice {
+  disputeId: string;
+  checkoutSessionId: string;
+  reason: DisputeReason;
+  /** The disputed amount when the notice gives one below the session's total; null: the total. */
+  amountInCents: number | null;
+  inquiry: boolean;
+}
+
+/** What the dispute workflow knows of its dispute: enough to keep its clocks, nothing personal. */
+export interface DisputeProgress {
+  id: string;
+  status: Dispute['status'];
+  evidenceDueBy: string;
+  submittedAt: string | null;
+  updatedAt: string;
+}
+
+export const progressOf = (d: Dispute): DisputeProgress => ({
+  id: d.id,
+  status: d.status,
+  evidenceDueBy: d.evidenceDueBy.toISOString(),
+  submittedAt: d.submittedAt?.toISOString() ?? null,
+  updatedAt: d.updatedAt.toISOString(),
+});
+
+const ownerOf = (r: { businessId: string; livemode: boolean }) => ({ businessId: r.businessId, livemode: r.livemode });
+const UUID = z.uuid();
+
+/**
+ * Opens the dispute a notice reports: `dispute.created`, and for a chargeback its funds withdrawn at once.
+ * A session disputed already answers its dispute (`opened: false`): one dispute per session, so the same
+ * notice twice makes one. Refused (DomainError): an unknown session, one not paid, one refunded or being
+ * refunded (the acquirer reverses such a notice), an amount above the session's total.
+ */
+export async function openDispute(
+  tx: EntityManager,
+  notice: DisputeNotice,
+  times: { responseWindowMs: number },
+  at: Date = new Date(),
+): Promise<{ dispute: Dispute; opened: boolean }> {
+  requireTransaction(tx);
+  const found = UUID.safeParse(notice.checkoutSessionId).success ? await tx.findOne(CheckoutSession, { id: notice.checkoutSessionId }) : null;
+  if (!found) throw new DomainError('session_not_found');
+  // Lock order of every money move: the balance, then the session (as a refund takes them).
+  const balance = await lockBalance(tx, ownerOf(found));
+  const existing = await tx.findOne(Dispute, { checkoutSessionId: found.id });
+  if (existing) return { dispute: existing, opened: false };
+  const session = await tx.findOneOrFail(CheckoutSession, { id: found.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  const refunded = session.status === 'refunded' || (await tx.count(Refund, { checkoutSessionId: session.id, status: { $ne: 'failed' } })) > 0;
+  if (refunded) throw new DomainError('dispute_session_refunded');
+  if (session.status !== 'completed') throw new DomainError('dispute_session_not_completed', { params: { status: session.status } });
+  const amount = notice.amountInCents ?? session.total;
+  if (!Number.isSafeInteger(amount) || amount < 1 || amount > session.total) {
+    throw new DomainError('dispute_amount_invalid', { params: { total: (session.total / 100).toFixed(2) } });
+  }
+  const business = await tx.findOneOrFail(Business, { id: session.businessId });
+
+  const dispute = tx.create(Dispute, {
+    id: notice.disputeId,
+    ...ownerOf(session),
+    checkoutSessionId: session.id,
+    amountInCents: amount,
+    feeInCents: business.disputeFeeCents,
+    reason: notice.reason,
+    status: notice.inquiry ? 'warning_needs_response' : 'needs_response',
+    evidence: emptyEvidence(),
+    evidenceDueBy: new Date(at.getTime() + times.responseWindowMs),
+    submittedAt: null,
+    closedAt: null,
+    remindedAt: null,
+    fromAvailableInCents: null,
+    fromReservesInCents: null,
+    owedInCents: null,
+    createdAt: at,
+    updatedAt: at,
+  });
+  recordEvent(tx, ownerOf(dispute), 'dispute.created', disputeEventPayload(dispute), at);
+  if (!notice.inquiry) await withdrawFunds(tx, balance, dispute, at);
+  return { dispute, opened: true };
+}
+
+/**
+ * A chargeback's money leaves the business: the amount (to the card network) and the fee (to fee
+ * revenue), each one balanced posting, from `available`, then the oldest holding reserves, the rest left
+ * owing (`available` below zero). Each reserve's share is recorded for the balance transactions.
+ */
+async function withdrawFunds(tx: EntityManager, balance: Balance, dispute: Dispute, at: Date): Promise<void> {
+  const funding = chargebackFunding(dispute.amountInCents, dispute.feeInCents, { available: balance.available, heldInReserves: balance.reserved });
+  const consumed = await consumeReserves(tx, ownerOf(dispute), funding.total.fromReserves);
+  // `reserved` is what the reserves hold (ledger verify holds the two equal), so this never happens.
+  if (consumed.taken !== funding.total.fromReserves) throw new Error(`reserves gave ${consumed.taken} of the ${funding.total.fromReserves} reserved`);
+  for (const part of consumed.parts) tx.create(DisputeReservePart, { disputeId: dispute.id, reserveId: part.reserveId, amountInCents: part.amount });
+  const referenceId = dispute.id;
+  postTransaction(tx, balance, { kind: 'dispute.funds_withdrawn', referenceId, lines: chargebackLines(funding.amount, 'processor_clearing'), at, overdraw: true });
+  if (dispute.feeInCents > 0) {
+    postTransaction(tx, balance, { kind: 'dispute.fee', referenceId, lines: chargebackLines(funding.fee, 'fee_revenue'), at, overdraw: true });
+  }
+  dispute.fromAvailableInCents = funding.total.fromAvailable;
+  dispute.fromReservesInCents = funding.total.fromReserves;
+  dispute.owedInCents = funding.total.owed;
+  recordEvent(tx, ownerOf(dispute), 'dispute.funds_withdrawn', disputeEventPayload(dispute), at);
+}
+
+/** The balance lock, then the dispute's row: the order every dispute move takes. Null when there is no such dispute. */
+async function locked(tx: EntityManager, id: string): Promise<{ dispute: Dispute; balance: Balance } | null> {
+  requireTransaction(tx);
+  const found = await tx.findOne(Dispute, { id });
+  if (!found) return null;
+  const balance = await lockBalance(tx, ownerOf(found));
+  const dispute = await tx.findOneOrFail(Dispute, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  return { dispute, balance };
+}
+
+/**
+ * A decision on an open dispute (the network's, or an operator's entering the acquirer's): a chargeback
+ * won gets its amount back (`dispute.funds_reinstated`; the fee stays), lost keeps nothing back; an
+ * inquiry won closes, lost escalates to a chargeback with a fresh window and its funds withdrawn. A
+ * closed dispute is returned as it is.
+ */
+export async function decideDispute(
+  tx: EntityManager,
+  id: string,
+  outcome: Outcome,
+  times: { responseWindowMs: number },
+  at: Date = new Date(),
+): Promise<Dispute | null> {
+  const row = await locked(tx, id);
+  if (!row || isClosed(row.dispute.status)) return row?.dispute ?? null;
+  const { dispute, balance } = row;
+  const next = decisionOf(dispute.status, outcome);
+  dispute.status = next.status;
+  dispute.updatedAt = at;
+  if (next.escalate) {
+    dispute.evidenceDueBy = new Date(at.getTime() + times.responseWindowMs);
+    dispute.submittedAt = null;
+    dispute.remindedAt = null;
+    recordEvent(tx, ownerOf(dispute), 'dispute.updated', disputeEventPayload(dispute), at);
+    await withdrawFunds(tx, balance, dispute, at);
+    return dispute;
+  }
+  dispute.closedAt = at;
+  if (next.reinstate) {
+    postTransaction(tx, balance, { kind: 'dispute.funds_reinstated', referenceId: dispute.id, lines: reinstatementLines(dispute.amountInCents), at });
+    recordEvent(tx, ownerOf(dispute), 'dispute.funds_reinstated', disputeEventPayload(dispute), at);
+  }
+  recordEvent(tx, ownerOf(dispute), 'dispute.closed', disputeEventPayload(dispute), at);
+  return dispute;
+}
+
+/**
+ * The deadline passed with nothing submitted: a chargeback is lost, an inquiry closes (`warning_closed`).
+ * Only once `evidenceDueBy` has passed by this clock, whoever asks; otherwise nothing changes.
+ */
+export async function expireDispute(tx: EntityManager, id: string, at: Date = new Date()): Promise<Dispute | null> {
+  const row = await locked(tx, id);
+  if (!row) return null;
+  const { dispute } = row;
+  if (!awaitsResponse(dispute.status) || at.getTime() < dispute.evidenceDueBy.getTime()) return dispute;
+  dispute.status = acceptedStatus(dispute.status);
+  dispute.closedAt = at;
+  dispute.updatedAt = at;
+  recordEvent(tx, ownerOf(dispute), 'dispute.closed', disputeEventPayload(dispute), at);
+  return dispute;
+}
+
+/** `dispute.evidence_due_soon`, once per evidence window, while nothing has been submitted. */
+export async function remindEvidenceDue(tx: EntityManager, id: string, at: Date = new Date()): Promise<Dispute | null> {
+  requireTransaction(tx);
+  const dispute = await tx.findOne(Dispute, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!dispute || !awaitsResponse(dispute.status) || dispute.remindedAt) return dispute;
+  dispute.remindedAt = at;
+  recordEvent(tx, ownerOf(dispute), 'dispute.evidence_due_soon', disputeEventPayload(dispute), at);
+  return dispute;
+}

@@ -1,0 +1,55 @@
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
+import { DomainError } from '../../domain/errors.js';
+import type { Owner } from '../ledger/ledger.service.js';
+import { Dispute, DisputeReservePart } from './dispute.entity.js';
+
+export interface ListDisputesFilter {
+  status?: Dispute['status'];
+  checkoutSessionId?: string;
+  limit: number;
+  cursor?: string;
+}
+
+const UUID = z.uuid();
+
+/** Newest first, by a keyset cursor on (createdAt, id), so new disputes never shift the pages. */
+export async function listDisputes(em: EntityManager, owner: Owner, query: ListDisputesFilter) {
+  const where: FilterQuery<Dispute> = { businessId: owner.businessId, livemode: owner.livemode };
+  if (query.status) where.status = query.status;
+  if (query.cursor) {
+    const cursor = decodeCursor(query.cursor, 'dispute');
+    if (!cursor) throw new DomainError('validation_failed', { errors: [{ path: ['cursor'], message: 'Invalid cursor' }] });
+    where.$or = [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }];
+  }
+  if (query.checkoutSessionId !== undefined) {
+    // A session id that is not a UUID names no session, so it matches no dispute (as the refunds' filter).
+    if (!UUID.safeParse(query.checkoutSessionId).success) return { items: [], meta: { hasMore: false, nextCursor: null } };
+    where.checkoutSessionId = query.checkoutSessionId;
+  }
+  const rows = await em.find(Dispute, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: query.limit + 1 });
+  const items = rows.slice(0, query.limit);
+  const last = items.at(-1);
+  const hasMore = rows.length > query.limit;
+  return { items, meta: { hasMore, nextCursor: hasMore && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null } };
+}
+
+/** Another business's or mode's dispute, or a malformed id, is not found. */
+export async function findDispute(em: EntityManager, owner: Owner, id: string): Promise<Dispute> {
+  const dispute = await em.findOne(Dispute, { id, businessId: owner.businessId, livemode: owner.livemode });
+  if (!dispute) throw new DomainError('dispute_not_found');
+  return dispute;
+}
+
+/** The session's dispute id, for the session's single read (null when it has none). */
+export async function disputeIdOfSession(em: EntityManager, sessionId: string): Promise<string | null> {
+  const dispute = await em.findOne(Dispute, { checkoutSessionId: sessionId }, { fields: ['id'] });
+  return dispute?.id ?? null;
+}
+
+/** Which reserves gave to each chargeback, and how much, by reserve id: the balance transactions' funding. */
+export async function reservePartsOf(em: EntityManager, disputeIds: string[]): Promise<DisputeReservePart[]> {
+  if (disputeIds.length === 0) return [];
+  return em.find(DisputeReservePart, { disputeId: { $in: disputeIds } }, { orderBy: [{ disputeId: 'asc' }, { reserveId: 'asc' }] });
+}
