@@ -4,7 +4,7 @@
  * up, otherwise it starts it for the duration of the command.
  */
 import { parseArgs } from 'node:util';
-import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING } from '../config.js';
+import { assertStartable, ConfigError, loadConfig } from '../config.js';
 import { runningEmbeddedPort, startEmbeddedPostgres, embeddedUrl } from '../dev/embedded-postgres.js';
 import { runningBanner } from '../dev/running.js';
 import type { Client } from '@temporalio/client';
@@ -50,8 +50,8 @@ async function main(): Promise<number> {
     return 0;
   }
   const config = loadConfig();
+  // Refused without its opt-in, as every entry point; not announced, since a command's stderr is its answer.
   assertStartable(config);
-  if (config.env === 'test') process.stderr.write(`WARNING: ${TEST_ENV_WARNING}\n`);
   // The banner of the running `npm start`, which it left in the data directory: no database needed.
   if (positionals.join(' ') === 'banner') {
     const banner = runningBanner(config.dataDir);

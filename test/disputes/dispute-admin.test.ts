@@ -15,7 +15,7 @@ const stack = useStack();
 
 const admin = (...args: string[]) =>
   run(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', ...args], {
-    env: { ...process.env, DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: '' },
+    env: { ...process.env, ALLOW_TEST_ENV: 'true', DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: '' },
   });
 const json = async (...args: string[]) => JSON.parse((await admin(...args, '--json')).stdout);
 const failure = (...args: string[]) => admin(...args).then(() => null, (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr.trim() }));
