@@ -78,21 +78,17 @@ export interface ListTotal {
 }
 
 /**
- * The rows a page number may skip, at most: a page past it is refused, and a cursor (which skips
- * nothing) reaches it. Page numbers read the index entries they skip, so this bounds their cost.
+ * The rows a page number may skip, at most: a deeper page of a list that long is refused, and a cursor
+ * (which skips nothing) reaches it. Page numbers read the index entries they skip, so this bounds their
+ * cost; a page past the end of the list is simply empty.
  */
 export const MAX_PAGE_OFFSET = 10_000;
 
-/** The rows before page `page` of `limit`, or a validation error when that is deeper than page numbers go. */
-export function pageOffset(page: number, limit: number): number {
-  const offset = (page - 1) * limit;
-  if (offset > MAX_PAGE_OFFSET) {
-    throw new DomainError('validation_failed', {
-      errors: [{ path: ['page'], message: `Page numbers reach ${MAX_PAGE_OFFSET.toLocaleString('en-US')} rows deep; follow nextCursor beyond` }],
-    });
-  }
-  return offset;
-}
+/** The refusal of a page deeper than `MAX_PAGE_OFFSET` rows into a list that has rows there. */
+export const tooDeepPage = () =>
+  new DomainError('validation_failed', {
+    errors: [{ path: ['page'], message: `Page numbers reach ${MAX_PAGE_OFFSET.toLocaleString('en-US')} rows deep; follow nextCursor beyond` }],
+  });
 
 /** The spec's page meta; `totalCapped` appears only when the total is `COUNT_CAP` standing for more. */
 export function pageMeta({ total, capped }: ListTotal, page: number, limit: number, hasNextPage: boolean) {

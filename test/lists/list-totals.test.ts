@@ -112,13 +112,21 @@ describe('GET /api/checkout/sessions totals and pages', () => {
     expect(legacy.body.data.meta).toMatchObject({ page: 2, hasPreviousPage: true });
     expect(legacy.body.data.items.map((s: any) => s.id)).toEqual(seen.slice(3, 6));
 
-    const deep = await list(biz, '?limit=100&page=102');
+    // A list deeper than 10,000 rows: a page number that far in is refused, the cursor reaches it.
+    const long = await stack.business();
+    await insertSessions(long, 10_300);
+    const deep = await list(long, '?limit=100&page=102');
     expect(deep.status).toBe(400);
     expect(deep.body.error).toMatchObject({
       type: 'validation_error',
       errors: [{ path: ['page'], message: 'Page numbers reach 10,000 rows deep; follow nextCursor beyond' }],
     });
-    expect((await list(biz, '?limit=100&page=101')).status).toBe(200);
+    expect((await list(long, '?limit=100&page=101')).status).toBe(200);
+    // Past the end of the list, however deep: an empty page, as any page past the end.
+    const pastTheEnd = await stack.http.get('/api/withdrawals?page=9007199254740990&limit=20', { key: biz.testKey });
+    expect(pastTheEnd.status).toBe(200);
+    expect(pastTheEnd.body.data).toMatchObject({ items: [], meta: { total: 0, hasNextPage: false } });
+    expect((await list(biz, '?limit=100&page=5000')).body.data).toMatchObject({ items: [], meta: { total: 7, hasNextPage: false } });
   });
 });
 

@@ -1,19 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { decodeCursor, encodeCursor, pageMeta, pageOffset, type CursorPosition, type ListTotal } from '../../domain/cursor.js';
+import { decodeCursor, encodeCursor, pageMeta, type CursorPosition, type ListTotal } from '../../domain/cursor.js';
 import { DomainError } from '../../domain/errors.js';
 import { parse } from '../../domain/validation.js';
 import type { Caller } from '../businesses/caller.js';
+import { pageIds, type Filter } from '../lists/page.queries.js';
 import { cappedTotal, countedTotal } from '../lists/row-count.queries.js';
 import { CheckoutSession } from './session.entity.js';
 import { listSessionsQuery, type ListSessionsQuery } from './session.schemas.js';
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** A list's conditions as SQL, with their parameters in order. */
-interface Filter {
-  sql: string;
-  params: unknown[];
-}
 
 /**
  * The query's conditions. Each is served by an index: the business's sessions newest first
@@ -56,21 +52,25 @@ export async function listSessions(em: EntityManager, caller: Caller, rawQuery: 
     ? countedTotal(em, caller, 'checkout_session', query.status === 'all' ? undefined : [query.status])
     : cappedTotal(em, `select 1 from checkout_sessions where ${filter.sql}`, filter.params);
   const page = cursor ? (cursor.page ?? (await pageOfLegacyCursor(em, filter, cursor, query.limit))) : query.page;
-  const ids = await em.getConnection().execute<{ id: string }[]>(
-    cursor
-      ? `select id from checkout_sessions where ${filter.sql} and ${AFTER} order by created_at desc, id desc limit ?`
-      : `select id from checkout_sessions where ${filter.sql} order by created_at desc, id desc limit ? offset ?`,
-    cursor ? [...filter.params, cursor.createdAt, cursor.id, query.limit + 1] : [...filter.params, query.limit + 1, pageOffset(page, query.limit)],
-  );
-  const hasNextPage = ids.length > query.limit;
-  const pageIds = ids.slice(0, query.limit).map((row) => row.id);
-  const rows = pageIds.length ? await em.find(CheckoutSession, { id: { $in: pageIds } }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }) : [];
+  const { ids, hasNextPage } = cursor
+    ? await idsAfter(em, filter, cursor, query.limit)
+    : await pageIds(em, { table: 'checkout_sessions', filter, orderBy: 'created_at desc, id desc' }, page, query.limit, total);
+  const rows = ids.length ? await em.find(CheckoutSession, { id: { $in: ids } }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }) : [];
   const last = rows.at(-1);
   return {
     items: rows,
     meta: pageMeta(await total, page, query.limit, hasNextPage),
     nextCursor: hasNextPage && last ? encodeCursor({ createdAt: last.createdAt, id: last.id, page: page + 1 }) : null,
   };
+}
+
+/** The page after a cursor's position: a keyset read, which skips nothing however deep the page. */
+async function idsAfter(em: EntityManager, filter: Filter, cursor: CursorPosition, limit: number) {
+  const found = await em.getConnection().execute<{ id: string }[]>(
+    `select id from checkout_sessions where ${filter.sql} and ${AFTER} order by created_at desc, id desc limit ?`,
+    [...filter.params, cursor.createdAt, cursor.id, limit + 1],
+  );
+  return { ids: found.slice(0, limit).map((row) => row.id), hasNextPage: found.length > limit };
 }
 
 /**

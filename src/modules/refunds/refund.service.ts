@@ -125,12 +125,11 @@ export async function listRefunds(em: EntityManager, caller: Caller, query: List
     if (!UUID.safeParse(query.transactionId).success) return { items: [], pagination: pagination({ total: 0, capped: false }) };
     (filter.sql += ' and checkout_session_id = ?'), filter.params.push(query.transactionId);
   }
-  const [total, { ids }] = await Promise.all([
+  const total =
     query.transactionId === undefined
       ? countedTotal(em, caller, 'refund', query.status ? [query.status] : undefined)
-      : cappedTotal(em, `select 1 from refunds where ${filter.sql}`, filter.params),
-    pageIds(em, { table: 'refunds', filter, orderBy: 'created_at desc, id desc' }, query.page, query.limit),
-  ]);
+      : cappedTotal(em, `select 1 from refunds where ${filter.sql}`, filter.params);
+  const { ids } = await pageIds(em, { table: 'refunds', filter, orderBy: 'created_at desc, id desc' }, query.page, query.limit, total);
   const items = ids.length ? await em.find(Refund, { id: { $in: ids } }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }) : [];
-  return { items, pagination: pagination(total) };
+  return { items, pagination: pagination(await total) };
 }

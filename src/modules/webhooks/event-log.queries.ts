@@ -35,12 +35,10 @@ export async function listEventLog(em: EntityManager, caller: Caller, query: Eve
   const filter = { sql: where.join(' and '), params };
   // The counters keep events by type; a date range or a delivery's endpoint or status is counted, capped.
   const counted = !query.from && !query.to && !deliveryWhere.length;
-  const [total, { ids, hasNextPage }] = await Promise.all([
-    counted
-      ? countedTotal(em, caller, 'event', query.eventType ? [query.eventType] : undefined)
-      : cappedTotal(em, `select 1 from events e where ${filter.sql}`, filter.params),
-    pageIds(em, { table: 'events e', filter, orderBy: 'e.created_at desc, e.id desc' }, query.page, query.limit),
-  ]);
+  const total = counted
+    ? countedTotal(em, caller, 'event', query.eventType ? [query.eventType] : undefined)
+    : cappedTotal(em, `select 1 from events e where ${filter.sql}`, filter.params);
+  const { ids, hasNextPage } = await pageIds(em, { table: 'events e', filter, orderBy: 'e.created_at desc, e.id desc' }, query.page, query.limit, total);
   const events = ids.length ? await em.find(Event, { id: { $in: ids } }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }) : [];
   const deliveries = ids.length
     ? await em.find(
@@ -69,5 +67,5 @@ export async function listEventLog(em: EntityManager, caller: Caller, query: Eve
       .filter((d) => d.eventId === event.id)
       .map((d) => deliveryView(d, attempts.filter((a) => a.deliveryId === d.id))),
   }));
-  return { items, meta: pageMeta(total, query.page, query.limit, hasNextPage) };
+  return { items, meta: pageMeta(await total, query.page, query.limit, hasNextPage) };
 }

@@ -165,10 +165,8 @@ export async function findWithdrawal(em: EntityManager, caller: Caller, id: stri
 export async function listWithdrawals(em: EntityManager, caller: Caller, query: ListWithdrawalsQuery) {
   const filter = { sql: 'business_id = ? and livemode = ?', params: [caller.businessId, caller.livemode] as unknown[] };
   if (query.status) (filter.sql += ' and status = ?'), filter.params.push(query.status);
-  const [total, { ids, hasNextPage }] = await Promise.all([
-    countedTotal(em, caller, 'withdrawal', query.status ? [query.status] : undefined),
-    pageIds(em, { table: 'withdrawals', filter, orderBy: 'requested_at desc, id desc' }, query.page, query.limit),
-  ]);
+  const total = countedTotal(em, caller, 'withdrawal', query.status ? [query.status] : undefined);
+  const { ids, hasNextPage } = await pageIds(em, { table: 'withdrawals', filter, orderBy: 'requested_at desc, id desc' }, query.page, query.limit, total);
   const items = ids.length ? await em.find(Withdrawal, { id: { $in: ids } }, { orderBy: [{ requestedAt: 'desc' }, { id: 'desc' }] }) : [];
-  return { items, meta: pageMeta(total, query.page, query.limit, hasNextPage) };
+  return { items, meta: pageMeta(await total, query.page, query.limit, hasNextPage) };
 }
