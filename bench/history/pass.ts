@@ -94,6 +94,7 @@ export async function runHistory(o: HistoryOptions) {
   const reads = { samples: config.readSamples, warmup: config.warmup, maxSeconds: config.maxSecondsPerOperation };
   const writes = { samples: config.writeSamples, warmup: Math.min(config.warmup, 5), maxSeconds: config.maxSecondsPerOperation };
   for (const read of READS) operations.push(await measure(read.name, 'read', pair, readCall(client, read), reads));
+  loadAverage.afterReads = load();
   // Each write makes what the next one needs: fresh sessions to pay, then paid sessions to refund.
   operations.push(await measure('session create', 'write', pair, createSession(client), writes));
   operations.push(await measure('pay', 'write', pair, paySession(client), writes));
