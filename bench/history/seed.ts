@@ -108,6 +108,8 @@ export async function seedHistory(em: EntityManager, owner: Owner, shape: Histor
     shape.log?.(`  ${name}: ${stepsMs[name]} ms`);
   };
   const recoveryFailedInWindow = await em.fork().transactional(async (tx) => {
+    // The plans sort millions of rows (each table is written in time order, as the service writes it): in memory, not on disk.
+    await tx.execute(`set local work_mem = '256MB'`, [], 'run');
     await run(tx, 'parameters', PARAMS, [
       owner.livemode, randomBytes(4).toString('hex'), paid, sizes.failed, sizes.cancelled, sizes.withdrawals, sizes.customers,
       now, now, days, now, days, owner.livemode ? 'live' : 'test', shape.recoveryDeliveries ?? 100_000, recoveryFailed,
