@@ -42,28 +42,29 @@ export interface PassOptions {
   track: (child: Promise<ChildProcess>) => Promise<ChildProcess>;
 }
 
-export async function runPass(o: PassOptions) {
-  const { orm, seconds: SECONDS } = o;
-  const workers: { child: ChildProcess; adminPort: number }[] = [];
-  for (let i = 0; i < o.workers; i++) {
-    const [adminPort, metricsPort] = await Promise.all([freePort(), freePort()]);
-    const env = {
-      ...o.appEnv,
-      // The worker's own start script sets it too (scripts/run.sh worker, docker-compose.yml).
-      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
-      ...(process.env.BENCH_MAX_CACHED_WORKFLOWS ? { WORKER_MAX_CACHED_WORKFLOWS: process.env.BENCH_MAX_CACHED_WORKFLOWS } : {}),
-      // As the worker's start script caps V8's old space (scripts/run.sh worker); BENCH_WORKER_HEAP_MB=0 leaves V8's default.
-      // And its young generation as the start script sets it; BENCH_WORKER_NODE_OPTIONS replaces that (say, '' for V8's default).
-      NODE_OPTIONS: [process.env.BENCH_WORKER_HEAP_MB !== '0' && `--max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB ?? 384}`, process.env.BENCH_WORKER_NODE_OPTIONS ?? '--max-semi-space-size=4']
-        .filter(Boolean)
-        .join(' '),
-      TEMPORAL_ADDRESS: o.temporalAddress,
-      ADMIN_PORT: String(adminPort),
-      TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
-    };
-    workers.push({ child: await o.track(spawnService(path.join(o.dist, 'worker.js'), env, adminPort)), adminPort });
-  }
-  const [apiPort, apiAdminPort] = await Promise.all([freePort(), freePort()]);
+/** A worker from the production build, with the memory settings its start script gives it (scripts/run.sh worker). */
+export async function spawnWorker(o: Pick<PassOptions, 'dist' | 'appEnv' | 'temporalAddress' | 'track'>): Promise<{ child: ChildProcess; adminPort: number }> {
+  const [adminPort, metricsPort] = await Promise.all([freePort(), freePort()]);
+  const env = {
+    ...o.appEnv,
+    // The worker's own start script sets it too (scripts/run.sh worker, docker-compose.yml).
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+    ...(process.env.BENCH_MAX_CACHED_WORKFLOWS ? { WORKER_MAX_CACHED_WORKFLOWS: process.env.BENCH_MAX_CACHED_WORKFLOWS } : {}),
+    // As the worker's start script caps V8's old space (scripts/run.sh worker); BENCH_WORKER_HEAP_MB=0 leaves V8's default.
+    // And its young generation as the start script sets it; BENCH_WORKER_NODE_OPTIONS replaces that (say, '' for V8's default).
+    NODE_OPTIONS: [process.env.BENCH_WORKER_HEAP_MB !== '0' && `--max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB ?? 384}`, process.env.BENCH_WORKER_NODE_OPTIONS ?? '--max-semi-space-size=4']
+      .filter(Boolean)
+      .join(' '),
+    TEMPORAL_ADDRESS: o.temporalAddress,
+    ADMIN_PORT: String(adminPort),
+    TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
+  };
+  return { child: await o.track(spawnService(path.join(o.dist, 'worker.js'), env, adminPort)), adminPort };
+}
+
+/** The API from the production build, as `npm run api` and compose start it; resolves once it accepts connections. */
+export async function spawnApi(o: Pick<PassOptions, 'dist' | 'appEnv' | 'temporalAddress' | 'track'>): Promise<{ child: ChildProcess; port: number; adminPort: number }> {
+  const [port, adminPort] = await Promise.all([freePort(), freePort()]);
   // BENCH_API_MALLOC_ARENA_MAX, BENCH_API_NODE_OPTIONS: the API's memory settings, to measure what they do to its RSS.
   // By default the API runs as `npm run api` and compose start it (API_NODE_OPTIONS; '' for V8's default).
   const apiNodeOptions = process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS;
@@ -71,23 +72,32 @@ export async function runPass(o: PassOptions) {
     ...(process.env.BENCH_API_MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.BENCH_API_MALLOC_ARENA_MAX } : {}),
     ...(apiNodeOptions ? { NODE_OPTIONS: apiNodeOptions } : {}),
   };
-  const api = await o.track(
-    spawnService(path.join(o.dist, 'api.js'), { ...o.appEnv, ...apiTuning, TEMPORAL_ADDRESS: o.temporalAddress, PORT: String(apiPort), ADMIN_PORT: String(apiAdminPort) }, apiPort),
+  const child = await o.track(
+    spawnService(path.join(o.dist, 'api.js'), { ...o.appEnv, ...apiTuning, TEMPORAL_ADDRESS: o.temporalAddress, PORT: String(port), ADMIN_PORT: String(adminPort) }, port),
   );
-  // Businesses on the enterprise tier with a budget far above the load, so rate limits do not shape results.
-  const benchBusiness = async (name: string) => {
-    const { business, keys } = await createBusiness(orm.em.fork(), {
-      ...DEMO_BUSINESS,
-      name: `${name} (${o.name})`,
-      rateLimitTier: 'enterprise',
-      rateLimitPerMinute: 10_000_000,
-      rateLimitBurst: 10_000_000,
-    });
-    return { business, key: keys.find((k) => k.mode === 'test')!.secret };
-  };
-  const { business, key } = await benchBusiness('Bench');
+  return { child, port, adminPort };
+}
+
+/** A business on the enterprise tier with a budget far above the load, so rate limits do not shape results. */
+export async function benchBusiness(orm: MikroORM, name: string) {
+  const { business, keys } = await createBusiness(orm.em.fork(), {
+    ...DEMO_BUSINESS,
+    name,
+    rateLimitTier: 'enterprise',
+    rateLimitPerMinute: 10_000_000,
+    rateLimitBurst: 10_000_000,
+  });
+  return { business, key: keys.find((k) => k.mode === 'test')!.secret };
+}
+
+export async function runPass(o: PassOptions) {
+  const { orm, seconds: SECONDS } = o;
+  const workers: { child: ChildProcess; adminPort: number }[] = [];
+  for (let i = 0; i < o.workers; i++) workers.push(await spawnWorker(o));
+  const { child: api, port: apiPort, adminPort: apiAdminPort } = await spawnApi(o);
+  const { business, key } = await benchBusiness(orm, `Bench (${o.name})`);
   // (c)'s endpoints subscribe to every event, on a business of their own, so other scenarios' events do not load them.
-  const hooks = await benchBusiness('Bench webhooks');
+  const hooks = await benchBusiness(orm, `Bench webhooks (${o.name})`);
   const origin = `https://127.0.0.1:${apiPort}`;
   const post = { method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: o.sessionBody };
   const client = jsonClient(origin, o.ca);

@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { historyCountsMarkdown, type HistoryCount } from './history-actions.js';
+import { historyMarkdown, type HistorySummary } from './history/report.js';
 import type { Target } from './targets.js';
 import type { Histogram } from './worker-metrics.js';
 
@@ -20,7 +21,14 @@ export interface PassResult {
 }
 
 export function writeResults(
-  results: { date: string; targets: Target[]; passes: PassResult[]; conditions: Record<string, unknown>; historyCounts?: HistoryCount[] },
+  results: {
+    date: string;
+    targets: Target[];
+    passes: PassResult[];
+    conditions: Record<string, unknown>;
+    historyCounts?: HistoryCount[];
+    history?: HistorySummary;
+  },
   /** Marks a partial run (BENCH_ONLY), which never overwrites the day's full results. */
   suffix: string,
 ): void {
@@ -33,10 +41,14 @@ export function writeResults(
   const md = [
     `## Benchmark ${results.date}`,
     '',
-    `| measure (median) | ${passes.map((p) => p.name).join(' | ')} |`,
-    `|---|${passes.map(() => '---|').join('')}`,
-    ...names.map((k) => `| ${k} | ${passes.map((p) => cell(p.figures[k])).join(' | ')} |`),
-    '',
+    ...(passes.length
+      ? [
+          `| measure (median) | ${passes.map((p) => p.name).join(' | ')} |`,
+          `|---|${passes.map(() => '---|').join('')}`,
+          ...names.map((k) => `| ${k} | ${passes.map((p) => cell(p.figures[k])).join(' | ')} |`),
+          '',
+        ]
+      : []),
     '| Temporal | measure | measured | reference | ratio | goal | met |',
     '|---|---|---|---|---|---|---|',
     ...results.targets.map((t) => `| ${t.temporal} | ${t.metric} | ${t.measured} | ${t.reference ?? ''} | ${t.ratio ?? ''} | ${t.target} | ${t.met ? 'yes' : '**no**'} |`),
@@ -46,6 +58,7 @@ export function writeResults(
       ...p.workerStats.map((w, i) => scheduleToStartLine(w.workflowTaskScheduleToStart, p.workerStats.length > 1 ? i + 1 : undefined)),
       '',
     ]),
+    ...(results.history ? [...historyMarkdown(results.history), ''] : []),
     ...(results.historyCounts ? historyCountsMarkdown(results.historyCounts) : []),
     '',
     `Conditions: \`${JSON.stringify(results.conditions)}\``,

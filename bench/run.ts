@@ -3,7 +3,8 @@
  * ratios and written to bench/results/<date>.json and .md. A benchmark, not a test: it asserts nothing.
  * The API and worker run from the production build (compiled JavaScript, prebuilt workflow bundle).
  * With BENCH_TEMPORAL=real, (b), (c), (d) and their floors F3, F4 run again against a real Temporal
- * server on PostgreSQL (bench/real-temporal.ts), with one worker and then with two.
+ * server on PostgreSQL (bench/real-temporal.ts), with one worker and then with two. `history` in
+ * BENCH_ONLY (`npm run bench:history`) runs the history benchmark (bench/history/pass.ts) last.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import { beforeAndAfter, historyCounts } from './history-actions.js';
 import { API_NODE_OPTIONS, runPass } from './pass.js';
 import { startRealTemporal } from './real-temporal.js';
 import { computeTargets } from './targets.js';
+import { runHistory } from './history/pass.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -31,7 +33,8 @@ const rates = {
   // Events per second (ten deliveries each) well inside capacity, for the fan-out's own latency.
   calmEvent: Number(process.env.BENCH_CALM_EVENT_RATE ?? 1),
 };
-// BENCH_ONLY=a,d runs just those scenarios (with their floors), for working on one target at a time.
+// BENCH_ONLY=a,d runs just those scenarios (with their floors), for working on one target at a time;
+// `history` the history benchmark, which takes many minutes and so runs only when named.
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d').split(',').map((s) => s.trim()));
 const ONLY_ALL = ['a', 'b', 'c', 'd'].every((s) => ONLY.has(s));
 // 'b,c,d' is Temporal's floors (F3, F4), which (b), (c) and (d) are measured against.
@@ -69,44 +72,50 @@ async function main() {
   const infra = await startInfrastructure();
   cleanup.unshift(infra.stop);
   const tlsEnv = { TLS_CERT: infra.tls.certFile, TLS_KEY: infra.tls.keyFile };
-  const [f1Port, f2Port, writesPort, workPort] = await Promise.all(Array.from({ length: 4 }, () => freePort()));
   const appEnv = serviceEnv(infra);
-
-  // The floors and (a)'s by-hand references (bench/floors/session-writes.ts) stay TypeScript: they are not the service.
-  const floors = [
-    await track(spawnService('bench/floors/bare-koa.ts', { ...tlsEnv, PORT: String(f1Port) })),
-    await track(spawnService('bench/floors/koa-insert.ts', { ...tlsEnv, PORT: String(f2Port), DATABASE_URL: infra.databaseUrl })),
-    await track(spawnService('bench/floors/session-writes.ts', { ...tlsEnv, PORT: String(writesPort), DATABASE_URL: infra.databaseUrl, REFERENCE: 'writes' })),
-    await track(spawnService('bench/floors/session-writes.ts', { ...tlsEnv, PORT: String(workPort), DATABASE_URL: infra.databaseUrl, REFERENCE: 'work' })),
-  ];
   const receivers = await startReceivers(infra.tls);
-  const common = {
-    dist: build.dir, appEnv, seconds: SECONDS, orm: infra.orm, databaseUrl: infra.databaseUrl, ca: infra.ca, receivers, rates, sessionBody,
-    references: { f1Port, f2Port, writesPort, workPort, workPid: floors[3].pid }, track,
-  };
   const passes: PassResult[] = [];
-  const finish = (p: Awaited<ReturnType<typeof runPass>>, temporal: string, loadBefore: number[]): PassResult => {
-    const figures = Object.fromEntries(Object.entries(p.samples).map(([k, v]) => [k, median(v)]));
-    return { ...p, temporal, figures, targets: computeTargets(p.name, figures, p.peaks, rates.calmEvent), loadAverage: { before: loadBefore, after: load() } };
-  };
-
-  let loadBefore = load();
-  const dev = await runPass({ ...common, name: 'dev server', temporalAddress: infra.temporalAddress, workers: 1, groups: groupsFor(['a', 'b', 'c', 'd']), rounds: ROUNDS });
-  passes.push(finish(dev, ['temporal', ...infra.temporalArgs].join(' '), loadBefore));
-
   let realServer: { startMs: number; description: string } | undefined;
-  if (REAL && groupsFor(['b', 'c', 'd']).length) {
-    const real = await startRealTemporal(infra.root);
-    cleanup.unshift(real.stop);
-    realServer = { startMs: real.startMs, description: real.description };
-    process.stderr.write(`bench: real Temporal server at ${real.address} (up in ${real.startMs} ms)\n`);
-    for (const workers of REAL_WORKERS) {
-      loadBefore = load();
-      const name = `real server, ${workers} worker${workers > 1 ? 's' : ''}`;
-      const p = await runPass({ ...common, name, temporalAddress: real.address, workers, groups: groupsFor(['b', 'c', 'd']), rounds: REAL_ROUNDS });
-      passes.push(finish(p, real.description, loadBefore));
+  const floors: ChildProcess[] = [];
+  if (groupsFor(['a', 'b', 'c', 'd']).length) {
+    const [f1Port, f2Port, writesPort, workPort] = await Promise.all(Array.from({ length: 4 }, () => freePort()));
+    // The floors and (a)'s by-hand references (bench/floors/session-writes.ts) stay TypeScript: they are not the service.
+    floors.push(
+      await track(spawnService('bench/floors/bare-koa.ts', { ...tlsEnv, PORT: String(f1Port) })),
+      await track(spawnService('bench/floors/koa-insert.ts', { ...tlsEnv, PORT: String(f2Port), DATABASE_URL: infra.databaseUrl })),
+      await track(spawnService('bench/floors/session-writes.ts', { ...tlsEnv, PORT: String(writesPort), DATABASE_URL: infra.databaseUrl, REFERENCE: 'writes' })),
+      await track(spawnService('bench/floors/session-writes.ts', { ...tlsEnv, PORT: String(workPort), DATABASE_URL: infra.databaseUrl, REFERENCE: 'work' })),
+    );
+    const common = {
+      dist: build.dir, appEnv, seconds: SECONDS, orm: infra.orm, databaseUrl: infra.databaseUrl, ca: infra.ca, receivers, rates, sessionBody,
+      references: { f1Port, f2Port, writesPort, workPort, workPid: floors[3].pid }, track,
+    };
+    const finish = (p: Awaited<ReturnType<typeof runPass>>, temporal: string, loadBefore: number[]): PassResult => {
+      const figures = Object.fromEntries(Object.entries(p.samples).map(([k, v]) => [k, median(v)]));
+      return { ...p, temporal, figures, targets: computeTargets(p.name, figures, p.peaks, rates.calmEvent), loadAverage: { before: loadBefore, after: load() } };
+    };
+
+    let loadBefore = load();
+    const dev = await runPass({ ...common, name: 'dev server', temporalAddress: infra.temporalAddress, workers: 1, groups: groupsFor(['a', 'b', 'c', 'd']), rounds: ROUNDS });
+    passes.push(finish(dev, ['temporal', ...infra.temporalArgs].join(' '), loadBefore));
+
+    if (REAL && groupsFor(['b', 'c', 'd']).length) {
+      const real = await startRealTemporal(infra.root);
+      cleanup.unshift(real.stop);
+      realServer = { startMs: real.startMs, description: real.description };
+      process.stderr.write(`bench: real Temporal server at ${real.address} (up in ${real.startMs} ms)\n`);
+      for (const workers of REAL_WORKERS) {
+        loadBefore = load();
+        const name = `real server, ${workers} worker${workers > 1 ? 's' : ''}`;
+        const p = await runPass({ ...common, name, temporalAddress: real.address, workers, groups: groupsFor(['b', 'c', 'd']), rounds: REAL_ROUNDS });
+        passes.push(finish(p, real.description, loadBefore));
+      }
     }
   }
+  // Last: its seeded withdrawals stay `pending` for good, which the passes' wait for a quiet service would wait on.
+  const history = ONLY.has('history')
+    ? await runHistory({ dist: build.dir, appEnv, temporalAddress: infra.temporalAddress, orm: infra.orm, ca: infra.ca, receivers, track })
+    : undefined;
   await receivers.close();
   const results = {
     date: new Date().toISOString(),
@@ -125,9 +134,11 @@ async function main() {
       withdrawalProcessingDelay: appEnv.WITHDRAWAL_PROCESSING_DELAY,
       betweenMeasurements: 'waits until no outbox row, refund, withdrawal or delivery is in flight; after (a) at max, vacuum analyze of the session tables',
     },
-    // Every pass's targets in one array: the dev server's are issue 18's table; the real server's the same ratios on its own floors.
-    targets: passes.flatMap((p) => p.targets),
+    // Every pass's targets in one array: the dev server's are issue 18's table; the real server's the same ratios on its own floors;
+    // the history benchmark's, `history: …`.
+    targets: [...passes.flatMap((p) => p.targets), ...(history?.targets ?? [])],
     passes,
+    history: history?.history,
     // Per business operation, from the recorded histories the replay tests keep (bench/history-actions.ts).
     // Issue 17 §3: actions and events per operation, before and after `patched('local-database-steps')`.
     actionsPerOperation: beforeAndAfter(historyCounts()),

@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import { transfer } from '../../src/modules/ledger/accounts.rules.js';
 import { lockBalance, postTransaction } from '../../src/modules/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { releaseReserve } from '../../src/modules/reserves/reserve.lifecycle.js';
@@ -297,6 +298,22 @@ describe('ledger verify', () => {
     expect(broken.ok).toBe(false);
     expect(mine(broken.problems)).toEqual([`business ${biz.id} (test): cached available is 4499 but its entries sum to 4498`]);
     await sql(stack, 'update balances set available = available - 1 where business_id = ? and livemode = false', [biz.id]);
+  });
+
+  it("counts a reserve's later releases (`<id>#<released before>`) with its first against what it says it released", async () => {
+    const biz = await stack.business();
+    const paid = await paidSession(stack, biz);
+    await paidSession(stack, biz); // its reserve holds the cents the extra release below moves
+    const [reserve] = await sql(stack, 'select id from reserves where payment_id = ?', [paid.id]);
+    await holdEnded(reserve.id);
+    await release(reserve.id);
+    expect((await verifyLedger(stack.orm.em.fork())).problems.filter((p) => p.includes(reserve.id))).toEqual([]);
+    await stack.orm.em.fork().transactional(async (tx) => {
+      const balance = await lockBalance(tx, { businessId: biz.id, livemode: false });
+      postTransaction(tx, balance, { kind: 'reserve.release', referenceId: `${reserve.id}#450`, lines: transfer('reserved', 'available', 10) });
+    });
+    const { problems } = await verifyLedger(stack.orm.em.fork());
+    expect(problems.filter((p) => p.includes(reserve.id))).toEqual([`reserve ${reserve.id} says 450 released but the ledger moved 460`]);
   });
 
   it('names a completed session without its payment transaction and a reserve whose amounts do not add up', async () => {

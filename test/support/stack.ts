@@ -35,11 +35,12 @@ export interface TestBusiness {
 
 export const TEST_WEBHOOK_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
-async function workerDatabaseUrl(fabricatesState = false): Promise<string> {
+async function workerDatabaseUrl(fabricatesState = false, ownDatabase?: string): Promise<string> {
   const adminUrl = process.env.TEST_DATABASE_URL!;
   // Tests that write states no payment could produce (a `completed` session without its payment, to
   // render a page) get a database of their own, so `ledger verify` elsewhere sees only real money moves.
-  const name = fabricatesState ? `${workerDatabaseName()}_fabricated` : workerDatabaseName();
+  // So does a test that must judge the whole database (`ownDatabase`), such as a seeded history.
+  const name = ownDatabase ? `${workerDatabaseName()}_${ownDatabase}` : fabricatesState ? `${workerDatabaseName()}_fabricated` : workerDatabaseName();
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
@@ -55,9 +56,9 @@ async function workerDatabaseUrl(fabricatesState = false): Promise<string> {
 
 export async function startStack(
   env: Record<string, string> = {},
-  opts: { worker?: boolean; fabricatesState?: boolean } = {},
+  opts: { worker?: boolean; fabricatesState?: boolean; ownDatabase?: string } = {},
 ): Promise<TestStack> {
-  const databaseUrl = await workerDatabaseUrl(opts.fabricatesState);
+  const databaseUrl = await workerDatabaseUrl(opts.fabricatesState, opts.ownDatabase);
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,

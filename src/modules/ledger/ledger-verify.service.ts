@@ -86,8 +86,11 @@ const checks: Check[] = [
       `reserve ${r.id} (${r.status}): ${r.reserve} first held, ${r.consumed} consumed and ${r.released} released do not add up or do not match its status`,
   },
   {
+    // A release's reference is the reserve id, or `<id>#<n>` for a later one (releaseReference): its part before
+    // any `#` is an equality PostgreSQL can hash-join on. Matched with `or … like`, it compared every reserve with
+    // every release (38 s at 20,000 payments, days at a million).
     sql: `select r.id, r.released_amount_in_cents as released, coalesce(-sum(e.amount), 0)::bigint as posted from reserves r
-          left join ledger_transactions t on t.kind = 'reserve.release' and (t.reference_id = r.id or t.reference_id like r.id || '#%')
+          left join ledger_transactions t on t.kind = 'reserve.release' and split_part(t.reference_id, '#', 1) = r.id
           left join ledger_entries e on e.transaction_id = t.id and e.account = 'reserved'
           group by r.id having r.released_amount_in_cents <> coalesce(-sum(e.amount), 0)`,
     describe: (r) => `reserve ${r.id} says ${r.released} released but the ledger moved ${r.posted}`,
