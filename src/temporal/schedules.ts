@@ -1,9 +1,8 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
 import { retentionWorkflow } from '../../workflows/retention.js';
 import { sessionExpiryWorkflow, sweepNowSignal } from '../../workflows/checkout-expiry.js';
+import { retentionScheduleId, retentionWorkflowId, sessionExpiryWorkflowId } from '../../contracts/workflow-ids.js';
 
-/** One schedule per task queue, so every deployment (and every test worker) applies retention to its own database. */
-export const retentionScheduleId = (taskQueue: string) => `retention-${taskQueue}`;
 /** The schedule the retention schedule replaced: it purged Idempotency-Keys alone. */
 const replacedScheduleId = (taskQueue: string) => `purge-idempotency-keys-${taskQueue}`;
 
@@ -17,7 +16,7 @@ function retentionSchedule(taskQueue: string): ScheduleOptions {
       type: 'startWorkflow',
       // By reference: the SDK sends the function's name, and go-to-definition reaches the workflow.
       workflowType: retentionWorkflow,
-      workflowId: `retention-${taskQueue}`,
+      workflowId: retentionWorkflowId(taskQueue),
       taskQueue,
       args: [],
     },
@@ -48,7 +47,6 @@ export async function ensureRetentionSchedule(client: Client, taskQueue: string)
 }
 
 /** One expiry sweep per task queue, like the purge schedule: each deployment sweeps its own database. */
-export const sessionExpiryWorkflowId = (taskQueue: string) => `session-expiry-${taskQueue}`;
 
 /**
  * Starts the session expiry sweep, or wakes the running one so that it plans with this worker's

@@ -12,11 +12,12 @@ import { startTemporalDevServer, type TemporalDevServer } from '../../src/dev/te
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/log.js';
 import { startAdmin } from '../../src/main/runtime.js';
-import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
+
 import type { AdminServer } from '../../src/ops/admin-server.js';
 import { CARDS, createSession, pay, payBody } from '../support/payments.js';
 import { startStack, type TestStack } from '../support/stack.js';
 import { launchChromium } from './chromium.js';
+import { checkoutWorkflowId } from '../../contracts/workflow-ids.js';
 
 const NAME = 'Uma Uicodec';
 let dataDir: string;

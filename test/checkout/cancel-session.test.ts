@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
 import { cancelSession } from '../../src/modules/checkout/cancel-session.service.js';
-import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
+
 import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
 import { createLogger } from '../../src/log.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
+import { checkoutWorkflowId } from '../../contracts/workflow-ids.js';
 
 let log: Logger;
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
+
 import { postgresChargeBook } from '../../src/modules/processor/charge-book.store.js';
 import { CHARGE_TIMEOUT_MESSAGE, createSimulatorProcessor, simulatorWithBook } from '../../src/modules/processor/charges.simulator.js';
 import { PaymentStatus } from '../../contracts/search-attributes.js';
@@ -7,6 +7,7 @@ import { CARDS, createSession, eventually, pay, payBody, paymentPostings, sql } 
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { EncryptionCodec } from '../../src/temporal/payload-codec.js';
 import { encryptedPayloads, plainText } from '../support/history-payloads.js';
+import { checkoutWorkflowId } from '../../contracts/workflow-ids.js';
 
 const stack = useStack();
 const biz = useBusiness(stack);

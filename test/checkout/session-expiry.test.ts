@@ -1,7 +1,8 @@
 import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
-import { sessionExpiryWorkflowId } from '../../src/temporal/schedules.js';
+
 import { createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
+import { sessionExpiryWorkflowId } from '../../contracts/workflow-ids.js';
 
 // Sessions that live two seconds, so that the sweep's real timer fires within the test.
 const TTL_MS = 2_000;

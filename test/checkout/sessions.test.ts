@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
-import { sessionExpiryWorkflowId } from '../../src/temporal/schedules.js';
+
 import { useBusiness, useStack } from '../support/use-stack.js';
+import { checkoutWorkflowId, sessionExpiryWorkflowId } from '../../contracts/workflow-ids.js';
 
 const validBody = () => ({
   description: 'Order #1001',

@@ -3,7 +3,7 @@
  * simulated acquirer's notice opens the dispute, the merchant answers through the API, and the
  * simulated network decides by the test phrases. Balance, reserves and balance transactions after each step.
  */
-import { disputeWorkflowId } from '../../src/modules/disputes/dispute.workflow.js';
+
 import { EvidenceDueBy, PaymentStatus } from '../../contracts/search-attributes.js';
 import { createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import {
@@ -20,6 +20,7 @@ import {
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
+import { disputeWorkflowId } from '../../contracts/workflow-ids.js';
 
 let receiver: Receiver;
 const stack = useStack(async () => ({

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { retentionScheduleId } from '../../src/temporal/schedules.js';
+
 import { useBusiness, useStack } from '../support/use-stack.js';
+import { retentionScheduleId } from '../../contracts/workflow-ids.js';
 
 const stack = useStack();
 const biz = useBusiness(stack);

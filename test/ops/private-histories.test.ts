@@ -10,8 +10,7 @@ import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { createLogger } from '../../src/log.js';
 import { startAdmin } from '../../src/main/runtime.js';
-import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
-import { withdrawalWorkflowId } from '../../src/modules/withdrawals/withdrawal.service.js';
+
 import type { AdminServer } from '../../src/ops/admin-server.js';
 import { encryptingDataConverter, failureConverterPath, payloadKeysFor } from '../../src/temporal/payload-codec.js';
 import { workflowInterceptorModules, workflowsPath } from '../../src/temporal/worker.js';
@@ -19,6 +18,7 @@ import { CARDS, createSession, eventually, pay, payBody } from '../support/payme
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
 import { useStack } from '../support/use-stack.js';
 import { encryptedPayloads, plainText, toWire } from '../support/history-payloads.js';
+import { checkoutWorkflowId, withdrawalWorkflowId } from '../../contracts/workflow-ids.js';
 
 const NAME = 'Grace Privatehopper';
 const EMAIL = 'grace.private@customer.example';

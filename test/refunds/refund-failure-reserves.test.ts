@@ -6,11 +6,12 @@
 import type { Caller } from '../../src/modules/businesses/caller.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { createRefund } from '../../src/modules/refunds/refund.service.js';
-import { reserveReleaseAgainWorkflowId, reserveReleaseWorkflowId } from '../../src/modules/reserves/reserve.service.js';
+
 import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { balanceOf, creditAvailable, testMode } from '../support/seed.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
+import { reserveReleaseAgainWorkflowId, reserveReleaseWorkflowId } from '../../contracts/workflow-ids.js';
 
 const stack = useStack();
 

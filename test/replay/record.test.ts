@@ -11,12 +11,7 @@
  * (`git show <commit>^:workflows/checkout-payment.ts` in a temporary copy of workflows/), so that fixture is a
  * real history of the old code too.
  */
-import { retentionScheduleId, sessionExpiryWorkflowId } from '../../src/temporal/schedules.js';
-import { checkoutWorkflowId } from '../../src/modules/checkout/session.service.js';
-import { refundWorkflowId } from '../../src/modules/refunds/refund.service.js';
-import { reserveReleaseWorkflowId } from '../../src/modules/reserves/reserve.service.js';
-import { withdrawalWorkflowId } from '../../src/modules/withdrawals/withdrawal.service.js';
-import { webhookDeliveryWorkflowId } from '../../src/modules/webhooks/delivery.workflow.js';
+
 import { DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
 import { recordEvent } from '../../src/modules/events/event.service.js';
 import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
@@ -26,10 +21,11 @@ import { workerTaskQueue } from '../support/names.js';
 import { startReceiver, type Answer } from '../support/webhook-receiver.js';
 import { readIndex, writeIndex, type Fixture } from './fixtures.js';
 import { enterDisputeDecision, recordDisputeNotice } from '../../src/modules/disputes/dispute.operator.js';
-import { disputeWorkflowId } from '../../src/modules/disputes/dispute.workflow.js';
+
 import { DISPUTE_CARDS, disputeOfSession, disputeWorkflow } from '../support/disputes.js';
 import type { DisputeTimes } from '../../src/config.js';
 import { closedHistory, copyOfWorkflows, saveHistory, sleepingHistory, startWorkerOn } from './recorder.js';
+import { checkoutWorkflowId, disputeWorkflowId, refundWorkflowId, reserveReleaseWorkflowId, retentionScheduleId, sessionExpiryWorkflowId, webhookDeliveryWorkflowId, withdrawalWorkflowId } from '../../contracts/workflow-ids.js';
 
 /** The commit that made an unknown charge outcome a lookup; its parent is the payment workflow before it. */
 const LOOKUP_COMMIT = 'c86a951b157b535181a6dbc0203f1899ae7ed632';

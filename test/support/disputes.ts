@@ -2,10 +2,11 @@
 import { expect } from '@jest/globals';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { recordDisputeNotice } from '../../src/modules/disputes/dispute.operator.js';
-import { disputeWorkflowId } from '../../src/modules/disputes/dispute.workflow.js';
+
 import type { DisputeReason } from '../../src/modules/disputes/dispute.entity.js';
 import { eventually } from './payments.js';
 import type { TestBusiness, TestStack } from './stack.js';
+import { disputeWorkflowId } from '../../contracts/workflow-ids.js';
 
 export const DISPUTE_CARDS = {
   chargebackFraudulent: '4000000000000259',

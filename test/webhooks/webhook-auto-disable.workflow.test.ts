@@ -3,7 +3,7 @@ import { Worker } from '@temporalio/worker';
 import { createWebhookActivities } from '../../activities/webhooks.js';
 import { createLogger } from '../../src/log.js';
 import { recordEvent } from '../../src/modules/events/event.service.js';
-import { webhookDeliveryWorkflowId } from '../../src/modules/webhooks/delivery.workflow.js';
+
 import type { PostOutcome } from '../../src/modules/webhooks/delivery.transport.js';
 import { createEventFanout } from '../../src/modules/webhooks/fanout.service.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from '../../workflows/webhooks.js';
@@ -11,6 +11,7 @@ import { TEST_WEBHOOK_ENCRYPTION_KEY } from '../support/stack.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually } from '../support/webhook-receiver.js';
 import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
+import { webhookDeliveryWorkflowId } from '../../contracts/workflow-ids.js';
 
 /**
  * Automatic disabling over days, on the time-skipping server: the real delivery workflow and activities

@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { createLogger } from '../../src/log.js';
 import { outboxFor, startWorker } from '../../src/main/runtime.js';
 import { recordEvent } from '../../src/modules/events/event.service.js';
-import { webhookDeliveryWorkflowId } from '../../src/modules/webhooks/delivery.workflow.js';
+
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver.js';
+import { webhookDeliveryWorkflowId } from '../../contracts/workflow-ids.js';
 
 /**
  * "Never lost when a process dies between the commit and the fan-out; never delivered twice except by a

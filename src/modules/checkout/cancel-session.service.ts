@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { sessionClosedSignal } from '../../../workflows/checkout.js';
 import { CheckoutSession } from './session.entity.js';
-import { checkoutWorkflowId } from './session.service.js';
+import { checkoutWorkflowId } from '../../../contracts/workflow-ids.js';
 
 export interface CancelSessionDeps {
   em: EntityManager;

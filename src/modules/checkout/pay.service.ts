@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, WorkflowUpdateStage, type Client } from '@temporalio/client';
 import { z } from 'zod';
-import { payUpdate, type PayRequest, type PayResult } from '../../../workflows/checkout.js';
+import { checkoutWorkflow, payUpdate, type PayRequest, type PayResult } from '../../../workflows/checkout.js';
 import { payVerdict, type PayHeard } from './pay-answer.rules.js';
 import { toSearchAttributePairs } from '../../../contracts/search-attributes.js';
 import { centsToDecimalString } from '../../domain/money.js';
@@ -15,7 +15,7 @@ import { payAnswerResource, payInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.rules.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
 import { CheckoutSession } from './session.entity.js';
-import { checkoutWorkflowId } from './session.service.js';
+import { checkoutWorkflowId } from '../../../contracts/workflow-ids.js';
 
 export interface PayDeps {
   orm: MikroORM;
@@ -64,7 +64,8 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
     throw new DomainError('validation_failed', { errors: [{ path: ['card', err.field], message: err.message }] });
   }
 
-  const start = new WithStartWorkflowOperation('checkoutWorkflow', {
+  // By reference, as every start: the compiler checks `args` against the workflow's parameters.
+  const start = new WithStartWorkflowOperation(checkoutWorkflow, {
     workflowId: checkoutWorkflowId(session.id),
     taskQueue: deps.taskQueue,
     args: [{ sessionId: session.id, expiresAt: session.expiresAt.toISOString() }],

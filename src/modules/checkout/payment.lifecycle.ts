@@ -6,7 +6,7 @@ import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { reserveReleaseWorkflow } from '../../../workflows/reserves.js';
 import { workflowStart } from '../outbox/workflow-start.rules.js';
-import { createReserve, reserveReleaseWorkflowId } from '../reserves/reserve.service.js';
+import { createReserve } from '../reserves/reserve.service.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
 import type { DisputeTimes } from '../../config.js';
 import { newId } from '../../domain/ids.js';
@@ -14,6 +14,7 @@ import { disputeWorkflowStart } from '../disputes/dispute.workflow.js';
 import type { AcquirerDisputeNotice } from '../processor/disputes.simulator.js';
 import { checkoutFailedPayload, checkoutSucceededPayload, paymentLines, paymentSplit } from './payment.rules.js';
 import { CheckoutSession, type SessionStatus, type ShippingAddress } from './session.entity.js';
+import { reserveReleaseWorkflowId } from '../../../contracts/workflow-ids.js';
 
 /** What the customer entered besides the card, and what the card's token told us about it. */
 export interface PaymentDetails {

@@ -13,7 +13,6 @@ export interface SessionServiceDeps {
   sessionTtlMs: number;
 }
 
-export const checkoutWorkflowId = (sessionId: string) => `checkout-${sessionId}`;
 
 // The session and its items in one statement, so one round trip and atomic without a transaction of its
 // own: this is the busiest write of the API, and its cost is its round trips (docs/decisions.md). A named

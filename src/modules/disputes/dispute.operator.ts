@@ -9,7 +9,8 @@ import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { Dispute } from './dispute.entity.js';
 import { openDispute, type DisputeNotice } from './dispute.lifecycle.js';
 import { isClosed, type Outcome } from './dispute.rules.js';
-import { disputeWorkflowId, disputeWorkflowStart } from './dispute.workflow.js';
+import { disputeWorkflowStart } from './dispute.workflow.js';
+import { disputeWorkflowId } from '../../../contracts/workflow-ids.js';
 
 /**
  * What an operator enters from a real acquirer's reports (`npm run admin -- dispute open|decide`), in

@@ -5,9 +5,9 @@ import type { Owner } from '../ledger/ledger.service.js';
 import { workflowSignal, workflowStart, type WorkflowSignal, type WorkflowStart } from '../outbox/workflow-start.rules.js';
 import type { Dispute } from './dispute.entity.js';
 import { progressOf, type DisputeNotice } from './dispute.lifecycle.js';
+import { disputeWorkflowId } from '../../../contracts/workflow-ids.js';
 
 /** The dispute workflow's id, what an operator searches for in the Temporal UI. */
-export const disputeWorkflowId = (disputeId: string) => `dispute-${disputeId}`;
 
 /**
  * The start of a dispute's workflow, for an outbox row written with the notice: by the payment of a

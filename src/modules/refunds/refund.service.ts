@@ -25,8 +25,7 @@ import { refundFunding } from './refund.rules.js';
 import type { CreateRefundInput, ListRefundsQuery } from './refund.schemas.js';
 import { refundView } from './refund.view.js';
 import { requireTransaction } from '../../db/transaction.js';
-
-export const refundWorkflowId = (refundId: string) => `refund-${refundId}`;
+import { refundWorkflowId } from '../../../contracts/workflow-ids.js';
 
 const UUID = z.uuid();
 const ownerOf = (caller: Caller): Owner => ({ businessId: caller.businessId, livemode: caller.livemode });

@@ -8,8 +8,7 @@ import { reserveReleaseWorkflow } from '../../../workflows/reserves.js';
 import { workflowStart } from '../outbox/workflow-start.rules.js';
 import { HOLDING_STATUSES, Reserve } from './reserve.entity.js';
 import { planConsumption, reserveStatusOf } from './reserve.rules.js';
-
-export const reserveReleaseWorkflowId = (reserveId: string) => `reserve-release-${reserveId}`;
+import { reserveReleaseAgainWorkflowId } from '../../../contracts/workflow-ids.js';
 
 /** A new reserve, in the caller's payment transaction (which also posts the cents to `reserved`). */
 export function createReserve(
@@ -108,7 +107,6 @@ export async function restoreReserves(
 }
 
 /** `reserve-release-<res id>-after-<ref id>`: the dispatcher never reuses a workflow id, so a new run needs its own. */
-export const reserveReleaseAgainWorkflowId = (reserveId: string, refundId: string) => `${reserveReleaseWorkflowId(reserveId)}-after-${refundId}`;
 
 function startReleaseAgain(tx: EntityManager, reserve: Reserve, refundId: string, amount: number, at: Date): void {
   tx.create(OutboxEntry, {

@@ -1,8 +1,7 @@
 import type { SearchAttributeValues } from '../../../contracts/search-attributes.js';
 import { webhookDeliveryWorkflow, type WebhookDeliveryInput } from '../../../workflows/webhooks.js';
 import { workflowStart } from '../outbox/workflow-start.rules.js';
-
-export const webhookDeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
+import { webhookDeliveryWorkflowId } from '../../../contracts/workflow-ids.js';
 
 /**
  * How a delivery's workflow is started, as an outbox `workflow.start` message or directly (`startWorkflowOnce`:

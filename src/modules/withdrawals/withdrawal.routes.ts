@@ -17,8 +17,9 @@ import {
   withdrawalListResource,
   withdrawalResource,
 } from './withdrawal.schemas.js';
-import { cancelWithdrawal, createWithdrawal, findWithdrawal, listWithdrawals, withdrawalWorkflowId } from './withdrawal.service.js';
+import { cancelWithdrawal, createWithdrawal, findWithdrawal, listWithdrawals } from './withdrawal.service.js';
 import { cancelledWithdrawalView, createdWithdrawalView, withdrawalListView, withdrawalView } from './withdrawal.view.js';
+import { withdrawalWorkflowId } from '../../../contracts/workflow-ids.js';
 
 const tags = ['Withdrawals'];
 const wdId = idPath('wd', 'The withdrawal id.');

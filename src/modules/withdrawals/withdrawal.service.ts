@@ -18,8 +18,7 @@ import type { CreateWithdrawalInput, ListWithdrawalsQuery } from './withdrawal.s
 import { withdrawalView } from './withdrawal.view.js';
 import { transfer } from '../ledger/accounts.rules.js';
 import { requireTransaction } from '../../db/transaction.js';
-
-export const withdrawalWorkflowId = (withdrawalId: string) => `withdrawal-${withdrawalId}`;
+import { withdrawalWorkflowId } from '../../../contracts/workflow-ids.js';
 
 export const ownerOf = (caller: Caller): Owner => ({ businessId: caller.businessId, livemode: caller.livemode });
 
