@@ -8,6 +8,8 @@
 import os from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { Client, Connection } from '@temporalio/client';
+import { retentionScheduleId } from '../../contracts/workflow-ids.js';
 import { createApiKey } from '../../src/modules/businesses/business.service.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { jsonClient } from '../open-loop.js';
@@ -84,6 +86,7 @@ export async function runHistory(o: HistoryOptions) {
   loadAverage.afterSeed = load();
 
   const worker = await spawnWorker(o);
+  await pauseRetention(o.temporalAddress, o.appEnv.TEMPORAL_TASK_QUEUE ?? 'payments');
   const api = await spawnApi(o);
   const client = jsonClient(`https://127.0.0.1:${api.port}`, o.ca);
   const pair = businesses as [HistoryBusiness, HistoryBusiness];
@@ -133,6 +136,20 @@ export async function runHistory(o: HistoryOptions) {
       operations,
     },
   };
+}
+
+/**
+ * The worker starts the hourly retention schedule; a run crossing an hour of the measurement would delete
+ * the seeded events older than 30 days while they are read. Paused, the reads see the whole two years
+ * of events (the worst case: retention would leave a month of them).
+ */
+async function pauseRetention(address: string, taskQueue: string): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    await new Client({ connection }).schedule.getHandle(retentionScheduleId(taskQueue)).pause('history benchmark: every seeded event is read');
+  } finally {
+    await connection.close();
+  }
 }
 
 /**
