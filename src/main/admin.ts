@@ -4,6 +4,7 @@
  * up, otherwise it starts it for the duration of the command.
  */
 import { parseArgs } from 'node:util';
+import { withKeys } from './keys.js';
 import { assertStartable, ConfigError, loadConfig } from '../config.js';
 import { runningEmbeddedPort, startEmbeddedPostgres, embeddedUrl } from '../dev/embedded-postgres.js';
 import { runningBanner } from '../dev/running.js';
@@ -49,9 +50,10 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const config = loadConfig();
+  const loaded = loadConfig();
   // Refused without its opt-in, as every entry point; not announced, since a command's stderr is its answer.
-  assertStartable(config);
+  assertStartable(loaded);
+  const config = withKeys(loaded);
   // The banner of the running `npm start`, which it left in the data directory: no database needed.
   if (positionals.join(' ') === 'banner') {
     const banner = runningBanner(config.dataDir);

@@ -5,6 +5,7 @@
  * first and this process waits for them (runtime.ts, openDatabaseFor).
  */
 import { readFileSync } from 'node:fs';
+import { withKeys } from './keys.js';
 import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING } from '../config.js';
 import { createLogger } from '../log.js';
 import { logLivePayments } from '../modules/processor/live-mode.rules.js';
@@ -13,8 +14,9 @@ import { connectTemporalFor, openDatabaseFor, startAdmin, startApi } from './run
 
 async function main() {
   // Unset NODE_ENV is production here (npm start is development): a deployment that forgets it fails closed.
-  const config = loadConfig(process.env, 'production');
-  assertStartable(config);
+  const loaded = loadConfig(process.env, 'production');
+  assertStartable(loaded);
+  const config = withKeys(loaded);
   const log = createLogger(config.logLevel);
   if (config.env === 'test') log.warn(TEST_ENV_WARNING);
   const orm = await openDatabaseFor(config, log);

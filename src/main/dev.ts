@@ -5,6 +5,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { withKeys } from './keys.js';
 import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING } from '../config.js';
 import { startEmbeddedPostgres } from '../dev/embedded-postgres.js';
 import { startTemporalDevServer } from '../dev/temporal-dev-server.js';
@@ -19,8 +20,9 @@ const stops: (() => Promise<void>)[] = [];
 let stopping = false;
 
 async function main() {
-  const config = loadConfig();
-  assertStartable(config);
+  const loaded = loadConfig();
+  assertStartable(loaded);
+  const config = withKeys(loaded);
 
   // The servers' own output goes to files, and so does the service's full log, so the terminal shows
   // the banner and one short line per thing worth a look (src/dev/terminal-logs.ts).

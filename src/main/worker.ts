@@ -2,6 +2,7 @@
  * The Temporal worker alone (production: scale horizontally). Runs the workflows, the activities and
  * the outbox relay. Uses DATABASE_URL and TEMPORAL_ADDRESS, defaulting to `npm start`'s embedded servers.
  */
+import { withKeys } from './keys.js';
 import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING } from '../config.js';
 import { createLogger } from '../log.js';
 import { logLivePayments } from '../modules/processor/live-mode.rules.js';
@@ -10,8 +11,9 @@ import { connectTemporalFor, openDatabaseFor, startAdmin, startWorker } from './
 
 async function main() {
   // Unset NODE_ENV is production here (npm start is development): a deployment that forgets it fails closed.
-  const config = loadConfig(process.env, 'production');
-  assertStartable(config);
+  const loaded = loadConfig(process.env, 'production');
+  assertStartable(loaded);
+  const config = withKeys(loaded);
   const log = createLogger(config.logLevel);
   if (config.env === 'test') log.warn(TEST_ENV_WARNING);
   const orm = await openDatabaseFor(config, log);

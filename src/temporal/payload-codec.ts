@@ -1,9 +1,7 @@
 import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
-import path from 'node:path';
-import { devKeyFile } from '../dev/key-file.js';
 import { fileURLToPath } from 'node:url';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
-import { ConfigError, payloadKeyRing, type Config, type PayloadKey } from '../config.js';
+import { ConfigError, type Config, type PayloadKey } from '../config.js';
 
 /**
  * Every payload Temporal stores (workflow and activity inputs and results, signals, updates, queries,
@@ -103,26 +101,15 @@ export function encryptingDataConverter(keys: PayloadKey[] | undefined, opts: { 
   return { payloadCodecs: [new EncryptionCodec(keys, opts)], failureConverterPath };
 }
 
-const generated = new Map<string, PayloadKey[]>();
-
 /**
- * The key ring of this process: PAYLOAD_ENCRYPTION_KEYS (a fixed test ring under NODE_ENV=test), or in
- * development one key generated on first start under the data directory (mode 0600), which `npm start`'s
- * API, worker and codec endpoint share. Production refuses to start without it: a lost key makes every
- * open workflow's history unreadable, so it is managed like the database's credentials.
+ * The key ring of this process: PAYLOAD_ENCRYPTION_KEYS (a fixed test ring under NODE_ENV=test, and in
+ * development the one src/main/keys.ts generated at start). Without one a process refuses to start.
  */
-export function payloadKeysFor(config: Pick<Config, 'env' | 'dataDir' | 'temporal'>): PayloadKey[] {
-  if (config.temporal.encryptionKeys?.length) return config.temporal.encryptionKeys;
-  if (config.env === 'production') {
+export function payloadKeysFor(config: Pick<Config, 'temporal'>): PayloadKey[] {
+  if (!config.temporal.encryptionKeys?.length) {
     throw new ConfigError(
       'Invalid configuration: PAYLOAD_ENCRYPTION_KEYS is required in production (e.g. k1:$(openssl rand -base64 32); the first key seals)',
     );
   }
-  const file = path.join(config.dataDir, 'payload-encryption.keys');
-  const cached = generated.get(file);
-  if (cached) return cached;
-  const parsed = payloadKeyRing.safeParse(devKeyFile(config.dataDir, 'payload-encryption.keys', () => `dev-1:${randomBytes(32).toString('base64')}`));
-  if (!parsed.success) throw new ConfigError(`Invalid configuration: ${file} does not hold keyId:base64key entries`);
-  generated.set(file, parsed.data);
-  return parsed.data;
+  return config.temporal.encryptionKeys;
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Payload } from '@temporalio/common';
 import { ConfigError, loadConfig, TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../src/config.js';
+import { withKeys } from '../../src/main/keys.js';
 import { EncryptionCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, payloadKeysFor, UNSEALED_REFUSED } from '../../src/temporal/payload-codec.js';
 
 const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
@@ -76,8 +77,9 @@ describe('PAYLOAD_ENCRYPTION_KEYS', () => {
 
   it('tests get a fixed ring; production without one fails to start, naming the variable', () => {
     expect(loadConfig({ NODE_ENV: 'test' }).temporal.encryptionKeys).toEqual(ring(TEST_PAYLOAD_ENCRYPTION_KEYS));
-    const production = loadConfig({ NODE_ENV: 'production' });
-    expect(() => payloadKeysFor(production)).toThrow(ConfigError);
+    const production = loadConfig({ NODE_ENV: 'production', WEBHOOK_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
+    expect(() => withKeys(production)).toThrow(ConfigError);
+    expect(() => withKeys(production)).toThrow('PAYLOAD_ENCRYPTION_KEYS (e.g. k1:$(openssl rand -base64 32); the first key seals) is required in production');
     expect(() => payloadKeysFor(production)).toThrow('PAYLOAD_ENCRYPTION_KEYS is required in production');
   });
 
@@ -85,13 +87,13 @@ describe('PAYLOAD_ENCRYPTION_KEYS', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'payload-keys-'));
     try {
       const config = loadConfig({ NODE_ENV: 'development', DATA_DIR: dir });
-      const keys = payloadKeysFor(config);
+      const keys = payloadKeysFor(withKeys(config));
       expect(keys).toHaveLength(1);
       expect(keys[0].id).toBe('dev-1');
       const file = path.join(dir, 'payload-encryption.keys');
       expect(statSync(file).mode & 0o777).toBe(0o600);
       expect(readFileSync(file, 'utf8').trim()).toBe(`dev-1:${keys[0].key.toString('base64')}`);
-      expect(payloadKeysFor(loadConfig({ NODE_ENV: 'development', DATA_DIR: dir }))).toEqual(keys);
+      expect(payloadKeysFor(withKeys(loadConfig({ NODE_ENV: 'development', DATA_DIR: dir })))).toEqual(keys);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

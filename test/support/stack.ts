@@ -56,7 +56,13 @@ async function workerDatabaseUrl(fabricatesState = false, ownDatabase?: string):
 
 export async function startStack(
   env: Record<string, string> = {},
-  opts: { worker?: boolean; fabricatesState?: boolean; ownDatabase?: string } = {},
+  opts: {
+    worker?: boolean;
+    fabricatesState?: boolean;
+    ownDatabase?: string;
+    /** MikroORM options over the service's (a test that reads the statements the service runs). */
+    orm?: Parameters<typeof openDatabase>[1];
+  } = {},
 ): Promise<TestStack> {
   const databaseUrl = await workerDatabaseUrl(opts.fabricatesState, opts.ownDatabase);
   const config = loadConfig({
@@ -75,7 +81,7 @@ export async function startStack(
     ...env,
   });
   const log = createLogger(config.logLevel);
-  const orm = await openDatabase(databaseUrl);
+  const orm = await openDatabase(databaseUrl, opts.orm);
   const temporal = await connectTemporalFor(config);
   const worker = opts.worker === false ? null : await startWorker({ config, orm, temporal, log });
   const tls = { cert: readFileSync(process.env.TEST_TLS_CERT!), key: readFileSync(process.env.TEST_TLS_KEY!) };

@@ -1,8 +1,9 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../src/config.js';
 import { webhookEncryptionKey } from '../../src/modules/webhooks/secret-box.crypto.js';
+import { withKeys } from '../../src/main/keys.js';
 
 const tempDir = () => mkdtempSync(path.join(os.tmpdir(), 'webhook-key-'));
 
@@ -36,18 +37,19 @@ describe('webhook configuration', () => {
 
   it('generates a key on first start in development, mode 0600, and keeps it', () => {
     const dataDir = tempDir();
-    const config = { ...loadConfig({ NODE_ENV: 'development', DATA_DIR: dataDir }) };
+    const config = withKeys(loadConfig({ NODE_ENV: 'development', DATA_DIR: dataDir }));
     const key = webhookEncryptionKey(config);
     expect(key).toHaveLength(32);
     const file = path.join(config.dataDir, 'webhook-encryption.key');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64')).toEqual(key);
-    expect(webhookEncryptionKey({ ...config })).toEqual(key);
+    // A second process on the same data directory gets the same key.
+    expect(webhookEncryptionKey(withKeys(loadConfig({ NODE_ENV: 'development', DATA_DIR: dataDir })))).toEqual(key);
   });
 
   it('refuses to start in production without a key', () => {
-    expect(() => webhookEncryptionKey(loadConfig({ NODE_ENV: 'production', DATA_DIR: tempDir() }))).toThrow(
-      'WEBHOOK_ENCRYPTION_KEY is required in production',
-    );
+    const production = loadConfig({ NODE_ENV: 'production', DATA_DIR: tempDir(), PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS });
+    expect(() => withKeys(production)).toThrow('WEBHOOK_ENCRYPTION_KEY (openssl rand -base64 32) is required in production');
+    expect(() => webhookEncryptionKey(production)).toThrow('WEBHOOK_ENCRYPTION_KEY is required in production');
   });
 });

@@ -2,7 +2,9 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Indexes that make each list filter and order read a page, not a business's history:
- * - a status filter walks its status only, newest first (sessions, refunds; withdrawals have theirs);
+ * - a status filter walks its status only, newest first (sessions, refunds, reserves; withdrawals have
+ *   theirs): a rare status is otherwise found by walking past every row of the others (the released
+ *   reserves past ninety days of active ones);
  * - the event log's type filter, likewise;
  * - the reserve summary's next release is the first holding reserve by release time;
  * - a session search (`ILIKE '%…%'` on e-mail and description) goes through trigram indexes (pg_trgm),
@@ -18,6 +20,7 @@ export class Migration20261126030000_history_indexes extends Migration {
     this.addSql(`create extension if not exists pg_trgm;`);
     this.addSql(`create extension if not exists btree_gin;`);
     this.addSql(`create index if not exists checkout_sessions_status_list_idx on checkout_sessions (business_id, livemode, status, created_at desc, id desc);`);
+    this.addSql(`create index if not exists reserves_status_list_idx on reserves (business_id, livemode, status, reserved_at desc, id desc);`);
     this.addSql(`create index if not exists refunds_status_list_idx on refunds (business_id, livemode, status, created_at desc, id desc);`);
     this.addSql(`create index if not exists events_type_list_idx on events (business_id, livemode, type, created_at desc, id desc);`);
     this.addSql(`create index if not exists reserves_release_idx on reserves (business_id, livemode, release_at) where status in ('active', 'partially_released');`);
@@ -28,6 +31,6 @@ export class Migration20261126030000_history_indexes extends Migration {
   }
 
   override down(): void {
-    this.addSql(`drop index outbox_dispatched_idx, events_created_idx, checkout_sessions_search_idx, reserves_release_idx, events_type_list_idx, refunds_status_list_idx, checkout_sessions_status_list_idx;`);
+    this.addSql(`drop index reserves_status_list_idx, outbox_dispatched_idx, events_created_idx, checkout_sessions_search_idx, reserves_release_idx, events_type_list_idx, refunds_status_list_idx, checkout_sessions_status_list_idx;`);
   }
 }

@@ -1,7 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { devKeyFile } from '../../dev/key-file.js';
-import { ConfigError, encryptionKey, type Config } from '../../config.js';
+import { ConfigError, type Config } from '../../config.js';
 
 /**
  * Endpoint signing secrets must stay usable for signing, so they cannot be hashed like API keys: they are
@@ -31,23 +29,13 @@ export function openSecret(key: Buffer, endpointId: string, sealed: string): str
   return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]).toString('utf8');
 }
 
-const keys = new Map<string, Buffer>();
-
 /**
- * The key for this process: WEBHOOK_ENCRYPTION_KEY, or in development and tests a key generated on first
- * start under the data directory (mode 0600). Production refuses to start without one, because a lost
- * key makes every endpoint's secret unusable.
+ * The key endpoint secrets are sealed with: the configuration's (WEBHOOK_ENCRYPTION_KEY, or in
+ * development the one src/main/keys.ts generated at start). Without one a process refuses to start.
  */
-export function webhookEncryptionKey(config: Pick<Config, 'env' | 'dataDir' | 'webhooks'>): Buffer {
-  if (config.webhooks.encryptionKey) return config.webhooks.encryptionKey;
-  if (config.env === 'production') {
+export function webhookEncryptionKey(config: Pick<Config, 'webhooks'>): Buffer {
+  if (!config.webhooks.encryptionKey) {
     throw new ConfigError('Invalid configuration: WEBHOOK_ENCRYPTION_KEY is required in production (openssl rand -base64 32)');
   }
-  const file = path.join(config.dataDir, 'webhook-encryption.key');
-  const cached = keys.get(file);
-  if (cached) return cached;
-  const parsed = encryptionKey.safeParse(devKeyFile(config.dataDir, 'webhook-encryption.key', () => randomBytes(32).toString('base64')));
-  if (!parsed.success) throw new ConfigError(`Invalid configuration: ${file} does not hold a 32-byte key`);
-  keys.set(file, parsed.data);
-  return parsed.data;
+  return config.webhooks.encryptionKey;
 }
