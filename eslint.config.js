@@ -1,5 +1,6 @@
-// ESLint guards the import direction (docs/architecture.md, "Rooms and the import direction"), nothing
-// else: no style rules, so it never asks for reformatting. `npm test` runs it first (scripts/run.sh).
+// ESLint guards the import direction (docs/architecture.md, "How lint enforces it") and how workflows are
+// started, nothing else: no style rules, so it never asks for reformatting. `npm test` runs it first
+// (scripts/run.sh).
 import { builtinModules } from 'node:module';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
@@ -57,13 +58,49 @@ export default tseslint.config(
   },
   {
     // Domain code does not know HTTP. A module's HTTP edge (its routes, its request/response schemas and
-    // OpenAPI description) is where src/http is used; the rest of a module is not.
+    // their OpenAPI description) is where src/http is used; the rest of a module is not.
     files: ['src/modules/**/*.ts'],
-    ignores: ['src/modules/**/*.routes.ts', 'src/modules/**/*.schemas.ts', 'src/modules/**/*.openapi.ts'],
+    ignores: ['src/modules/**/*.routes.ts', 'src/modules/**/*.schemas.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         { patterns: [{ group: ['**/http/**', '../../http'], message: 'Module code does not import src/http: throw a domain error, take what it needs as a parameter.' }] },
+      ],
+    },
+  },
+  {
+    // src/dev/ is the development machine's tooling (embedded PostgreSQL, the dev server, generated keys
+    // and certificates): what runs in production never loads it. Only the entry points (src/main/) reach it.
+    files: ['src/**/*.ts', 'activities/**/*.ts', 'contracts/**/*.ts', 'workflows/**/*.ts'],
+    ignores: ['src/main/**', 'src/dev/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/dev/*', '**/dev/**', './dev/*'], message: 'Production code imports nothing from src/dev/: take the value from configuration, resolved in src/main.' }] },
+      ],
+    },
+  },
+  {
+    // A workflow is started by reference (the function imported from workflows/), never by a name in a
+    // string: the compiler then checks its arguments, and go-to-definition leads to it.
+    files: ['src/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['Literal', 'TemplateLiteral'].flatMap((type) => [
+          {
+            selector: `CallExpression[callee.object.property.name='workflow'][callee.property.name=/^(start|execute|signalWithStart|startUpdateWithStart|executeUpdateWithStart)$/][arguments.0.type='${type}']`,
+            message: 'Start a workflow by reference (the function from workflows/), not by a name in a string.',
+          },
+          {
+            selector: `CallExpression[callee.name=/^(executeChild|startChild)$/][arguments.0.type='${type}']`,
+            message: 'Start a workflow by reference (the function from workflows/), not by a name in a string.',
+          },
+          {
+            selector: `NewExpression[callee.name='WithStartWorkflowOperation'][arguments.0.type='${type}']`,
+            message: 'Start a workflow by reference (the function from workflows/), not by a name in a string.',
+          },
+        ]),
       ],
     },
   },

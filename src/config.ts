@@ -97,6 +97,14 @@ const schema = z.object({
    * withdrawals slowed to a crawl at 1,000.
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
+  /** A prebuilt workflow bundle for the worker to load (the build's `dist/workflow-bundle.js` by default). */
+  WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
+  /** The Temporal SDK's own log level (its bundler, its state changes); WARN keeps them out of the way. */
+  TEMPORAL_SDK_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('WARN'),
+  /** The `temporal` CLI `npm start` runs the dev server with (scripts/provision-temporal.sh finds or builds one). */
+  TEMPORAL_CLI_PATH: z.string().min(1).optional(),
+  /** The ORM's own log lines (migrations, statements) on stderr. */
+  DEBUG_ORM: flag.default(false),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3443),
   /** The operator's port: /metrics, /healthz, /readyz. Never the API's port. */
@@ -177,6 +185,10 @@ export interface Config {
     encryptionKeys?: PayloadKey[];
     /** The worker refuses inputs, signals and updates that are not sealed, instead of passing them through. */
     requireSealed: boolean;
+    /** A prebuilt workflow bundle to load instead of bundling at start. */
+    workflowBundlePath?: string;
+    /** The SDK's own log level. */
+    sdkLogLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   };
   admin: { host: string; port: number };
   /** The codec endpoint on the admin port, which the Temporal Web UI and CLI decode through. */
@@ -224,7 +236,9 @@ export interface Config {
   allowTestEnv: boolean;
   /** What `npm start` prints below its banner (src/dev/terminal-logs.ts); its log files are JSON either way. */
   logFormat: 'short' | 'json';
-  dev: { postgresPort: number; temporalPort: number; temporalUiPort: number };
+  /** The ORM's log lines on stderr (DEBUG_ORM). */
+  debugOrm: boolean;
+  dev: { postgresPort: number; temporalPort: number; temporalUiPort: number; temporalCliPath?: string };
 }
 
 export interface DisputeTimes {
@@ -309,6 +323,8 @@ export function loadConfig(
       maxCachedWorkflows: c.WORKER_MAX_CACHED_WORKFLOWS ?? 250,
       encryptionKeys: c.PAYLOAD_ENCRYPTION_KEYS ?? (c.NODE_ENV === 'test' ? payloadKeyRing.parse(TEST_PAYLOAD_ENCRYPTION_KEYS) : undefined),
       requireSealed: c.PAYLOAD_REQUIRE_SEALED,
+      workflowBundlePath: c.WORKFLOW_BUNDLE_PATH,
+      sdkLogLevel: c.TEMPORAL_SDK_LOG_LEVEL,
     },
     codec: {
       authToken: c.CODEC_AUTH_TOKEN,
@@ -349,6 +365,7 @@ export function loadConfig(
     logLevel: c.LOG_LEVEL,
     allowTestEnv: c.ALLOW_TEST_ENV,
     logFormat: c.LOG_FORMAT,
-    dev: { postgresPort: c.DEV_POSTGRES_PORT, temporalPort: c.DEV_TEMPORAL_PORT, temporalUiPort: c.DEV_TEMPORAL_UI_PORT },
+    debugOrm: c.DEBUG_ORM,
+    dev: { postgresPort: c.DEV_POSTGRES_PORT, temporalPort: c.DEV_TEMPORAL_PORT, temporalUiPort: c.DEV_TEMPORAL_UI_PORT, temporalCliPath: c.TEMPORAL_CLI_PATH },
   };
 }

@@ -48,10 +48,9 @@ export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}
     allowGlobalContext: false,
     pool: { min: 0, max: 10 },
     debug: false,
-    // The migrator's progress lines are noise in service and test output; DEBUG_ORM=1 shows them.
-    logger: (message: string) => {
-      if (process.env.DEBUG_ORM) process.stderr.write(`${message}\n`);
-    },
+    // The migrator's progress lines are noise in service and test output; a process with DEBUG_ORM=1
+    // passes a logger that shows them (src/main/runtime.ts).
+    logger: () => undefined,
     ...overrides,
   });
 }

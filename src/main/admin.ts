@@ -73,7 +73,7 @@ async function main(): Promise<number> {
       url = pg.url();
     }
   }
-  const orm = await openMigratedDatabase(url);
+  const orm = await openMigratedDatabase(url, config);
   // Only `dispute decide` talks to Temporal (TEMPORAL_ADDRESS, or the dev server `npm start` runs).
   let temporal: Client | undefined;
   const deps = { disputeTimes: config.disputes, temporal: async () => (temporal ??= await connectTemporalFor(config)) };

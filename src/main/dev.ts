@@ -55,7 +55,7 @@ async function main() {
       dataDir: config.dataDir,
       port: config.dev.temporalPort,
       uiPort: config.dev.temporalUiPort,
-      cliPath: process.env.TEMPORAL_CLI_PATH,
+      cliPath: config.dev.temporalCliPath,
       log: logTo('temporal.log'),
       ownProcessGroup: true,
       // The UI decrypts histories through the codec endpoint this process serves on its admin port.
@@ -78,7 +78,7 @@ async function main() {
     webhooks: { ...config.webhooks, caFile: config.webhooks.caFile ?? tlsFiles.caFile ?? undefined },
   };
 
-  const orm = await openMigratedDatabase(databaseUrl);
+  const orm = await openMigratedDatabase(databaseUrl, config);
   stops.unshift(() => orm.close());
   const demo = await ensureDemoBusiness(config.dataDir, orm);
 

@@ -35,8 +35,11 @@ export const defaultDatabaseUrl = (config: Config) => config.databaseUrl ?? embe
 export const defaultTemporalAddress = (config: Config) => config.temporal.address ?? `127.0.0.1:${config.dev.temporalPort}`;
 export const embeddedDatabaseDir = (config: Config) => path.join(config.dataDir, 'pg');
 
-export async function openMigratedDatabase(databaseUrl: string): Promise<MikroORM> {
-  const orm = await openDatabase(databaseUrl);
+/** The ORM's own lines (the migrator's progress, statements) on stderr, when DEBUG_ORM asks for them. */
+const ormLogging = (config: Pick<Config, 'debugOrm'>) => (config.debugOrm ? { logger: (message: string) => void process.stderr.write(`${message}\n`) } : {});
+
+export async function openMigratedDatabase(databaseUrl: string, config: Pick<Config, 'debugOrm'>): Promise<MikroORM> {
+  const orm = await openDatabase(databaseUrl, ormLogging(config));
   await migrate(orm);
   return orm;
 }
@@ -47,8 +50,8 @@ export async function openMigratedDatabase(databaseUrl: string): Promise<MikroOR
  * own step, and the process only waits until it has run (src/db/migration-check.ts).
  */
 export async function openDatabaseFor(config: Config, log: Logger): Promise<MikroORM> {
-  if (config.env !== 'production') return openMigratedDatabase(defaultDatabaseUrl(config));
-  const orm = await openDatabase(defaultDatabaseUrl(config));
+  if (config.env !== 'production') return openMigratedDatabase(defaultDatabaseUrl(config), config);
+  const orm = await openDatabase(defaultDatabaseUrl(config), ormLogging(config));
   try {
     await awaitMigrations(orm, log);
   } catch (err) {

@@ -17,16 +17,15 @@ export const workflowsPath = sibling('../../workflows/index');
 export const workflowInterceptorModules = [sibling('../../workflows/failure-metrics')];
 /**
  * The bundle `npm run build` writes beside the compiled code (dist/workflow-bundle.js). A production
- * worker loads it instead of running webpack over the workflows at every start (seconds of CPU);
- * from the sources there is none, and the worker bundles at start as before. `WORKFLOW_BUNDLE_PATH` names
- * one explicitly (the benchmark builds it once, so the worker it measures never runs webpack: bundling
- * alone raised its peak RSS by hundreds of MB).
+ * worker loads it instead of running webpack over the workflows at every start (seconds of CPU); from
+ * the sources there is none, and the worker bundles at start as before. WORKFLOW_BUNDLE_PATH names one
+ * explicitly (the benchmark builds it once, so the worker it measures never runs webpack: bundling alone
+ * raised its peak RSS by hundreds of MB).
  */
-export const prebuiltWorkflowBundle =
-  process.env.WORKFLOW_BUNDLE_PATH || (compiled ? fileURLToPath(new URL('../../workflow-bundle.js', import.meta.url)) : undefined);
+const builtWorkflowBundle = compiled ? fileURLToPath(new URL('../../workflow-bundle.js', import.meta.url)) : undefined;
 
-function workflowCode(): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'interceptors'> {
-  if (prebuiltWorkflowBundle && existsSync(prebuiltWorkflowBundle)) return { workflowBundle: { codePath: prebuiltWorkflowBundle } };
+function workflowCode(bundlePath = builtWorkflowBundle): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'interceptors'> {
+  if (bundlePath && existsSync(bundlePath)) return { workflowBundle: { codePath: bundlePath } };
   // Bundled at start, the SDK puts the data converter's failureConverterPath into the bundle itself.
   return { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules } };
 }
@@ -46,10 +45,10 @@ const intoPino = (log: Logger) => (entry: LogEntry) => {
  * there; the admin server's `/metrics` serves them with the service's own. The process's shutdown
  * sequence (src/main) owns the signals, so the SDK does not install its own handlers.
  */
-export function installRuntime(metricsAddress?: string, log?: Logger): void {
+export function installRuntime(opts: { metricsAddress?: string; level?: LogLevel } = {}, log?: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  const level = (process.env.TEMPORAL_SDK_LOG_LEVEL ?? 'WARN') as LogLevel;
+  const { metricsAddress, level = 'WARN' } = opts;
   try {
     Runtime.install({
       logger: log ? new DefaultLogger(level, intoPino(log)) : new DefaultLogger(level),
@@ -62,7 +61,7 @@ export function installRuntime(metricsAddress?: string, log?: Logger): void {
 }
 
 export async function connectWorker(config: Config['temporal'] & { address: string }, log?: Logger): Promise<NativeConnection> {
-  installRuntime(config.metricsAddress, log);
+  installRuntime({ metricsAddress: config.metricsAddress, level: config.sdkLogLevel }, log);
   return NativeConnection.connect({ address: config.address, tls: config.tls || Boolean(config.apiKey), apiKey: config.apiKey });
 }
 
@@ -76,7 +75,7 @@ export async function createWorker(
     connection,
     namespace: config.namespace,
     taskQueue: config.taskQueue,
-    ...workflowCode(),
+    ...workflowCode(config.workflowBundlePath),
     activities: createActivities(deps),
     // Opens and seals payloads in this thread, around the workflow sandbox; the failure converter it
     // names is also in the bundle (scripts/build.ts), so workflow failures are sealed too.
