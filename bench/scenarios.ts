@@ -3,7 +3,7 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { newId } from '../src/domain/ids.js';
-import { addWithdrawalMethod } from '../src/modules/businesses/business.service.js';
+import { addWithdrawalMethod } from '../src/modules/withdrawals/withdrawal-method.service.js';
 import { recordEvent } from '../src/modules/events/event.service.js';
 import { verifyLedger } from '../src/modules/ledger/ledger-verify.service.js';
 import { lockBalance, postTransaction, readBalance } from '../src/modules/ledger/ledger.service.js';

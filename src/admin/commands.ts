@@ -6,20 +6,11 @@ import { verifyLedger } from '../modules/ledger/ledger-verify.service.js';
 import { exportBalanceTransactions } from '../modules/balance-transactions/balance-transaction.queries.js';
 import { balanceTransactionsCsv } from '../modules/balance-transactions/balance-transaction.csv.js';
 import { Business } from '../modules/businesses/business.entity.js';
-import {
-  addWithdrawalMethod,
-  approveBusiness,
-  createApiKey,
-  createBusiness,
-  listBusinesses,
-  listWithdrawalMethods,
-  removeWithdrawalMethod,
-  revokeApiKey,
-  updateBusinessTerms,
-} from '../modules/businesses/business.service.js';
+import { approveBusiness, createApiKey, createBusiness, listBusinesses, revokeApiKey, updateBusinessTerms } from '../modules/businesses/business.service.js';
+import { addWithdrawalMethod, listWithdrawalMethods, removeWithdrawalMethod } from '../modules/withdrawals/withdrawal-method.service.js';
 import { disputeCommand, disputeUsage } from './dispute.commands.js';
 import { money, parseOptions, percent, required as requiredWith, UsageError, type CommandDeps, type CommandResult, type Options } from './options.js';
-import type { WithdrawalMethod } from '../modules/businesses/withdrawal-method.entity.js';
+import type { WithdrawalMethod } from '../modules/withdrawals/withdrawal-method.entity.js';
 import { destinationSchema, type Destination } from '../modules/withdrawals/destination.rules.js';
 import { queryInstant } from '../http/validate.js';
 

@@ -1,43 +1,10 @@
 import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import { ApiKey } from '../modules/businesses/api-key.entity.js';
-import { Business } from '../modules/businesses/business.entity.js';
-import { WithdrawalMethod } from '../modules/businesses/withdrawal-method.entity.js';
-import { CheckoutSession, SessionItem } from '../modules/checkout/session.entity.js';
-import { Event } from '../modules/events/event.entity.js';
-import { Balance, LedgerEntry, LedgerTransaction } from '../modules/ledger/ledger.entity.js';
-import { OutboxEntry } from '../modules/outbox/outbox.entity.js';
-import { Reserve } from '../modules/reserves/reserve.entity.js';
-import { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../modules/webhooks/webhook.entity.js';
-import { Refund } from '../modules/refunds/refund.entity.js';
-import { RefundReservePart } from '../modules/refunds/refund-reserve-part.entity.js';
-import { Withdrawal } from '../modules/withdrawals/withdrawal.entity.js';
-import { Dispute, DisputeReservePart } from '../modules/disputes/dispute.entity.js';
 import { migrationsList } from './migrations/index.js';
 
-export const entities = [
-  Business,
-  ApiKey,
-  WithdrawalMethod,
-  CheckoutSession,
-  SessionItem,
-  Event,
-  OutboxEntry,
-  WebhookEndpoint,
-  WebhookDelivery,
-  WebhookAttempt,
-  Balance,
-  LedgerTransaction,
-  LedgerEntry,
-  Reserve,
-  Withdrawal,
-  Refund,
-  RefundReservePart,
-  Dispute,
-  DisputeReservePart,
-];
 
-export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}): Options {
+/** The service's MikroORM configuration over `entities` (which the composition root collects from the modules). */
+export function ormOptions(databaseUrl: string, entities: Options['entities'], overrides: Partial<Options> = {}): Options {
   return defineConfig({
     clientUrl: databaseUrl,
     entities,
@@ -55,8 +22,8 @@ export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}
   });
 }
 
-export async function openDatabase(databaseUrl: string, overrides: Partial<Options> = {}): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(databaseUrl, overrides));
+export async function openOrm(databaseUrl: string, entities: Options['entities'], overrides: Partial<Options> = {}): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(databaseUrl, entities, overrides));
 }
 
 /** Versioned migrations run at start; the schema is never diffed and altered at run time. */

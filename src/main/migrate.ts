@@ -5,7 +5,8 @@
  * The migrator runs every pending migration in one transaction under its lock; run twice, it does nothing.
  */
 import { ConfigError, loadConfig } from '../config.js';
-import { migrate, openDatabase } from '../db/orm.js';
+import { migrate } from '../db/orm.js';
+import { openDatabase } from './database.js';
 import { embeddedUrl } from '../dev/embedded-url.js';
 import { createLogger } from '../log.js';
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { migrate, openDatabase } from '../../src/db/orm.js';
+import { migrate } from '../../src/db/orm.js';
+import { openDatabase } from '../../src/main/database.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/dev/embedded-postgres.js';
 import type { HttpClient } from '../support/http.js';
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';

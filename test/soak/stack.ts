@@ -5,7 +5,7 @@
  * provides (TEST_ROOT, TEST_DATABASE_URL, TEMPORAL_ADDRESS, TEST_TLS_*).
  */
 import { readFileSync } from 'node:fs';
-import { addWithdrawalMethod } from '../../src/modules/businesses/business.service.js';
+import { addWithdrawalMethod } from '../../src/modules/withdrawals/withdrawal-method.service.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 import { startFaultStack, type FaultStack } from '../faults/support/fault-stack.js';
 import { killAll, startApiProcess, startWorkerProcess, type ApiProcess, type ServiceProcess } from '../faults/support/processes.js';

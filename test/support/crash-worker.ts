@@ -5,7 +5,7 @@
  * `refund-started <refund id>` and waits, so the test can SIGKILL the process mid-refund.
  */
 import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/orm.js';
+import { openDatabase } from '../../src/main/database.js';
 import { createLogger } from '../../src/log.js';
 import { connectTemporalFor, startWorker } from '../../src/main/runtime.js';
 import type { PaymentProcessor } from '../../src/modules/processor/processor.port.js';

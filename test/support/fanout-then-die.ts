@@ -6,7 +6,7 @@
  * TEMPORAL_ADDRESS and TEMPORAL_TASK_QUEUE, and CRASH_OUTBOX_ID naming the event's outbox row.
  */
 import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/orm.js';
+import { openDatabase } from '../../src/main/database.js';
 import { createLogger } from '../../src/log.js';
 import { connectTemporalFor } from '../../src/main/runtime.js';
 import { createOutboxDispatcher } from '../../src/modules/outbox/outbox.dispatcher.js';

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { newId } from '../../src/domain/ids.js';
-import { addWithdrawalMethod } from '../../src/modules/businesses/business.service.js';
+import { addWithdrawalMethod } from '../../src/modules/withdrawals/withdrawal-method.service.js';
 import { lockBalance, postTransaction, readBalance, type Owner } from '../../src/modules/ledger/ledger.service.js';
 
 /**

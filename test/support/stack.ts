@@ -8,7 +8,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import { loadConfig, TEST_PAYLOAD_ENCRYPTION_KEYS, type Config } from '../../src/config.js';
-import { openDatabase } from '../../src/db/orm.js';
+import { openDatabase } from '../../src/main/database.js';
 import { createLogger } from '../../src/log.js';
 import { connectTemporalFor, startApi, startWorker } from '../../src/main/runtime.js';
 import { createBusiness, DEMO_BUSINESS, type NewBusiness } from '../../src/modules/businesses/business.service.js';

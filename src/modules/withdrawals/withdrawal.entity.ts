@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Business } from '../businesses/business.entity.js';
-import type { DestinationType } from '../businesses/withdrawal-method.entity.js';
+import type { DestinationType } from './withdrawal-method.entity.js';
 
 export const WITHDRAWAL_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
 export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];

@@ -7,7 +7,7 @@ import { newId } from '../../domain/ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import type { Caller } from '../businesses/caller.js';
 import { DomainError } from '../../domain/errors.js';
-import { methodDestination, type DestinationType } from '../businesses/withdrawal-method.entity.js';
+import { methodDestination, type DestinationType } from './withdrawal-method.entity.js';
 import { coveredPostingStatement, lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';

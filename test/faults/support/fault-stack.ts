@@ -9,7 +9,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import { loadConfig } from '../../../src/config.js';
-import { openDatabase } from '../../../src/db/orm.js';
+import { openDatabase } from '../../../src/main/database.js';
 import { connectTemporalFor } from '../../../src/main/runtime.js';
 import { createBusiness, DEMO_BUSINESS, type NewBusiness } from '../../../src/modules/businesses/business.service.js';
 import { createHttpClient, type HttpClient } from '../../support/http.js';

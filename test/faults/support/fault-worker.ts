@@ -12,7 +12,7 @@
  */
 import { createActivities } from '../../../activities/index.js';
 import { loadConfig } from '../../../src/config.js';
-import { openDatabase } from '../../../src/db/orm.js';
+import { openDatabase } from '../../../src/main/database.js';
 import { createLogger } from '../../../src/log.js';
 import { connectTemporalFor, defaultTemporalAddress, outboxFor } from '../../../src/main/runtime.js';
 import { startOutboxRelay } from '../../../src/modules/outbox/outbox.relay.js';

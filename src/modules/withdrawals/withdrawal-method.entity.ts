@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { destinationSchema, type Destination } from '../withdrawals/destination.rules.js';
-import { Business } from './business.entity.js';
+import { Business } from '../businesses/business.entity.js';
+import { destinationSchema, type Destination } from './destination.rules.js';
 
 export type DestinationType = Destination['destinationType'];
 

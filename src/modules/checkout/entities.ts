@@ -1,0 +1,4 @@
+import { CheckoutSession, SessionItem } from './session.entity.js';
+
+/** This module's MikroORM entities, for the composition root (src/main/database.ts) to register. */
+export const checkoutEntities = [CheckoutSession, SessionItem];

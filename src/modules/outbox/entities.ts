@@ -1,0 +1,4 @@
+import { OutboxEntry } from './outbox.entity.js';
+
+/** This module's MikroORM entities, for the composition root (src/main/database.ts) to register. */
+export const outboxEntities = [OutboxEntry];

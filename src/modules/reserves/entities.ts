@@ -1,0 +1,4 @@
+import { Reserve } from './reserve.entity.js';
+
+/** This module's MikroORM entities, for the composition root (src/main/database.ts) to register. */
+export const reservesEntities = [Reserve];
