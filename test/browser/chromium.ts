@@ -59,7 +59,7 @@ export async function launchChromium(certFile = process.env.TEST_TLS_CERT!): Pro
 export async function startMerchantSite(): Promise<{ origin: string; close: () => Promise<void> }> {
   const server = https.createServer(
     { cert: readFileSync(process.env.TEST_TLS_CERT!), key: readFileSync(process.env.TEST_TLS_KEY!) },
-    (req, res) => {
+    (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
       res.end('<!doctype html><title>Shop</title><h1>Back at the shop</h1>');
     },

@@ -4,7 +4,7 @@ import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 import { startFaultStack, type FaultStack } from './support/fault-stack.js';
 import { paidSession, until, walletWithdrawal, workflowResult } from './support/flows.js';
 import { moneyProblems } from './support/money.js';
-import { killAll, startApiProcess, startHoldingWorker, startWorkerProcess, type ServiceProcess } from './support/processes.js';
+import { killAll, startApiProcess, startHoldingWorker, startWorkerProcess } from './support/processes.js';
 
 /**
  * One worker process is SIGKILLed while four money moves are each at their most dangerous point: a
@@ -15,7 +15,6 @@ import { killAll, startApiProcess, startHoldingWorker, startWorkerProcess, type 
 let stack: FaultStack;
 let receiver: Receiver;
 let http: HttpClient;
-let worker: ServiceProcess | undefined;
 
 const ids = { reserve: '', withdrawal: '', refund: '', delivery: '', event: '' };
 const owners = { reserve: '', withdrawal: '', refund: '' };
@@ -93,7 +92,7 @@ describe('a worker SIGKILLed in the middle of a reserve release, a withdrawal, a
   });
 
   it('a new worker process finishes every workflow', async () => {
-    worker = await startWorkerProcess(stack.wiring);
+    await startWorkerProcess(stack.wiring);
     // Each dead activity is retried once its start-to-close timeout (30 s) runs out.
     const results = await Promise.all([
       result(`reserve-release-${ids.reserve}`),

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 

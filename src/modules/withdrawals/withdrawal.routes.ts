@@ -1,4 +1,3 @@
-import { withdrawalCancelledSignal } from '../../../workflows/withdrawals.js';
 import { callerOf } from '../../http/auth.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import { idempotency } from '../../http/idempotency.js';
@@ -19,7 +18,6 @@ import {
 } from './withdrawal.schemas.js';
 import { cancelWithdrawal, createWithdrawal, findWithdrawal, listWithdrawals } from './withdrawal.service.js';
 import { cancelledWithdrawalView, createdWithdrawalView, withdrawalListView, withdrawalView } from './withdrawal.view.js';
-import { withdrawalWorkflowId } from '../../../contracts/workflow-ids.js';
 
 const tags = ['Withdrawals'];
 const wdId = idPath('wd', 'The withdrawal id.');
@@ -145,18 +143,13 @@ export const withdrawalOperations: Operation[] = [
       },
     },
     handler: (deps) => async (ctx) => {
-      const withdrawal = await deps.orm.em.fork().transactional(async (tx) => {
+      const outbox = await deps.orm.em.fork().transactional(async (tx) => {
         const cancelled = await cancelWithdrawal(tx, callerOf(ctx), ctx.params.id);
-        await idempotency(ctx).complete(tx, 200, { success: true, data: cancelledWithdrawalView(cancelled) });
-        return cancelled;
+        await idempotency(ctx).complete(tx, 200, { success: true, data: cancelledWithdrawalView(cancelled.withdrawal) });
+        return cancelled.outbox;
       });
       metrics.withdrawal('cancelled');
-      // After the commit, so the workflow ends at once. If this is lost (a crash, a workflow not yet
-      // started), the workflow's conditional move to processing finds `cancelled` and ends anyway.
-      deps.temporal.workflow
-        .getHandle(withdrawalWorkflowId(withdrawal.id))
-        .signal(withdrawalCancelledSignal, withdrawalView(withdrawal))
-        .catch((err) => deps.log.info({ err, withdrawalId: withdrawal.id }, 'cancel signal not delivered; the workflow will see the status'));
+      deps.afterCommit([outbox]);
     },
   },
 ];

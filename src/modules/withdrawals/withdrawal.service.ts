@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { withdrawalWorkflow, type WithdrawalWorkflowInput } from '../../../workflows/withdrawals.js';
+import { withdrawalCancelledSignal, withdrawalWorkflow, type WithdrawalWorkflowInput } from '../../../workflows/withdrawals.js';
 import { pageMeta } from '../../domain/cursor.js';
 import { countedTotal } from '../lists/row-count.queries.js';
 import { pageIds } from '../lists/page.queries.js';
@@ -11,7 +11,7 @@ import { methodDestination, type DestinationType } from './withdrawal-method.ent
 import { coveredPostingStatement, lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
-import { workflowStart } from '../outbox/workflow-start.rules.js';
+import { workflowSignal, workflowStart } from '../outbox/workflow-start.rules.js';
 import { destinationText, matchingDestination, type Destination } from './destination.rules.js';
 import { Withdrawal } from './withdrawal.entity.js';
 import type { CreateWithdrawalInput, ListWithdrawalsQuery } from './withdrawal.schemas.js';
@@ -131,7 +131,13 @@ async function registeredDestination(tx: EntityManager, businessId: string, requ
  * its status re-read under the lock, so a cancel racing the workflow's move to `processing` has exactly
  * one winner: whichever commits first, the other sees the new status.
  */
-export async function cancelWithdrawal(tx: EntityManager, caller: Caller, id: string): Promise<Withdrawal> {
+/**
+ * Cancels a pending withdrawal: its amount back to available, and the news to its workflow (so it ends
+ * at once instead of at its processing time) through the outbox, claimed for the request's fast path, so
+ * a process that dies after the commit loses nothing; should the workflow not hear it anyway, its
+ * conditional move to processing finds `cancelled` and ends.
+ */
+export async function cancelWithdrawal(tx: EntityManager, caller: Caller, id: string): Promise<{ withdrawal: Withdrawal; outbox: OutboxEntry }> {
   requireTransaction(tx);
   const owner = ownerOf(caller);
   // Lock order for every withdrawal move: the balance row first, then the record.
@@ -151,7 +157,8 @@ export async function cancelWithdrawal(tx: EntityManager, caller: Caller, id: st
     lines: transfer('pending_withdrawal', 'available', withdrawal.amountInCents),
     at: now,
   });
-  return withdrawal;
+  const signal = workflowSignal(withdrawalCancelledSignal, { workflowId: withdrawalWorkflowId(withdrawal.id), args: [withdrawalView(withdrawal)] });
+  return { withdrawal, outbox: claimForFastPath(tx.create(OutboxEntry, { message: signal, createdAt: now })) };
 }
 
 export async function findWithdrawal(em: EntityManager, caller: Caller, id: string): Promise<Withdrawal> {
