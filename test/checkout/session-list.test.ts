@@ -71,6 +71,19 @@ describe('GET /api/checkout/sessions', () => {
     expect((await list('?search=100%25')).body.data.items).toEqual([]);
   });
 
+  it("finds a whole e-mail address's own sessions, in any case; a part of one finds every address containing it", async () => {
+    const other = await stack.business();
+    const made: Record<string, string> = {};
+    for (const email of ['ada@example.com', 'nada@example.com']) {
+      const res = await stack.http.post('/api/checkout/sessions', { description: 'Order', customer: { email }, items: [{ name: 'x', price: 1, quantity: 1 }] }, { key: other.testKey });
+      made[email] = res.body.data.id;
+    }
+    const search = async (term: string) =>
+      (await stack.http.get(`/api/checkout/sessions?search=${encodeURIComponent(term)}`, { key: other.testKey })).body.data.items.map((s: any) => s.id).sort();
+    expect(await search('Ada@Example.com')).toEqual([made['ada@example.com']]);
+    expect(await search('ada@')).toEqual([made['ada@example.com'], made['nada@example.com']].sort());
+  });
+
   it('filters by creation time with from/to and with startDate/endDate', async () => {
     const all = (await list('')).body.data.items;
     const middle = all[3].createdAt; // ids[3]

@@ -83,6 +83,8 @@ describe('no read a merchant makes scans a growing table whole', () => {
     ['the session list', () => '/api/checkout/sessions?limit=20'],
     ['a status filter', () => '/api/checkout/sessions?status=refunded&limit=20'],
     ['a search by e-mail', () => `/api/checkout/sessions?search=${encodeURIComponent(seeded.searchEmail)}&limit=20`],
+    ['a search by part of an e-mail', () => `/api/checkout/sessions?search=${encodeURIComponent(seeded.searchEmail.split('@')[0])}%40&limit=20`],
+    ['a search of the descriptions', () => '/api/checkout/sessions?search=Order%20%2312345&limit=20'],
     ['a date range', () => `/api/checkout/sessions?from=${encodeURIComponent(new Date(Date.now() - 30 * 86_400_000).toISOString())}&limit=20`],
     ['page 50 by page=', () => '/api/checkout/sessions?page=50&limit=20'],
     ['the withdrawal list by status', () => '/api/withdrawals?status=failed&limit=20'],
