@@ -23,7 +23,7 @@ export const OPERATIONS: Record<string, string> = {
 };
 
 /**
- * The same operations recorded before issue 17's reductions (`patched('local-database-steps')`: the
+ * The same operations recorded before the local database steps (`patched('local-database-steps')`: the
  * short database steps as local activities, the reserve's `active` status set at its start). Those
  * fixtures stay for replay; here they are the "before" column.
  */

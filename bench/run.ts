@@ -134,13 +134,13 @@ async function main() {
       withdrawalProcessingDelay: appEnv.WITHDRAWAL_PROCESSING_DELAY,
       betweenMeasurements: 'waits until no outbox row, refund, withdrawal or delivery is in flight; after (a) at max, vacuum analyze of the session tables',
     },
-    // Every pass's targets in one array: the dev server's are issue 18's table; the real server's the same ratios on its own floors;
+    // Every pass's targets in one array: the dev server's are the performance table's (docs/benchmark.md); the real server's the same ratios on its own floors;
     // the history benchmark's, `history: …`.
     targets: [...passes.flatMap((p) => p.targets), ...(history?.targets ?? [])],
     passes,
     history: history?.history,
     // Per business operation, from the recorded histories the replay tests keep (bench/history-actions.ts).
-    // Issue 17 §3: actions and events per operation, before and after `patched('local-database-steps')`.
+    // Temporal actions and events per operation, before and after `patched('local-database-steps')`.
     actionsPerOperation: beforeAndAfter(historyCounts()),
     historyCounts: historyCounts(),
   };

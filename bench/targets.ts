@@ -1,5 +1,5 @@
 /**
- * The targets of issue 18's table and issue 17's worker memory, computed against one pass's medians.
+ * The performance targets and the worker's memory (docs/benchmark.md), computed against one pass's medians.
  * Each is a ratio to a figure measured in the same run (the machine is noisy) or an absolute bound.
  */
 export interface Target {
@@ -46,6 +46,6 @@ export function computeTargets(
   atMost('(c)', `(c) commit → first attempt p50 at ${calmRate * 10} deliveries/s (ms)`, f[`(c) commit → first attempt at ${calmRate * 10} deliveries/s, p50 (ms)`], 50, 'ms');
   ratio('(d)', '(d) hot-business withdrawals (/s), zero overdrafts', '(d) withdrawals, 16 clients on one business (/s)', F3, 0.9, f['(d) overdrafts'] === 0);
   atMost('(a)', 'API peak RSS under (a) (MB)', peaks.apiUnderA, 250, 'MB');
-  peaks.workers.forEach((mb, i) => atMost('worker', `worker${peaks.workers.length > 1 ? ` ${i + 1}` : ''} peak RSS over the pass (MB, issue 17)`, mb, 600, 'MB'));
+  peaks.workers.forEach((mb, i) => atMost('worker', `worker${peaks.workers.length > 1 ? ` ${i + 1}` : ''} peak RSS over the pass (MB)`, mb, 600, 'MB'));
   return targets;
 }

@@ -166,7 +166,6 @@ const schema = z.object({
   DEV_TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
 });
 
-export type Env = z.input<typeof schema>;
 
 export interface Config {
   env: 'development' | 'test' | 'production';

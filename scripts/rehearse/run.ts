@@ -1,6 +1,6 @@
 /**
  * `npm run rehearse`: production's topology, run natively on this machine (no container engine here),
- * from the registries only, then restarted piece by piece under load (issue 15 §3):
+ * from the registries only, then restarted piece by piece under load (docs/rehearsal.md):
  *   PostgreSQL for Temporal and PostgreSQL for the app (npm's embedded server, two instances), a real
  *   Temporal server and its Web UI (built with Go by scripts/provision-temporal.sh), `node dist/migrate.js`,
  *   two `node dist/api.js` behind HAProxy with TLS ending there, two `node dist/worker.js`.

@@ -125,7 +125,7 @@ export async function startTemporal(opts: { root: string; bins: TemporalBinaries
   };
 }
 
-/** Whether the UI answers on any address but loopback (it must not: section 4 of issue 15). */
+/** Whether the UI answers on any address but loopback (it must not: docs/decisions.md, The Temporal UI in production). */
 export async function uiReachableOutsideLoopback(uiOrigin: string): Promise<string | null> {
   const { networkInterfaces } = await import('node:os');
   const port = Number(new URL(uiOrigin).port);

@@ -4,7 +4,7 @@ import type { Pool } from 'pg';
 const pools = new WeakMap<object, Promise<Pool>>();
 
 /**
- * One statement of a hot path (issue 18), written with `$1…$n` parameters. Outside a transaction it runs
+ * One statement of a hot path (docs/decisions.md, Hot paths), written with `$1…$n` parameters. Outside a transaction it runs
  * as a named prepared statement on the ORM's own `pg` pool: PostgreSQL parses and plans it once per
  * connection, and nothing is formatted into the SQL text in this process. (MikroORM's `execute` inlines
  * every parameter into the text, so each call is a new statement to parse and plan.) Inside the caller's

@@ -5,7 +5,7 @@ import { Connection } from '@temporalio/client';
 import { searchAttributeDefinitions } from '../../contracts/search-attributes.js';
 
 /**
- * Eager activity execution (issue 18): a workflow task that schedules an activity on its own task queue
+ * Eager activity execution (docs/decisions.md, Hot paths): a workflow task that schedules an activity on its own task queue
  * gets the activity back in the completion's answer, when the worker has a slot free, instead of through
  * the matching service: one round trip fewer before a webhook's first attempt or a refund's processor
  * call. Off by default in the server; the worker reserves up to 3 per task (its SDK default).

@@ -15,9 +15,6 @@ export function dollarsToCents(dollars: number): number | null {
   return sign ? -cents : cents;
 }
 
-export function hasAtMostTwoDecimals(dollars: number): boolean {
-  return dollarsToCents(dollars) !== null;
-}
 
 /** Decimal dollars as text (`1234` → `"12.34"`), for payloads that the spec gives in decimals. */
 export function centsToDecimalString(cents: number): string {
@@ -43,6 +40,3 @@ export function percentToBps(percent: number): number | null {
   return dollarsToCents(percent);
 }
 
-export function bpsToPercent(bps: number): number {
-  return bps / 100;
-}

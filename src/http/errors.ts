@@ -1,6 +1,5 @@
 import { DomainError, type DomainErrorCode, type FieldError } from '../domain/errors.js';
 
-export type { FieldError };
 
 /**
  * The one error path. Every failure a client can see is an `ApiError` naming an entry of this catalogue;

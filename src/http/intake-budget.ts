@@ -89,5 +89,3 @@ export function intakeBudget(limits: IntakeLimits) {
     clients: () => clients.size,
   };
 }
-
-export type IntakeBudget = ReturnType<typeof intakeBudget>;

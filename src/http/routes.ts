@@ -17,7 +17,7 @@ import type { Operation } from './operation.js';
  * which holds its operations' routes, contracts and service calls.
  */
 
-/** A module's routes not yet declared as operations (registered as before; documented in src/http/openapi/). */
+/** A route that is not an operation (the event log's method guard): registered as it is, and not in the API document. */
 export type RouteModule = (router: Router, deps: AppDeps) => void;
 
 /** Operations that need no API key: the hosted page's pay call, whose session id is the capability. */

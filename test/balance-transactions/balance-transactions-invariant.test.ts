@@ -1,5 +1,5 @@
 /**
- * The balance-transaction invariant (issue 19 §2), as a property over random operation sequences through
+ * The balance-transaction invariant, as a property over random operation sequences through
  * the real API and workflows: once a sequence has settled, summing `netInCents` per `balanceType` over
  * all of the business's balance transactions gives exactly `GET /api/balance`. Bounded: few runs, short
  * sequences, no shrinking (each step is a real payment, refund or withdrawal).

@@ -1,5 +1,5 @@
 /**
- * Balance transactions (issue 19 §2): every cent of the balance explained, one item per money move and
+ * Balance transactions: every cent of the balance explained, one item per money move and
  * balance type. The invariant under random sequences is in balance-transactions-invariant.test.ts.
  */
 import { execFile } from 'node:child_process';

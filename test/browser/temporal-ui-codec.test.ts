@@ -1,5 +1,5 @@
 /**
- * Issue 17 §2, done when "the UI decodes through the codec server with npm start": a Temporal dev server
+ * The Temporal UI decodes histories through the codec endpoint under npm start: a Temporal dev server
  * with its Web UI started as `npm start` starts it (`--ui-codec-endpoint` at the API's admin port), a
  * paid session's workflow opened in the UI in Chromium, and what the page shows decoded by the codec
  * endpoint from the UI's own calls (the history itself is sealed).

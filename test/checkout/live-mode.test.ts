@@ -11,7 +11,7 @@ import { TEST_WEBHOOK_ENCRYPTION_KEY, type TestStack } from '../support/stack.js
 import { useStack } from '../support/use-stack.js';
 
 /**
- * Live mode fails closed (issue 14 §2): with NODE_ENV=production, a live key's money moves reach the
+ * Live mode fails closed (docs/decisions.md, Live mode fails closed): with NODE_ENV=production, a live key's money moves reach the
  * card simulator only with ALLOW_SIMULATED_LIVE_PAYMENTS=true. Two real stacks in production config on
  * one database, each with its own worker and task queue: `refused` (the setting unset) and `allowed`.
  */

@@ -9,7 +9,7 @@ import { moneyProblems } from './support/money.js';
 import { killAll, startApiProcess, startWorkerProcess } from './support/processes.js';
 
 /**
- * Several instances (issue 7 §3): two API processes and two worker processes on one PostgreSQL and one
+ * Several instances: two API processes and two worker processes on one PostgreSQL and one
  * Temporal, as a load balancer would spread clients over them. Each rule is checked with its requests
  * spread over both APIs and its work picked up by whichever worker polls first.
  */

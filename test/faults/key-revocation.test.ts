@@ -7,7 +7,7 @@ import { until } from './support/flows.js';
 import { killAll, startApiProcess } from './support/processes.js';
 
 /**
- * Revocation through the API key cache (issue 18): each API process keeps keys in memory and forgets them
+ * Revocation through the API key cache (docs/decisions.md, Hot paths): each API process keeps keys in memory and forgets them
  * when PostgreSQL NOTIFYs a change, but refusal does not wait for that: the key's rate-limit statement
  * confirms the key unrevoked on every request (docs/decisions.md, API key cache). A key revoked by the
  * admin CLI is refused by the very first request after the CLI exits, on each process, though both had

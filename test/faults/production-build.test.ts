@@ -14,7 +14,7 @@ import { explain, prebuiltCode, replay } from '../replay/replayer.js';
 import { buildProductionApp, forbiddenLoads, INSTALL, median, startEntry, stopAll, type EntryProcess, type ProductionApp } from './support/production-build.js';
 
 /**
- * Issue 15 §2: the production build runs as the image runs it. `npm run build`'s output, beside
+ * The production build (docs/production.md): the production build runs as the image runs it. `npm run build`'s output, beside
  * production dependencies alone, started with plain `node dist/migrate.js`, `dist/api.js` and
  * `dist/worker.js` on an empty database, pays a session end to end, and no TypeScript is loaded on
  * the way. Then the start-up budget: API listening in under 2 s, worker polling in under 3 s.

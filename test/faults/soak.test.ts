@@ -2,7 +2,7 @@ import { runSoak, soakOptionsFromEnv, type SoakReport } from '../soak/soak.js';
 import { formatSummary } from '../soak/summary.js';
 
 /**
- * The short soak (issue 14 §4), the same code as `npm run soak`: about a minute of mixed traffic from
+ * The short soak (docs/soak.md), the same code as `npm run soak`: about a minute of mixed traffic from
  * several businesses against two API processes and a worker, then a sweep of every route on each
  * process and the money checks. SOAK_SECONDS and the other settings apply here too.
  */

@@ -1,5 +1,5 @@
 /**
- * The HTTP conventions newer than the spec (issue 19 §3) against the real stack: the IETF RateLimit
+ * The HTTP conventions newer than the spec against the real stack: the IETF RateLimit
  * header fields beside the spec's X-RateLimit-*, and conditional reads (ETag, If-None-Match, 304).
  * Idempotency-Key's 409 and 422 are in idempotency.test.ts.
  */

@@ -1,7 +1,7 @@
 /**
  * docker-compose.yml cannot run here (no container engine), but `npm run rehearse` runs the same
- * topology natively (issue 15 §3). This keeps the two from drifting apart: both use the same files under
- * deploy/ and the same entry points, and the Temporal UI is published on no public address (§4).
+ * topology natively (docs/rehearsal.md). This keeps the two from drifting apart: both use the same files under
+ * deploy/ and the same entry points, and the Temporal UI is published on no public address (docs/decisions.md, The Temporal UI in production).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';

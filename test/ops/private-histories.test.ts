@@ -1,5 +1,5 @@
 /**
- * Issue 17, private histories: a payment's and a withdrawal's Temporal histories hold no customer name,
+ * Private histories (docs/decisions.md): a payment's and a withdrawal's Temporal histories hold no customer name,
  * e-mail or payout destination in the clear (as the `temporal` CLI prints them, and as the SDK fetches
  * them), every payload is sealed by the codec, the codec endpoint on the admin port opens them for the
  * operator's token only, and the sealed history still replays through the codec.

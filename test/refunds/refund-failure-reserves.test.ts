@@ -1,6 +1,6 @@
 /**
  * A failed refund gives each reserve back its own share, so a loop of "refund, it fails" can never turn
- * held money into money the merchant may withdraw (issue 14 §2). The refund-failure card
+ * held money into money the merchant may withdraw. The refund-failure card
  * (4000000000005126) pays normally and declines every refund.
  */
 import type { Caller } from '../../src/modules/businesses/caller.js';

@@ -16,7 +16,7 @@ export interface Fixture {
   file: string;
   workflowId: string;
   workflowType: string;
-  /** The path through the workflow this run took, in the words of issue 17 (e.g. `refund failed`). */
+  /** The path through the workflow this run took, in plain words (e.g. `refund failed`). */
   branch: string;
   /** When the run was recorded, and with which code (`current`, or the commit of an older workflow). */
   recordedAt: string;

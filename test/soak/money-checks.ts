@@ -57,7 +57,7 @@ export function adminLedgerVerify(databaseUrl: string): Promise<{ exitCode: numb
 
 /**
  * Each event reaches a receiver path once: every receiver here answers 2xx (some with a NUL byte in the
- * body, issue 14 §3), so a second POST of one event to one path is a delivery sent twice. Delivery is at
+ * body), so a second POST of one event to one path is a delivery sent twice. Delivery is at
  * least once only where an attempt's outcome was lost: one whose activity timed out after its POST (a
  * loaded machine) may be posted again, so only duplicates beyond the worker's timeouts are problems.
  */

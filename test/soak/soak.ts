@@ -1,5 +1,5 @@
 /**
- * The soak (issue 14 §4): a bounded, self-stopping run of mixed traffic against the real processes,
+ * The soak (docs/soak.md): a bounded, self-stopping run of mixed traffic against the real processes,
  * then the checks that say the service held. `npm run soak` runs it for SOAK_SECONDS (test/soak/run.ts);
  * test/faults/soak.test.ts runs a short one inside the test suite. Both call `runSoak`.
  */

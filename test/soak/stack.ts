@@ -57,7 +57,7 @@ export async function startSoakStack(businessCount: number): Promise<SoakStack> 
       WEBHOOK_CA_FILE: receiver.caFile,
       // Short, so cancels race the start of processing and withdrawals finish within the run.
       WITHDRAWAL_PROCESSING_DELAY: '2s',
-      // The public per-address limit would refuse a load test from one address (issue 14 §3).
+      // The public per-address limit would refuse a load test from one address.
       PUBLIC_RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'info',
     },

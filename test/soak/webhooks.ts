@@ -1,7 +1,7 @@
 /**
  * A merchant managing its webhook endpoints while money moves: create, read, update by PUT and by
  * PATCH, rotate the secret, list, delete, and then find the deleted endpoint gone everywhere. Some
- * endpoints point at a receiver path that answers 2xx with a NUL byte in its body (issue 14 §3).
+ * endpoints point at a receiver path that answers 2xx with a NUL byte in its body.
  * At most 8 live endpoints per business, under the cap of 16.
  */
 import { notFound, randomInt, sleep, validation, type SoakContext } from './context.js';

@@ -1,7 +1,7 @@
 /**
  * Bursts of concurrent withdrawals to the business's registered destinations (some refused for want of
  * balance), a few to destinations it never registered (refused), then concurrent cancels: the burst that
- * once left an API process answering 500 to every webhook update (issue 14 §1).
+ * once left an API process answering 500 to every webhook update.
  */
 import { randomInt, sleep, validation, notFound, type SoakContext } from './context.js';
 import type { Destination, SoakBusiness } from './stack.js';

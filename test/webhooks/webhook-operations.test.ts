@@ -3,7 +3,7 @@ import { recordEvent } from '../../src/modules/events/event.service.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually, startReceiver, type Answer, type Receiver } from '../support/webhook-receiver.js';
 
-/** Issue 19 §1 on the real stack: the test ping, recovery after an outage, the throttle, Retry-After. */
+/** Webhook operations on the real stack: the test ping, recovery after an outage, the throttle, Retry-After. */
 let receiver: Receiver;
 // Three attempts a second apart instead of the spec's 7 over a day (tests only).
 const stack = useStack(async () => ({ WEBHOOK_CA_FILE: (receiver = await startReceiver()).caFile, WEBHOOK_RETRY_DELAYS: '0,1s,1s' }));

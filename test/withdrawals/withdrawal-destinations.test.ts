@@ -4,7 +4,7 @@ import { useStack } from '../support/use-stack.js';
 import { addCryptoMethod, addWalletMethod, balanceOf, creditAvailable, testMode } from '../support/seed.js';
 
 /**
- * A withdrawal goes only to a destination the business registered (issue 14 §2): anything else is 400
+ * A withdrawal goes only to a destination the business registered: anything else is 400
  * "Withdrawal method not found" and writes nothing. Methods are added, listed and removed with the
  * admin CLI, run here in-process (`runCommand`) against the same database.
  */

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Webhook operations (issue 19 §1): why an endpoint is off and since when, the start of its failure
+ * Webhook operations (docs/decisions.md, Webhooks): why an endpoint is off and since when, the start of its failure
  * streak (cleared by any success), its optional throttle, and the earliest time its next attempt may
  * go out (a throttle slot or a receiver's Retry-After). A test ping is an event marked `test`.
  */

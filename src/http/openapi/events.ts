@@ -7,7 +7,7 @@ import { DISPUTE_REASONS, DISPUTE_STATUSES } from '../../modules/disputes/disput
 
 /**
  * The webhook events, as OpenAPI 3.1 `webhooks`: one entry and one schema per event type, describing the
- * body `deliveryBody` (src/modules/webhooks/delivery-body.ts) posts. The merchant kit's event types are
+ * body `deliveryBody` (src/modules/webhooks/delivery.view.ts) posts. The merchant kit's event types are
  * generated from these (packages/webhooks), and its end-to-end test checks real deliveries against them.
  */
 const decimals = () => z.string().regex(/^\d+\.\d{2}$/).meta({ example: '46.58' });
@@ -76,7 +76,7 @@ const payloads = {
   'dispute.funds_withdrawn': disputePayload(),
   'dispute.funds_reinstated': disputePayload(),
   'dispute.closed': disputePayload(),
-  // Sent to an endpoint's other subscribed endpoints when it is disabled for failing (issue 19 §1).
+  // Sent to an endpoint's other subscribed endpoints when it is disabled for failing (docs/decisions.md, Webhooks).
   'webhook_endpoint.disabled': z.object({ endpointId: prefixedId('wh'), url: z.string(), reason: z.enum(['failing']), disabledAt: timestamp() }),
   // Only `POST /api/webhooks/{id}/test` sends it, to that endpoint alone (its body also carries `test: true`).
   'webhook.test': z.object({ endpointId: prefixedId('wh'), message: z.string(), timestamp: timestamp() }),

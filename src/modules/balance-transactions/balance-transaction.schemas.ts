@@ -56,4 +56,3 @@ export const balanceTransactionListResource = z.object({
     nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
   }),
 });
-export type BalanceTransactionListResource = z.output<typeof balanceTransactionListResource>;

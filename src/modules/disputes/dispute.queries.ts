@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import { DomainError } from '../../domain/errors.js';
 import type { Owner } from '../ledger/ledger.service.js';
-import { Dispute, DisputeReservePart } from './dispute.entity.js';
+import { Dispute } from './dispute.entity.js';
 
 export interface ListDisputesFilter {
   status?: Dispute['status'];
@@ -46,10 +46,4 @@ export async function findDispute(em: EntityManager, owner: Owner, id: string): 
 export async function disputeIdOfSession(em: EntityManager, sessionId: string): Promise<string | null> {
   const dispute = await em.findOne(Dispute, { checkoutSessionId: sessionId }, { fields: ['id'] });
   return dispute?.id ?? null;
-}
-
-/** Which reserves gave to each chargeback, and how much, by reserve id: the balance transactions' funding. */
-export async function reservePartsOf(em: EntityManager, disputeIds: string[]): Promise<DisputeReservePart[]> {
-  if (disputeIds.length === 0) return [];
-  return em.find(DisputeReservePart, { disputeId: { $in: disputeIds } }, { orderBy: [{ disputeId: 'asc' }, { reserveId: 'asc' }] });
 }

@@ -39,7 +39,6 @@ export const submitEvidenceInput = z
     ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
     submit,
   }));
-export type SubmitEvidenceInput = z.output<typeof submitEvidenceInput>;
 
 export const disputeResource = z
   .object({

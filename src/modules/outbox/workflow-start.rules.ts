@@ -3,7 +3,6 @@ import type { SignalDefinition } from '@temporalio/common';
 import { toSearchAttributePairs, type SearchAttributeValues } from '../../../contracts/search-attributes.js';
 import { isWorkflowName, type WorkflowName } from '../../../contracts/workflows.js';
 
-export type { WorkflowName };
 
 /** A workflow function of workflows/; its parameters are what a start must pass. */
 type Workflow = (...args: never[]) => Promise<unknown>;

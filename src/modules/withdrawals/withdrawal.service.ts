@@ -37,8 +37,8 @@ const INSERT_WITHDRAWAL = `,
  * the caller's fast path), in the caller's transaction and in ONE statement: the balance check and move
  * are a conditional UPDATE of the balance row, and every other row is inserted only from what it
  * returned, so concurrent requests queue on that row, none can overdraw, and a refused request writes
- * nothing. The row is held from that statement to the commit (and the stored answer of an Idempotency-Key). This is the hottest money write (issue 18:
- * one business's withdrawals all queue there), so it is hand-written SQL rather than the unit of work.
+ * nothing. The row is held from that statement to the commit (and the stored answer of an Idempotency-Key). This is the hottest money write (one
+ * business's withdrawals all queue there; docs/decisions.md, Hot paths), so it is hand-written SQL rather than the unit of work.
  */
 export async function createWithdrawal(
   tx: EntityManager,
