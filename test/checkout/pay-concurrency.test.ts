@@ -5,6 +5,7 @@ import { beginPayment } from '../../src/modules/checkout/payment.lifecycle.js';
 import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
 import { createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
+import { expectRateLimited } from '../support/rate-limited.js';
 
 const stack = useStack();
 const biz = useBusiness(stack);
@@ -46,20 +47,7 @@ describe('concurrent pay calls on one session', () => {
         },
       });
     }
-    for (const r of limited) {
-      const seconds = Number(r.headers['retry-after']);
-      expect(seconds).toBeGreaterThanOrEqual(1);
-      expect(seconds).toBeLessThanOrEqual(60);
-      expect(r.body).toEqual({
-        success: false,
-        error: {
-          type: 'rate_limit_exceeded',
-          message: `Rate limit exceeded. Please retry after ${seconds} seconds.`,
-          retryAfter: seconds,
-          requestId: expect.stringMatching(/^req_/),
-        },
-      });
-    }
+    for (const r of limited) expectRateLimited(r);
     expect(chargesOf(session.id)).toBe(1);
     expect(await moneyMovedFor(session.id)).toEqual({ payments: 1, events: 1, reserves: 1 });
   });

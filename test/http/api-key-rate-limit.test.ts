@@ -3,6 +3,7 @@ import { createLogger } from '../../src/log.js';
 import { startApi } from '../../src/main/runtime.js';
 import { createHttpClient, type HttpResponse } from '../support/http.js';
 import { useStack } from '../support/use-stack.js';
+import { expectRateLimited } from '../support/rate-limited.js';
 
 const stack = useStack({}, { worker: false });
 
@@ -10,21 +11,7 @@ const list = (key: string, client = stack.http) => client.get('/api/checkout/ses
 const now = () => Math.floor(Date.now() / 1000);
 
 function expect429(res: HttpResponse) {
-  expect(res.status).toBe(429);
-  const seconds = res.body.error.retryAfter;
-  expect(Number.isInteger(seconds)).toBe(true);
-  expect(seconds).toBeGreaterThanOrEqual(1);
-  expect(seconds).toBeLessThanOrEqual(60);
-  expect(res.body).toEqual({
-    success: false,
-    error: {
-      type: 'rate_limit_exceeded',
-      message: `Rate limit exceeded. Please retry after ${seconds} seconds.`,
-      requestId: expect.stringMatching(/^req_/),
-      retryAfter: seconds,
-    },
-  });
-  expect(res.headers['retry-after']).toBe(String(seconds));
+  const seconds = expectRateLimited(res);
   expect(res.headers['x-ratelimit-remaining']).toBe('0');
   const reset = Number(res.headers['x-ratelimit-reset']);
   expect(reset).toBeGreaterThanOrEqual(now() + seconds - 2);

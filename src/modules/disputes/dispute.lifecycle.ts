@@ -6,7 +6,7 @@ import { Business } from '../businesses/business.entity.js';
 import { CheckoutSession } from '../checkout/session.entity.js';
 import { recordEvent } from '../events/event.service.js';
 import type { Balance } from '../ledger/ledger.entity.js';
-import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
+import { lockBalance, postTransaction, ownerOf } from '../ledger/ledger.service.js';
 import { Refund } from '../refunds/refund.entity.js';
 import { consumeReserves } from '../reserves/reserve.service.js';
 import { Dispute, DisputeReservePart, type DisputeReason } from './dispute.entity.js';
@@ -57,7 +57,6 @@ export const progressOf = (d: Dispute): DisputeProgress => ({
   updatedAt: d.updatedAt.toISOString(),
 });
 
-const ownerOf = (r: { businessId: string; livemode: boolean }) => ({ businessId: r.businessId, livemode: r.livemode });
 const UUID = z.uuid();
 
 /**

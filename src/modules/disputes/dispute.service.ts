@@ -8,6 +8,7 @@ import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { Dispute, type Evidence } from './dispute.entity.js';
 import { acceptedStatus, awaitsResponse, disputeEventPayload, isClosed, mergeEvidence, submittedStatus } from './dispute.rules.js';
 import { disputeChanged } from './dispute.workflow.js';
+import { ownerOf } from '../ledger/ledger.service.js';
 
 /**
  * What a merchant does to a dispute through the API, in the request's transaction: save or submit
@@ -17,7 +18,6 @@ import { disputeChanged } from './dispute.workflow.js';
  * survives a crash between the commit and the signal.
  */
 
-const ownerOf = (caller: Caller) => ({ businessId: caller.businessId, livemode: caller.livemode });
 
 async function lockedDispute(tx: EntityManager, caller: Caller, id: string): Promise<Dispute> {
   requireTransaction(tx);

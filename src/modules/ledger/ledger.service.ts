@@ -9,6 +9,9 @@ export interface Owner {
   livemode: boolean;
 }
 
+/** The balance a record, a caller or anything else of one business and mode belongs to. */
+export const ownerOf = (owned: Owner): Owner => ({ businessId: owned.businessId, livemode: owned.livemode });
+
 /**
  * Locks the business's balance row for the rest of the caller's transaction, creating it on first use.
  * Every money move goes through here first, so concurrent moves on one business queue up and each sees

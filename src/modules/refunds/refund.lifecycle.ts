@@ -2,7 +2,7 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { CheckoutSession } from '../checkout/session.entity.js';
 import { recordEvent } from '../events/event.service.js';
 import { finishInFlight } from '../ledger/in-flight.lifecycle.js';
-import { postTransaction } from '../ledger/ledger.service.js';
+import { postTransaction, ownerOf } from '../ledger/ledger.service.js';
 import { transfer } from '../ledger/accounts.rules.js';
 import { restoreReserves } from '../reserves/reserve.service.js';
 import { RefundReservePart } from './refund-reserve-part.entity.js';
@@ -69,4 +69,3 @@ export async function failRefund(tx: EntityManager, id: string, failureReason: s
   });
 }
 
-const ownerOf = (r: Refund) => ({ businessId: r.businessId, livemode: r.livemode });

@@ -11,7 +11,7 @@ import { recordEvent } from '../events/event.service.js';
 import { cappedTotal, countedTotal } from '../lists/row-count.queries.js';
 import { pageIds } from '../lists/page.queries.js';
 import { lines } from '../ledger/accounts.rules.js';
-import { lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
+import { lockBalance, postTransaction, ownerOf } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { workflowStart } from '../outbox/workflow-start.rules.js';
@@ -28,7 +28,6 @@ import { requireTransaction } from '../../db/transaction.js';
 import { refundWorkflowId } from '../../../contracts/workflow-ids.js';
 
 const UUID = z.uuid();
-const ownerOf = (caller: Caller): Owner => ({ businessId: caller.businessId, livemode: caller.livemode });
 
 /**
  * Creates a pending refund of the session's total. In one transaction under the balance lock: the

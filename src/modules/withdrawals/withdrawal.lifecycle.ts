@@ -2,10 +2,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordEvent } from '../events/event.service.js';
 import type { PayoutReference } from '../processor/payouts.simulator.js';
 import { finishInFlight } from '../ledger/in-flight.lifecycle.js';
-import { postTransaction } from '../ledger/ledger.service.js';
+import { postTransaction, ownerOf } from '../ledger/ledger.service.js';
 import { Withdrawal } from './withdrawal.entity.js';
-import { withdrawalFailedPayload, withdrawalPaidPayload } from './withdrawal.events.js';
+import { moneyBack } from './withdrawal.rules.js';
 import { transfer } from '../ledger/accounts.rules.js';
+import { withdrawalFailedPayload, withdrawalPaidPayload } from './withdrawal.events.js';
 
 /**
  * The moves the withdrawal workflow asks for after the create. Each is a transition conditional on the
@@ -45,14 +46,8 @@ export async function failWithdrawal(tx: EntityManager, id: string, failureReaso
     withdrawal.status = 'failed';
     withdrawal.failedAt = now;
     withdrawal.failureReason = failureReason;
-    postTransaction(tx, balance, {
-      kind: 'withdrawal.failed',
-      referenceId: withdrawal.id,
-      lines: transfer('pending_withdrawal', 'available', withdrawal.amountInCents),
-      at: now,
-    });
+    postTransaction(tx, balance, moneyBack(withdrawal, 'withdrawal.failed', now));
     recordEvent(tx, ownerOf(withdrawal), 'withdrawal.failed', withdrawalFailedPayload(withdrawal, now), now);
   });
 }
 
-const ownerOf = (w: Withdrawal) => ({ businessId: w.businessId, livemode: w.livemode });

@@ -8,19 +8,19 @@ import { centsToDecimalString } from '../../domain/money.js';
 import type { Caller } from '../businesses/caller.js';
 import { DomainError } from '../../domain/errors.js';
 import { methodDestination, type DestinationType } from './withdrawal-method.entity.js';
-import { coveredPostingStatement, lockBalance, postTransaction, type Owner } from '../ledger/ledger.service.js';
+import { coveredPostingStatement, lockBalance, postTransaction, ownerOf } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { workflowSignal, workflowStart } from '../outbox/workflow-start.rules.js';
 import { destinationText, matchingDestination, type Destination } from './destination.rules.js';
 import { Withdrawal } from './withdrawal.entity.js';
+import { moneyBack } from './withdrawal.rules.js';
 import type { CreateWithdrawalInput, ListWithdrawalsQuery } from './withdrawal.schemas.js';
 import { withdrawalView } from './withdrawal.view.js';
 import { transfer } from '../ledger/accounts.rules.js';
 import { requireTransaction } from '../../db/transaction.js';
 import { withdrawalWorkflowId } from '../../../contracts/workflow-ids.js';
 
-export const ownerOf = (caller: Caller): Owner => ({ businessId: caller.businessId, livemode: caller.livemode });
 
 // The withdrawal and its workflow's outbox row, written only with the balance move (`coveredPostingStatement`).
 const INSERT_WITHDRAWAL = `,
@@ -151,12 +151,7 @@ export async function cancelWithdrawal(tx: EntityManager, caller: Caller, id: st
   withdrawal.status = 'cancelled';
   withdrawal.cancelledAt = now;
   withdrawal.updatedAt = now;
-  postTransaction(tx, balance, {
-    kind: 'withdrawal.cancelled',
-    referenceId: withdrawal.id,
-    lines: transfer('pending_withdrawal', 'available', withdrawal.amountInCents),
-    at: now,
-  });
+  postTransaction(tx, balance, moneyBack(withdrawal, 'withdrawal.cancelled', now));
   const signal = workflowSignal(withdrawalCancelledSignal, { workflowId: withdrawalWorkflowId(withdrawal.id), args: [withdrawalView(withdrawal)] });
   return { withdrawal, outbox: claimForFastPath(tx.create(OutboxEntry, { message: signal, createdAt: now })) };
 }
