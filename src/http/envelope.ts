@@ -60,6 +60,9 @@ export const prefixedId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9a-f]{32}$`)).meta({ example: `${prefix}_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e` });
 
 /** Integer cents; amounts never leave the exact range of a JavaScript number. */
+/** Dollars as text with two decimals (`"46.58"`), as the spec's event payloads give `amountInDecimals`. */
+export const decimalDollars = () => z.string().regex(/^\d+\.\d{2}$/).meta({ example: '46.58' });
+
 export const cents = () => z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /** Page metadata of the page-numbered lists. */

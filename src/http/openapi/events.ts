@@ -1,85 +1,28 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
-import { cents, prefixedId, timestamp } from '../envelope.js';
+import { prefixedId, timestamp } from '../envelope.js';
+import { checkoutEventPayloads } from '../../modules/checkout/pay.schemas.js';
+import { disputeEventPayloads } from '../../modules/disputes/dispute.schemas.js';
 import type { EventType } from '../../modules/events/event.entity.js';
-import { REFUND_STATUSES } from '../../modules/refunds/refund.entity.js';
-import { DISPUTE_REASONS, DISPUTE_STATUSES } from '../../modules/disputes/dispute.entity.js';
+import { refundEventPayloads } from '../../modules/refunds/refund.schemas.js';
+import { webhookEventPayloads } from '../../modules/webhooks/webhook.schemas.js';
+import { withdrawalEventPayloads } from '../../modules/withdrawals/withdrawal.schemas.js';
 
 /**
  * The webhook events, as OpenAPI 3.1 `webhooks`: one entry and one schema per event type, describing the
  * body `deliveryBody` (src/modules/webhooks/delivery.view.ts) posts. The merchant kit's event types are
  * generated from these (packages/webhooks), and its end-to-end test checks real deliveries against them.
  */
-const decimals = () => z.string().regex(/^\d+\.\d{2}$/).meta({ example: '46.58' });
-const currency = () => z.string().meta({ example: 'USD' });
-const nullableText = () => z.string().nullable();
-
-const shipping = z.object({ addressLine1: z.string(), city: z.string(), state: z.string(), postalCode: z.string(), country: z.string() }).strict();
-
-/** `refund.*` share the spec's `refund.created` shape (src/modules/refunds/refund.events.ts). */
-const refundPayload = (extra: z.ZodRawShape) =>
-  z.object({ refundId: prefixedId('ref'), sessionId: z.uuid(), amount: cents(), reason: nullableText(), status: z.enum(REFUND_STATUSES), ...extra, timestamp: timestamp() });
-
-/** src/modules/withdrawals/withdrawal.events.ts: a paid one names its transaction id or hash, by destination. */
-const withdrawalPayload = (status: 'completed' | 'failed', extra: z.ZodRawShape) =>
-  z.object({
-    withdrawalId: prefixedId('wd'),
-    amount: cents(),
-    amountInDecimals: decimals(),
-    currency: currency(),
-    destinationType: z.enum(['wallet', 'crypto']),
-    status: z.literal(status),
-    ...extra,
-    timestamp: timestamp(),
-  });
-
-/** `dispute.*` all carry the dispute's state at the event (src/modules/disputes/dispute.rules.ts). */
-const disputePayload = () =>
-  z.object({
-    disputeId: prefixedId('dsp'),
-    checkoutSessionId: z.uuid(),
-    status: z.enum(DISPUTE_STATUSES),
-    reason: z.enum(DISPUTE_REASONS),
-    amountInCents: cents(),
-    evidenceDueBy: timestamp(),
-  });
-
-/** One payload schema per event type: a new event type fails the type-check until it is described here. */
+/**
+ * One payload schema per event type, each held by the module that records the event: a new event type
+ * fails the type-check here until its module describes it.
+ */
 const payloads = {
-  'checkout.succeeded': z.object({
-    sessionId: z.uuid(),
-    amount: cents(),
-    amountInDecimals: decimals(),
-    currency: currency(),
-    customerEmail: z.string(),
-    customerName: nullableText(),
-    timestamp: timestamp(),
-    shipping: shipping.nullable(),
-  }),
-  'checkout.failed': z.object({
-    sessionId: z.uuid(),
-    amount: cents(),
-    currency: currency(),
-    customerEmail: z.string(),
-    failureCode: z.string(),
-    failureMessage: z.string(),
-    timestamp: timestamp(),
-  }),
-  'refund.created': refundPayload({}),
-  'refund.completed': refundPayload({ processorRefundId: nullableText() }),
-  'refund.failed': refundPayload({ failureReason: nullableText() }),
-  'withdrawal.paid': withdrawalPayload('completed', { processorTransactionId: nullableText().optional(), transactionHash: nullableText().optional() }),
-  'withdrawal.failed': withdrawalPayload('failed', { failureReason: nullableText() }),
-  'dispute.created': disputePayload(),
-  'dispute.updated': disputePayload(),
-  'dispute.evidence_due_soon': disputePayload(),
-  'dispute.funds_withdrawn': disputePayload(),
-  'dispute.funds_reinstated': disputePayload(),
-  'dispute.closed': disputePayload(),
-  // Sent to an endpoint's other subscribed endpoints when it is disabled for failing (docs/decisions.md, Webhooks).
-  'webhook_endpoint.disabled': z.object({ endpointId: prefixedId('wh'), url: z.string(), reason: z.enum(['failing']), disabledAt: timestamp() }),
-  // Only `POST /api/webhooks/{id}/test` sends it, to that endpoint alone (its body also carries `test: true`).
-  'webhook.test': z.object({ endpointId: prefixedId('wh'), message: z.string(), timestamp: timestamp() }),
+  ...checkoutEventPayloads,
+  ...refundEventPayloads,
+  ...withdrawalEventPayloads,
+  ...disputeEventPayloads,
+  ...webhookEventPayloads,
 } satisfies Record<EventType, z.ZodObject>;
 
 /** `checkout.succeeded` → `CheckoutSucceededEvent`. */

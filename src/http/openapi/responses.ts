@@ -191,3 +191,6 @@ export const linkById = (operationId: string, pointer = '/data/id', description?
   parameters: { id: `$response.body#${pointer}` },
   ...(description ? { description } : {}),
 });
+
+/** The spec's page meta of a one-page list, for the lists' examples. */
+export const pageMetaExample = { total: 1, page: 1, limit: 20, totalPages: 1, hasNextPage: false, hasPreviousPage: false };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cents, decimalDollars, timestamp } from '../../http/envelope.js';
 import { email } from '../../domain/validation.js';
 import { SESSION_STATUSES } from './session.entity.js';
 import { normaliseCardNumber } from '../processor/card.rules.js';
@@ -86,3 +87,27 @@ export const payAnswerResource = z
     redirectUrl: z.string().nullable(),
   })
   .meta({ id: 'PayAnswer' });
+
+/** The payloads of the payment's events (payment.lifecycle.ts writes them), for the document's webhooks. */
+const shipping = z.object({ addressLine1: z.string(), city: z.string(), state: z.string(), postalCode: z.string(), country: z.string() }).strict();
+export const checkoutEventPayloads = {
+  'checkout.succeeded': z.object({
+    sessionId: z.uuid(),
+    amount: cents(),
+    amountInDecimals: decimalDollars(),
+    currency: z.string().meta({ example: 'USD' }),
+    customerEmail: z.string(),
+    customerName: z.string().nullable(),
+    timestamp: timestamp(),
+    shipping: shipping.nullable(),
+  }),
+  'checkout.failed': z.object({
+    sessionId: z.uuid(),
+    amount: cents(),
+    currency: z.string().meta({ example: 'USD' }),
+    customerEmail: z.string(),
+    failureCode: z.string(),
+    failureMessage: z.string(),
+    timestamp: timestamp(),
+  }),
+};

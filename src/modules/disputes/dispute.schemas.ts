@@ -71,3 +71,22 @@ export const disputeListResource = z.object({
     nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
   }),
 });
+
+/** `dispute.*` all carry the dispute's state at the event (dispute.rules.ts `disputeEventPayload`), for the document's webhooks. */
+const disputePayload = () =>
+  z.object({
+    disputeId: prefixedId('dsp'),
+    checkoutSessionId: z.uuid(),
+    status: z.enum(DISPUTE_STATUSES),
+    reason: z.enum(DISPUTE_REASONS),
+    amountInCents: cents(),
+    evidenceDueBy: timestamp(),
+  });
+export const disputeEventPayloads = {
+  'dispute.created': disputePayload(),
+  'dispute.updated': disputePayload(),
+  'dispute.evidence_due_soon': disputePayload(),
+  'dispute.funds_withdrawn': disputePayload(),
+  'dispute.funds_reinstated': disputePayload(),
+  'dispute.closed': disputePayload(),
+};

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import { idempotency } from '../../http/idempotency.js';
-import { refundExample } from '../../http/openapi/examples.js';
+import { refundExample } from './refund.examples.js';
 import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';

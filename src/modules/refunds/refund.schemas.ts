@@ -45,3 +45,12 @@ export const refundPagination = z
     totalPages: z.number().int().min(0),
   })
   .meta({ id: 'RefundPagination' });
+
+/** `refund.*` share the spec's `refund.created` shape (refund.events.ts writes them), for the document's webhooks. */
+const refundPayload = (extra: z.ZodRawShape) =>
+  z.object({ refundId: prefixedId('ref'), sessionId: z.uuid(), amount: cents(), reason: z.string().nullable(), status: z.enum(REFUND_STATUSES), ...extra, timestamp: timestamp() });
+export const refundEventPayloads = {
+  'refund.created': refundPayload({}),
+  'refund.completed': refundPayload({ processorRefundId: z.string().nullable() }),
+  'refund.failed': refundPayload({ failureReason: z.string().nullable() }),
+};

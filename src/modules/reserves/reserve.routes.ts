@@ -1,6 +1,6 @@
 import { callerOf } from '../../http/auth.js';
 import { conditionalGet } from '../../http/conditional-get.js';
-import { reserveExample } from '../../http/openapi/examples.js';
+import { reserveExample } from './reserve.examples.js';
 import { idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
 import { AUTHENTICATED, errors, linkById, notModified, ok } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';

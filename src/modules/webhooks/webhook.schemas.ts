@@ -197,3 +197,11 @@ export type EventLogEntryResource = z.output<typeof eventLogEntryResource>;
 export const eventLogResource = z.object({ items: z.array(eventLogEntryResource), meta: pageMetaSchema });
 
 export const retriedDeliveriesResource = z.object({ deliveries: z.array(deliveryResource) }).meta({ id: 'RetriedDeliveries' });
+
+/** The webhooks' own events, for the document's webhooks. */
+export const webhookEventPayloads = {
+  // Sent to an endpoint's other subscribed endpoints when it is disabled for failing (docs/decisions.md, Webhooks).
+  'webhook_endpoint.disabled': z.object({ endpointId: prefixedId('wh'), url: z.string(), reason: z.enum(['failing']), disabledAt: timestamp() }),
+  // Only `POST /api/webhooks/{id}/test` sends it, to that endpoint alone (its body also carries `test: true`).
+  'webhook.test': z.object({ endpointId: prefixedId('wh'), message: z.string(), timestamp: timestamp() }),
+};

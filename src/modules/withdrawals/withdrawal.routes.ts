@@ -1,9 +1,9 @@
 import { callerOf } from '../../http/auth.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import { idempotency } from '../../http/idempotency.js';
-import { pageMetaExample, withdrawalExample } from '../../http/openapi/examples.js';
+import { withdrawalExample } from './withdrawal.examples.js';
 import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
-import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok } from '../../http/openapi/responses.js';
+import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok, pageMetaExample } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { metrics } from '../../ops/metrics.js';

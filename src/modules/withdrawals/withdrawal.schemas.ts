@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dollarsToCents } from '../../domain/money.js';
 import { cryptoDetails, walletDetails } from './destination.rules.js';
-import { cents, pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
+import { cents, decimalDollars, pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
 import { WITHDRAWAL_STATUSES } from './withdrawal.entity.js';
 
 /** Far above any real balance; keeps every accepted amount exact as whole cents. */
@@ -90,3 +90,20 @@ export const withdrawalListResource = z.object({ items: z.array(withdrawalListIt
 export const cancelledWithdrawalResource = z
   .object({ id: withdrawalFields.id, status: z.enum(WITHDRAWAL_STATUSES), amountInCents: withdrawalFields.amountInCents })
   .meta({ id: 'CancelledWithdrawal' });
+
+/** The payloads of a withdrawal's outcome (withdrawal.events.ts): a paid one names its transaction id or hash, by destination. */
+const withdrawalPayload = (status: 'completed' | 'failed', extra: z.ZodRawShape) =>
+  z.object({
+    withdrawalId: prefixedId('wd'),
+    amount: cents(),
+    amountInDecimals: decimalDollars(),
+    currency: z.string().meta({ example: 'USD' }),
+    destinationType: z.enum(['wallet', 'crypto']),
+    status: z.literal(status),
+    ...extra,
+    timestamp: timestamp(),
+  });
+export const withdrawalEventPayloads = {
+  'withdrawal.paid': withdrawalPayload('completed', { processorTransactionId: z.string().nullable().optional(), transactionHash: z.string().nullable().optional() }),
+  'withdrawal.failed': withdrawalPayload('failed', { failureReason: z.string().nullable() }),
+};

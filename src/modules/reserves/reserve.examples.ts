@@ -1,0 +1,18 @@
+import { sessionExample } from '../checkout/session.examples.js';
+import type { ReserveResource } from './reserve.schemas.js';
+
+/** A reserve as the API document shows it, typed by its response schema. */
+const T2 = '2026-11-21T09:31:12.000Z';
+
+export const reserveExample: ReserveResource = {
+  id: 'res_0190f4c2a7e07b3c9d1e2f3a4b5c6d20',
+  paymentId: sessionExample.id,
+  originalAmountInCents: 5072,
+  reserveAmountInCents: 507,
+  reservePercentage: 10,
+  status: 'active',
+  releasedAmountInCents: 0,
+  releaseAt: '2027-02-19T09:31:12.000Z',
+  releasedAt: null,
+  reservedAt: T2,
+};
