@@ -5,7 +5,8 @@ import type { PaymentProcessor } from '../src/modules/processor/processor.port.j
 import { simulatorProcessor } from '../src/modules/processor/charges.simulator.js';
 import { Refund } from '../src/modules/refunds/refund.entity.js';
 import { completeRefund, failRefund, startRefundProcessing } from '../src/modules/refunds/refund.lifecycle.js';
-import { refundView, type RefundRecord } from '../src/modules/refunds/refund.view.js';
+import { refundView, } from '../src/modules/refunds/refund.view.js';
+import type { RefundResource } from '../src/modules/refunds/refund.schemas.js';
 import { REFUND_DECLINED } from '../contracts/failure-types.js';
 import { withHeartbeats } from './heartbeat.js';
 import { metrics } from '../src/ops/metrics.js';
@@ -25,7 +26,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
   const em = () => deps.orm.em.fork();
   return {
     /** `pending` → `processing`; returns the refund either way. */
-    async startRefundProcessing(refundId: string): Promise<RefundRecord> {
+    async startRefundProcessing(refundId: string): Promise<RefundResource> {
       return refundView(await startRefundProcessing(em(), refundId));
     },
 
@@ -50,14 +51,14 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       return outcome.refundId;
     },
 
-    async completeRefund(refundId: string, processorRefundId: string): Promise<RefundRecord> {
+    async completeRefund(refundId: string, processorRefundId: string): Promise<RefundResource> {
       const refund = await em().transactional((tx) => completeRefund(tx, refundId, processorRefundId));
       metrics.refund('completed');
       return refundView(refund);
     },
 
     /** `failed`, in one transaction: the reserves' shares back to them, the rest to available. */
-    async failRefund(refundId: string, failureReason: string): Promise<RefundRecord> {
+    async failRefund(refundId: string, failureReason: string): Promise<RefundResource> {
       const refund = await em().transactional((tx) => failRefund(tx, refundId, failureReason));
       metrics.refund('failed');
       return refundView(refund);

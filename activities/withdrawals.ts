@@ -10,7 +10,8 @@ import {
   failWithdrawal,
   startWithdrawalProcessing,
 } from '../src/modules/withdrawals/withdrawal.lifecycle.js';
-import { withdrawalView, type WithdrawalRecord } from '../src/modules/withdrawals/withdrawal.view.js';
+import { withdrawalView, } from '../src/modules/withdrawals/withdrawal.view.js';
+import type { WithdrawalResource } from '../src/modules/withdrawals/withdrawal.schemas.js';
 import { withHeartbeats } from './heartbeat.js';
 import { PAYOUT_DECLINED } from '../contracts/failure-types.js';
 import { metrics } from '../src/ops/metrics.js';
@@ -26,7 +27,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
   const em = () => deps.orm.em.fork();
   return {
     /** `pending` → `processing` unless a cancel won; returns the record either way. */
-    async startWithdrawalProcessing(withdrawalId: string): Promise<WithdrawalRecord> {
+    async startWithdrawalProcessing(withdrawalId: string): Promise<WithdrawalResource> {
       return withdrawalView(await startWithdrawalProcessing(em(), withdrawalId));
     },
 
@@ -58,13 +59,13 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
       return reference;
     },
 
-    async completeWithdrawal(withdrawalId: string, reference: PayoutReference): Promise<WithdrawalRecord> {
+    async completeWithdrawal(withdrawalId: string, reference: PayoutReference): Promise<WithdrawalResource> {
       const withdrawal = await em().transactional((tx) => completeWithdrawal(tx, withdrawalId, reference));
       metrics.withdrawal('completed');
       return withdrawalView(withdrawal);
     },
 
-    async failWithdrawal(withdrawalId: string, failureReason: string): Promise<WithdrawalRecord> {
+    async failWithdrawal(withdrawalId: string, failureReason: string): Promise<WithdrawalResource> {
       const withdrawal = await em().transactional((tx) => failWithdrawal(tx, withdrawalId, failureReason));
       metrics.withdrawal('failed');
       return withdrawalView(withdrawal);

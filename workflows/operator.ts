@@ -29,39 +29,52 @@ export function formatWait(ms: number): string {
 
 export type ProcessorOutcome<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-export function createOperatorView() {
+/** What an operator reads of the run in the Temporal UI; `processorCalls` reports its errors here. */
+export interface OperatorView {
+  /** The current details: the step, and below it the last error. */
+  step(text: string): void;
+  /** The record's own status, searchable as `PaymentStatus`. */
+  status(status: string): void;
+  /** Remembered as the last error, shown under every later step. */
+  error(message: string): void;
+}
+
+export function operatorView(): OperatorView {
   let lastError: string | null = null;
+  return {
+    step: (text) => setCurrentDetails(`${text}\n\nLast error: ${lastError ?? 'none'}`),
+    status: (status) => upsertSearchAttributes([{ key: PaymentStatus, value: status }]),
+    error(message) {
+      lastError = message;
+    },
+  };
+}
+
+/**
+ * The processor retry loop: `call` calls the processor until it answers. A permanent refusal (a
+ * non-retryable failure of `declinedType`) is returned as `{ok: false}`; anything else is transient and
+ * tried again after a growing wait, shown in `view`, which the `retry` signal ends early. The call's
+ * idempotency key makes repeats safe. Set up at the start of the run, so a `retry` is never unhandled.
+ */
+export function processorCalls(view: OperatorView) {
   let retryRequested = false;
   setHandler(retrySignal, () => {
     retryRequested = true;
   });
-
-  const step = (text: string) => setCurrentDetails(`${text}\n\nLast error: ${lastError ?? 'none'}`);
-
   return {
-    step,
-    /** The record's own status, searchable as `PaymentStatus`. */
-    status(status: string) {
-      upsertSearchAttributes([{ key: PaymentStatus, value: status }]);
-    },
-    /**
-     * Calls the processor until it answers: a permanent refusal (a non-retryable failure of
-     * `declinedType`) is returned as `{ok: false}`; anything else is transient and tried again after a
-     * growing wait, which the `retry` signal ends early. The call's idempotency key makes repeats safe.
-     */
-    async callProcessor<T>(what: string, declinedType: string, call: () => Promise<T>): Promise<ProcessorOutcome<T>> {
+    async call<T>(what: string, declinedType: string, call: () => Promise<T>): Promise<ProcessorOutcome<T>> {
       for (let round = 1; ; round++) {
-        step(`${what}${round > 1 ? ` (round ${round})` : ''}`);
+        view.step(`${what}${round > 1 ? ` (round ${round})` : ''}`);
         try {
           return { ok: true, value: await call() };
         } catch (err) {
           if (!(err instanceof ActivityFailure)) throw err;
           const cause = err.cause;
           if (cause instanceof ApplicationFailure && cause.type === declinedType) return { ok: false, reason: cause.message };
-          lastError = cause?.message ?? err.message;
+          view.error(cause?.message ?? err.message);
           const wait = processorBackoffMs(round);
           retryRequested = false;
-          step(`Waiting ${formatWait(wait)} before trying the processor again (signal "retry" to try now)`);
+          view.step(`Waiting ${formatWait(wait)} before trying the processor again (signal "retry" to try now)`);
           await condition(() => retryRequested, wait);
         }
       }

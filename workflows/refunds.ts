@@ -1,7 +1,7 @@
 import { defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { RefundActivities } from '../activities/refunds.js';
 import { REFUND_DECLINED } from '../contracts/failure-types.js';
-import { createOperatorView } from './operator.js';
+import { operatorView, processorCalls } from './operator.js';
 
 export type RefundRecord = Awaited<ReturnType<RefundActivities['startRefundProcessing']>>;
 
@@ -42,7 +42,8 @@ const { refundOnProcessor } = proxyActivities<RefundActivities>({
 export async function refundWorkflow(input: RefundWorkflowInput): Promise<RefundRecord['status']> {
   const id = input.refundId;
   let record = input.record;
-  const operator = createOperatorView();
+  const operator = operatorView();
+  const processor = processorCalls(operator);
   setHandler(refundStatusQuery, () => record);
   // Runs started before this patch scheduled the three transitions as activities and replay that way.
   const { startRefundProcessing, completeRefund, failRefund } = patched('local-database-steps') ? localSteps : remoteSteps;
@@ -51,7 +52,7 @@ export async function refundWorkflow(input: RefundWorkflowInput): Promise<Refund
   record = await startRefundProcessing(id);
   if (record.status === 'processing') {
     operator.status('processing');
-    const outcome = await operator.callProcessor('Refunding on the processor', REFUND_DECLINED, () => refundOnProcessor(id));
+    const outcome = await processor.call('Refunding on the processor', REFUND_DECLINED, () => refundOnProcessor(id));
     operator.step(outcome.ok ? 'Recording the refund' : 'Recording the failed refund');
     record = outcome.ok ? await completeRefund(id, outcome.value) : await failRefund(id, outcome.reason);
   }

@@ -1,7 +1,7 @@
 import { condition, defineQuery, defineSignal, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { WithdrawalActivities } from '../activities/withdrawals.js';
 import { PAYOUT_DECLINED } from '../contracts/failure-types.js';
-import { createOperatorView, formatWait } from './operator.js';
+import { operatorView, processorCalls, formatWait } from './operator.js';
 
 export type WithdrawalRecord = Awaited<ReturnType<WithdrawalActivities['startWithdrawalProcessing']>>;
 
@@ -42,7 +42,8 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   const id = input.withdrawalId;
   let record = input.record;
   let cancelled = false;
-  const operator = createOperatorView();
+  const operator = operatorView();
+  const processor = processorCalls(operator);
   setHandler(withdrawalStatusQuery, () => record);
   setHandler(withdrawalCancelledSignal, (cancelledRecord) => {
     cancelled = true;
@@ -63,7 +64,7 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   if (record.status !== 'processing') return finish(record.status);
   operator.status('processing');
 
-  const payout = await operator.callProcessor('Paying out on the processor', PAYOUT_DECLINED, () => payWithdrawal(id));
+  const payout = await processor.call('Paying out on the processor', PAYOUT_DECLINED, () => payWithdrawal(id));
   operator.step(payout.ok ? 'Recording the payout' : 'Recording the failed payout');
   record = payout.ok ? await completeWithdrawal(id, payout.value) : await failWithdrawal(id, payout.reason);
   return finish(record.status);

@@ -2,7 +2,7 @@ import { formatCents } from '../../src/modules/checkout-page/format.view.js';
 import { html } from '../../src/modules/checkout-page/html.view.js';
 import { pageState } from '../../src/modules/checkout-page/views/state-pages.js';
 import type { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
-import { originOf } from '../../src/modules/checkout-page/security-headers.routes.js';
+import { originOf } from '../../src/modules/checkout-page/security-headers.middleware.js';
 
 describe('html', () => {
   it('escapes every interpolated string, in text and in attributes', () => {

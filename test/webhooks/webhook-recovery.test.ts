@@ -3,7 +3,7 @@
  * failed deliveries. No worker runs here, so the outbox rows a call writes stay as it wrote them (no
  * relay takes them) and the pacing can be read exactly.
  */
-import { FAILED_IN_WINDOW, RECOVERY_STARTS_PER_SECOND } from '../../src/modules/webhooks/webhook-operations.service.js';
+import { FAILED_IN_WINDOW, RECOVERY_STARTS_PER_SECOND } from '../../src/modules/webhooks/webhook-deliveries.service.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 
 const stack = useStack({}, { worker: false });

@@ -8,7 +8,7 @@ import { cancelSession } from '../checkout/cancel-session.service.js';
 import { loadCheckout } from '../checkout/load-checkout.queries.js';
 import { withSessionId } from '../checkout/redirect.rules.js';
 import { serveAsset } from './assets.routes.js';
-import { allowOnPage, securityHeaders } from './security-headers.routes.js';
+import { allowOnPage, securityHeaders } from './security-headers.middleware.js';
 import { checkoutPage, messagePage } from './views/state-pages.js';
 
 /** The hosted checkout pages live under this path of the checkout origin; nothing else does. */

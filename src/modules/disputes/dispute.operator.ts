@@ -9,7 +9,7 @@ import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { Dispute } from './dispute.entity.js';
 import { openDispute, type DisputeNotice } from './dispute.lifecycle.js';
 import { isClosed, type Outcome } from './dispute.rules.js';
-import { disputeWorkflowStart } from './dispute.workflow.js';
+import { disputeWorkflowStart } from './dispute.start.js';
 import { disputeWorkflowId } from '../../../contracts/workflow-ids.js';
 
 /**

@@ -7,7 +7,7 @@ import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { Dispute, type Evidence } from './dispute.entity.js';
 import { acceptedStatus, awaitsResponse, disputeEventPayload, isClosed, mergeEvidence, submittedStatus } from './dispute.rules.js';
-import { disputeChanged } from './dispute.workflow.js';
+import { disputeChanged } from './dispute.start.js';
 import { ownerOf } from '../ledger/ledger.service.js';
 
 /**

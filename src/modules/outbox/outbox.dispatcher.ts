@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { OutboxEntry, OutboxMessage } from './outbox.entity.js';
-import { signalWorkflow, startWorkflowOnce } from './workflow-start.rules.js';
+import { signalWorkflow, startWorkflowOnce } from './workflow-message.transport.js';
 
 type Handler<K extends OutboxMessage['kind']> = (message: Extract<OutboxMessage, { kind: K }>) => Promise<void>;
 export type OutboxHandlers = { [K in OutboxMessage['kind']]?: Handler<K> };

@@ -1,13 +1,13 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { AnyWorkflowStart, WorkflowSignal } from './workflow-start.rules.js';
+import type { WorkflowStart, WorkflowSignal } from './workflow-message.rules.js';
 
 /**
  * Work that must follow a committed state change: starting or signalling a workflow, or fanning an event
  * out to webhook endpoints. Rows are written in the same transaction as the change, then dispatched; a relay
  * re-dispatches whatever a crash left behind, and deterministic workflow ids make a second dispatch
- * harmless. A workflow start is typed against the workflow it names (`workflowStart`, workflow-start.rules.ts).
+ * harmless. A workflow start is typed against the workflow it names (`workflowStart`, workflow-message.rules.ts).
  */
-export type OutboxMessage = AnyWorkflowStart | WorkflowSignal | { kind: 'event.fanout'; eventId: string };
+export type OutboxMessage = WorkflowStart | WorkflowSignal | { kind: 'event.fanout'; eventId: string };
 
 export const OutboxEntry = defineEntity({
   name: 'OutboxEntry',

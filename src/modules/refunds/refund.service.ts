@@ -14,7 +14,7 @@ import { lines } from '../ledger/accounts.rules.js';
 import { lockBalance, postTransaction, ownerOf } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
-import { workflowStart } from '../outbox/workflow-start.rules.js';
+import { workflowStart } from '../outbox/workflow-message.rules.js';
 import { consumeReserves } from '../reserves/reserve.service.js';
 import { Dispute } from '../disputes/dispute.entity.js';
 import { BLOCKS_REFUND } from '../disputes/dispute.rules.js';

@@ -6,8 +6,6 @@ import type { RefundResource } from './refund.schemas.js';
  * ways); `completedAt` and `failureReason` appear when they apply. The workflow's `status` query
  * returns this same record.
  */
-export type RefundRecord = RefundResource;
-
 export function refundView(r: Refund): RefundResource {
   return {
     id: r.id,

@@ -5,7 +5,7 @@ import { requireTransaction } from '../../db/transaction.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { reserveReleaseWorkflow } from '../../../workflows/reserves.js';
-import { workflowStart } from '../outbox/workflow-start.rules.js';
+import { workflowStart } from '../outbox/workflow-message.rules.js';
 import { HOLDING_STATUSES, Reserve } from './reserve.entity.js';
 import { planConsumption, reserveStatusOf } from './reserve.rules.js';
 import { reserveReleaseAgainWorkflowId } from '../../../contracts/workflow-ids.js';

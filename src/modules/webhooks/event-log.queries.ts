@@ -6,7 +6,7 @@ import { pageIds } from '../lists/page.queries.js';
 import { cappedTotal, countedTotal } from '../lists/row-count.queries.js';
 import { WebhookAttempt, WebhookDelivery } from './webhook.entity.js';
 import type { EventLogEntryResource, EventLogQuery } from './webhook.schemas.js';
-import { deliveryView } from './webhook.view.js';
+import { deliveryView } from './delivery.view.js';
 
 /**
  * `GET /api/webhooks/events`: the caller's events, newest first, each with its deliveries and their

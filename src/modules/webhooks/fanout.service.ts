@@ -6,8 +6,8 @@ import { NOTABLE } from '../../log.js';
 import type { EventType } from '../events/event.entity.js';
 import { eventSummary } from '../events/event-summary.rules.js';
 import { deliveryBody } from './delivery.view.js';
-import { startWorkflowOnce } from '../outbox/workflow-start.rules.js';
-import { deliveryWorkflowStart } from './delivery.workflow.js';
+import { startWorkflowOnce } from '../outbox/workflow-message.transport.js';
+import { deliveryWorkflowStart } from './delivery.start.js';
 import { subscribesTo } from './event-subscriptions.rules.js';
 
 export interface FanoutDeps {

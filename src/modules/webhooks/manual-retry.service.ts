@@ -3,9 +3,9 @@ import type { Caller } from '../businesses/caller.js';
 import { DomainError } from '../../domain/errors.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
-import { deliveryWorkflowStart } from './delivery.workflow.js';
+import { deliveryWorkflowStart } from './delivery.start.js';
 import { WebhookDelivery, WebhookEndpoint } from './webhook.entity.js';
-import { newDelivery } from './webhook-operations.service.js';
+import { newDelivery } from './webhook-deliveries.service.js';
 import { requireTransaction } from '../../db/transaction.js';
 
 /**

@@ -12,9 +12,9 @@ import { listEventLog } from './event-log.queries.js';
 import { retryDeliveries } from './manual-retry.service.js';
 import { eventLogQuery, eventLogResource, retriedDeliveriesResource } from './webhook.schemas.js';
 import { lockEnabledEndpoint } from './webhook.service.js';
-import { deliveryView } from './webhook.view.js';
-import { recoveredResource, recoverInput, testEndpointInput, testSentResource } from './webhook-operations.schemas.js';
-import { recoverEvents, sendTestEvent } from './webhook-operations.service.js';
+import { deliveryView } from './delivery.view.js';
+import { recoveredResource, recoverInput, testEndpointInput, testSentResource } from './webhook-deliveries.schemas.js';
+import { recoverEvents, sendTestEvent } from './webhook-deliveries.service.js';
 
 /** What is sent rather than configured: the event log, a manual retry, the test ping and recovery. */
 

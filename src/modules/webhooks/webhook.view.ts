@@ -1,6 +1,5 @@
-import type { z } from 'zod';
-import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './webhook.entity.js';
-import type { attemptResource, DeliveryResource, EndpointResource } from './webhook.schemas.js';
+import type { WebhookEndpoint } from './webhook.entity.js';
+import type { EndpointResource } from './webhook.schemas.js';
 
 /**
  * The endpoint as every response shows it. The spec's conflict: create shows `enabled`, update `isActive`;
@@ -20,35 +19,5 @@ export function endpointView(endpoint: WebhookEndpoint): EndpointResource {
     rateLimitPerSecond: endpoint.rateLimitPerSecond ?? null,
     createdAt: endpoint.createdAt.toISOString(),
     updatedAt: endpoint.updatedAt.toISOString(),
-  };
-}
-
-export function attemptView(attempt: WebhookAttempt): z.output<typeof attemptResource> {
-  return {
-    attemptNumber: attempt.attemptNumber,
-    attemptedAt: attempt.attemptedAt.toISOString(),
-    statusCode: attempt.statusCode ?? null,
-    durationMs: attempt.durationMs,
-    responseBody: attempt.responseBody ?? null,
-    error: attempt.error ?? null,
-    succeeded: attempt.succeeded,
-  };
-}
-
-export function deliveryView(delivery: WebhookDelivery, attempts?: WebhookAttempt[]): DeliveryResource {
-  return {
-    id: delivery.id,
-    eventId: delivery.eventId,
-    endpointId: delivery.endpointId,
-    status: delivery.status,
-    generation: delivery.generation,
-    attemptCount: delivery.attemptCount,
-    lastStatusCode: delivery.lastStatusCode ?? null,
-    lastError: delivery.lastError ?? null,
-    nextAttemptAt: delivery.nextAttemptAt?.toISOString() ?? null,
-    createdAt: delivery.createdAt.toISOString(),
-    updatedAt: delivery.updatedAt.toISOString(),
-    completedAt: delivery.completedAt?.toISOString() ?? null,
-    ...(attempts ? { attempts: attempts.map(attemptView) } : {}),
   };
 }

@@ -11,7 +11,7 @@ import { methodDestination, type DestinationType } from './withdrawal-method.ent
 import { coveredPostingStatement, lockBalance, postTransaction, ownerOf } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
-import { workflowSignal, workflowStart } from '../outbox/workflow-start.rules.js';
+import { workflowSignal, workflowStart } from '../outbox/workflow-message.rules.js';
 import { destinationText, matchingDestination, type Destination } from './destination.rules.js';
 import { Withdrawal } from './withdrawal.entity.js';
 import { moneyBack } from './withdrawal.rules.js';

@@ -11,8 +11,6 @@ import type {
  * The spec's shapes of a withdrawal. The single read carries the reference or failure reason only when
  * it applies; the workflow's `status` query returns the same record.
  */
-export type WithdrawalRecord = WithdrawalResource;
-
 export function withdrawalView(w: Withdrawal): WithdrawalResource {
   return {
     id: w.id,

@@ -2,12 +2,10 @@ import { disputeChangedSignal, disputeWorkflow, type DisputeWorkflowInput } from
 import type { DisputeTimes } from '../../config.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import type { Owner } from '../ledger/ledger.service.js';
-import { workflowSignal, workflowStart, type WorkflowSignal, type WorkflowStart } from '../outbox/workflow-start.rules.js';
+import { workflowSignal, workflowStart, type WorkflowSignal, type WorkflowStart } from '../outbox/workflow-message.rules.js';
 import type { Dispute } from './dispute.entity.js';
 import { progressOf, type DisputeNotice } from './dispute.lifecycle.js';
 import { disputeWorkflowId } from '../../../contracts/workflow-ids.js';
-
-/** The dispute workflow's id, what an operator searches for in the Temporal UI. */
 
 /**
  * The start of a dispute's workflow, for an outbox row written with the notice: by the payment of a

@@ -1,6 +1,6 @@
 import type { SearchAttributeValues } from '../../../contracts/search-attributes.js';
 import { webhookDeliveryWorkflow, type WebhookDeliveryInput } from '../../../workflows/webhooks.js';
-import { workflowStart } from '../outbox/workflow-start.rules.js';
+import { workflowStart } from '../outbox/workflow-message.rules.js';
 import { webhookDeliveryWorkflowId } from '../../../contracts/workflow-ids.js';
 
 /**

@@ -4,12 +4,12 @@ import { requireTransaction } from '../../db/transaction.js';
 import { Event } from '../events/event.entity.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
-import { deliveryWorkflowStart } from './delivery.workflow.js';
+import { deliveryWorkflowStart } from './delivery.start.js';
 import { deliveryBody } from './delivery.view.js';
 import { TEST_EVENT_TYPE } from './event-subscriptions.rules.js';
 import { samplePayload } from './sample-events.rules.js';
 import { WebhookDelivery, type WebhookEndpoint } from './webhook.entity.js';
-import type { RecoverInput, TestEndpointInput } from './webhook-operations.schemas.js';
+import type { RecoverInput, TestEndpointInput } from './webhook-deliveries.schemas.js';
 
 /** Events one recovery call re-sends at most; the answer's `hasMore` says to call again for the rest. */
 export const RECOVERY_PAGE = 1000;
