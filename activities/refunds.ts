@@ -5,7 +5,7 @@ import type { PaymentProcessor } from '../src/modules/processor/processor.port.j
 import { simulatorProcessor } from '../src/modules/processor/charges.simulator.js';
 import { Refund } from '../src/modules/refunds/refund.entity.js';
 import { completeRefund, failRefund, startRefundProcessing } from '../src/modules/refunds/refund.lifecycle.js';
-import { refundView, } from '../src/modules/refunds/refund.view.js';
+import { refundView } from '../src/modules/refunds/refund.view.js';
 import type { RefundResource } from '../src/modules/refunds/refund.schemas.js';
 import { REFUND_DECLINED } from '../contracts/failure-types.js';
 import { withHeartbeats } from './heartbeat.js';

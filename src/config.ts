@@ -53,6 +53,9 @@ export const payloadKeyRing = z.string().transform((value, ctx) => {
 /** The key ring of NODE_ENV=test when none is given: fixed, so every process of a test run opens the others' payloads. */
 export const TEST_PAYLOAD_ENCRYPTION_KEYS = `test-1:${Buffer.alloc(32, 5).toString('base64')}`;
 
+/** The endpoint-secret key of NODE_ENV=test when none is given: fixed for the same reason (a test's worker process opens the secrets its API sealed). */
+export const TEST_WEBHOOK_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+
 /** Comma-separated durations (`0,1s,2s`): the webhook retry delays, for end-to-end tests only. */
 const durationList = z.string().transform((value, ctx) =>
   value.split(',').map((part) => {
@@ -354,7 +357,7 @@ export function loadConfig(
     withdrawalProcessingDelayMs: c.WITHDRAWAL_PROCESSING_DELAY,
     disputes: { responseWindowMs: c.DISPUTE_RESPONSE_WINDOW, reviewPeriodMs: c.DISPUTE_REVIEW_PERIOD, noticeDelayMs: c.DISPUTE_NOTICE_DELAY },
     webhooks: {
-      encryptionKey: c.WEBHOOK_ENCRYPTION_KEY,
+      encryptionKey: c.WEBHOOK_ENCRYPTION_KEY ?? (c.NODE_ENV === 'test' ? encryptionKey.parse(TEST_WEBHOOK_ENCRYPTION_KEY) : undefined),
       caFile: c.WEBHOOK_CA_FILE,
       allowPrivateUrls: c.ALLOW_PRIVATE_WEBHOOK_URLS ?? c.NODE_ENV !== 'production',
       retryDelaysMs: c.WEBHOOK_RETRY_DELAYS,

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
-import { loadConfig, TEST_PAYLOAD_ENCRYPTION_KEYS, type Config } from '../../src/config.js';
+import { loadConfig, TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_WEBHOOK_ENCRYPTION_KEY, type Config } from '../../src/config.js';
 import { openDatabase } from '../../src/main/database.js';
 import { createLogger } from '../../src/log.js';
 import { connectTemporalFor, startApi, startWorker } from '../../src/main/runtime.js';
@@ -33,7 +33,7 @@ export interface TestBusiness {
   liveKey: string;
 }
 
-export const TEST_WEBHOOK_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+export { TEST_WEBHOOK_ENCRYPTION_KEY };
 
 async function workerDatabaseUrl(fabricatesState = false, ownDatabase?: string): Promise<string> {
   const adminUrl = process.env.TEST_DATABASE_URL!;
