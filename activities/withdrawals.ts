@@ -10,7 +10,7 @@ import {
   failWithdrawal,
   startWithdrawalProcessing,
 } from '../src/modules/withdrawals/withdrawal.lifecycle.js';
-import { withdrawalView, } from '../src/modules/withdrawals/withdrawal.view.js';
+import { withdrawalView } from '../src/modules/withdrawals/withdrawal.view.js';
 import type { WithdrawalResource } from '../src/modules/withdrawals/withdrawal.schemas.js';
 import { withHeartbeats } from './heartbeat.js';
 import { PAYOUT_DECLINED } from '../contracts/failure-types.js';
