@@ -1,5 +1,4 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { CheckoutSession } from '../src/modules/checkout/session.entity.js';
 import type { PaymentProcessor } from '../src/modules/processor/processor.port.js';
 import { simulatorProcessor } from '../src/modules/processor/charges.simulator.js';
@@ -8,7 +7,7 @@ import { completeRefund, failRefund, startRefundProcessing } from '../src/module
 import { refundView } from '../src/modules/refunds/refund.view.js';
 import type { RefundResource } from '../src/modules/refunds/refund.schemas.js';
 import { REFUND_DECLINED } from '../contracts/failure-types.js';
-import { withHeartbeats } from './heartbeat.js';
+import { declined, withHeartbeats } from './processor-call.js';
 import { metrics } from '../src/ops/metrics.js';
 
 export interface RefundActivityDeps {
@@ -16,10 +15,6 @@ export interface RefundActivityDeps {
   /** The processor; the simulator unless a test or an acquirer adapter provides another. */
   processor?: PaymentProcessor;
 }
-
-/** A business outcome, not a fault: BENIGN keeps it out of the worker's error logs and metrics. */
-const declined = (message: string) =>
-  ApplicationFailure.create({ type: REFUND_DECLINED, message, nonRetryable: true, category: ApplicationFailureCategory.BENIGN });
 
 export function createRefundActivities(deps: RefundActivityDeps) {
   const processor = deps.processor ?? simulatorProcessor;
@@ -38,7 +33,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     async refundOnProcessor(refundId: string): Promise<string> {
       const refund = await em().findOneOrFail(Refund, { id: refundId });
       const session = await em().findOneOrFail(CheckoutSession, { id: refund.checkoutSessionId });
-      if (!session.processorChargeId) throw declined('The payment has no processor charge to refund');
+      if (!session.processorChargeId) throw declined(REFUND_DECLINED, 'The payment has no processor charge to refund');
       const outcome = await withHeartbeats(
         processor.refund({
           chargeId: session.processorChargeId,
@@ -47,7 +42,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
           livemode: refund.livemode,
         }),
       );
-      if (outcome.status === 'declined') throw declined(outcome.message);
+      if (outcome.status === 'declined') throw declined(REFUND_DECLINED, outcome.message);
       return outcome.refundId;
     },
 

@@ -1,5 +1,4 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { PayoutReference } from '../src/modules/processor/payouts.simulator.js';
 import type { PaymentProcessor } from '../src/modules/processor/processor.port.js';
 import { simulatorProcessor } from '../src/modules/processor/charges.simulator.js';
@@ -12,7 +11,7 @@ import {
 } from '../src/modules/withdrawals/withdrawal.lifecycle.js';
 import { withdrawalView } from '../src/modules/withdrawals/withdrawal.view.js';
 import type { WithdrawalResource } from '../src/modules/withdrawals/withdrawal.schemas.js';
-import { withHeartbeats } from './heartbeat.js';
+import { declined, withHeartbeats } from './processor-call.js';
 import { PAYOUT_DECLINED } from '../contracts/failure-types.js';
 import { metrics } from '../src/ops/metrics.js';
 
@@ -46,15 +45,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
           livemode: withdrawal.livemode,
         }),
       );
-      if (outcome.status === 'declined') {
-        // A business outcome, not a fault: BENIGN keeps it out of the worker's error logs and metrics.
-        throw ApplicationFailure.create({
-          type: PAYOUT_DECLINED,
-          message: outcome.message,
-          nonRetryable: true,
-          category: ApplicationFailureCategory.BENIGN,
-        });
-      }
+      if (outcome.status === 'declined') throw declined(PAYOUT_DECLINED, outcome.message);
       const { status: _paid, ...reference } = outcome;
       return reference;
     },

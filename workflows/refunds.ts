@@ -1,7 +1,7 @@
 import { defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { RefundActivities } from '../activities/refunds.js';
 import { REFUND_DECLINED } from '../contracts/failure-types.js';
-import { operatorView, processorCalls } from './operator.js';
+import { databaseStepOptions, operatorView, processorCallOptions, processorCalls } from './in-flight.js';
 
 export type RefundRecord = Awaited<ReturnType<RefundActivities['startRefundProcessing']>>;
 
@@ -13,26 +13,16 @@ export interface RefundWorkflowInput {
 
 export const refundStatusQuery = defineQuery<RefundRecord>('status');
 
-const databaseSteps = {
-  startToCloseTimeout: '30 seconds',
-  // Database transitions: retried until the database is back; each is conditional, so safe to repeat.
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-} as const;
-const remoteSteps = proxyActivities<RefundActivities>(databaseSteps);
+const remoteSteps = proxyActivities<RefundActivities>(databaseStepOptions);
 /**
  * The same transitions as local activities: run by the worker that runs the workflow, inside its workflow
  * task, and recorded as one marker each, instead of a round trip through the server's task queue and
  * three events. As durable: a local activity that has not recorded its marker runs again, and each
  * transition is conditional on the refund's status. `patched('local-database-steps')` (below).
  */
-const localSteps = proxyLocalActivities<RefundActivities>(databaseSteps);
+const localSteps = proxyLocalActivities<RefundActivities>(databaseStepOptions);
 
-const { refundOnProcessor } = proxyActivities<RefundActivities>({
-  startToCloseTimeout: '1 minute',
-  heartbeatTimeout: '10 seconds',
-  // A few quick tries for a blip; after that the workflow's own backoff (and the operator's `retry`) takes over.
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 },
-});
+const { refundOnProcessor } = proxyActivities<RefundActivities>(processorCallOptions);
 
 /**
  * One per refund (`refund-ref_…`): `pending` → `processing` → the processor's refund → `completed` or

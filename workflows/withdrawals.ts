@@ -1,7 +1,7 @@
 import { condition, defineQuery, defineSignal, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { WithdrawalActivities } from '../activities/withdrawals.js';
 import { PAYOUT_DECLINED } from '../contracts/failure-types.js';
-import { operatorView, processorCalls, formatWait } from './operator.js';
+import { databaseStepOptions, operatorView, processorCallOptions, processorCalls, formatWait } from './in-flight.js';
 
 export type WithdrawalRecord = Awaited<ReturnType<WithdrawalActivities['startWithdrawalProcessing']>>;
 
@@ -17,21 +17,11 @@ export interface WithdrawalWorkflowInput {
 export const withdrawalCancelledSignal = defineSignal<[record: WithdrawalRecord]>('cancelled');
 export const withdrawalStatusQuery = defineQuery<WithdrawalRecord>('status');
 
-const databaseSteps = {
-  startToCloseTimeout: '30 seconds',
-  // Database transitions: retried until the database is back; each is conditional, so safe to repeat.
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-} as const;
-const remoteSteps = proxyActivities<WithdrawalActivities>(databaseSteps);
+const remoteSteps = proxyActivities<WithdrawalActivities>(databaseStepOptions);
 // As local activities: one marker each inside the workflow task, no task-queue round trip (workflows/refunds.ts says why that is as durable).
-const localSteps = proxyLocalActivities<WithdrawalActivities>(databaseSteps);
+const localSteps = proxyLocalActivities<WithdrawalActivities>(databaseStepOptions);
 
-const { payWithdrawal } = proxyActivities<WithdrawalActivities>({
-  startToCloseTimeout: '1 minute',
-  heartbeatTimeout: '10 seconds',
-  // A few quick tries for a blip; after that the workflow's own backoff (and the operator's `retry`) takes over.
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 },
-});
+const { payWithdrawal } = proxyActivities<WithdrawalActivities>(processorCallOptions);
 
 /**
  * One per withdrawal (`withdrawal-wd_…`): `pending` for the processing delay, during which the merchant

@@ -3,7 +3,7 @@ import { simulatedPayoutDecline } from '../../src/modules/processor/payouts.simu
 import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
 import { cryptoAddressProblem, destinationKey, destinationText, matchingDestination, parseDestination, type Destination } from '../../src/modules/withdrawals/destination.rules.js';
 import { createWithdrawalInput } from '../../src/modules/withdrawals/withdrawal.schemas.js';
-import { formatWait, processorBackoffMs } from '../../workflows/operator.js';
+import { formatWait, processorBackoffMs } from '../../workflows/in-flight.js';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const HEX = '0123456789abcdefABCDEF';

@@ -4,7 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { PAYOUT_DECLINED } from '../../contracts/failure-types.js';
-import { retrySignal } from '../../workflows/operator.js';
+import { retrySignal } from '../../workflows/in-flight.js';
 import { PaymentStatus } from '../../contracts/search-attributes.js';
 import {
   withdrawalCancelledSignal,

@@ -9,7 +9,21 @@ export interface InFlightRecord {
   businessId: string;
   livemode: boolean;
   status: string;
+  processingAt?: Date | null;
   updatedAt: Date;
+}
+
+/**
+ * The one way a refund or withdrawal starts `processing`: `pending` → `processing` in a single
+ * conditional update (the row lock a concurrent cancel holds makes it wait, then re-check the status the
+ * cancel committed), so a retried activity moves nothing twice. Returns the record afterwards, whatever
+ * its status.
+ */
+export async function startInFlight<T extends InFlightRecord>(em: EntityManager, entity: EntityName<T>, id: string): Promise<T> {
+  const now = new Date();
+  const byId = { id } as FilterQuery<T>;
+  await em.nativeUpdate(entity, { id, status: 'pending' } as FilterQuery<T>, { status: 'processing', processingAt: now, updatedAt: now } as Partial<T>);
+  return em.findOneOrFail(entity, byId, { refresh: true });
 }
 
 /**

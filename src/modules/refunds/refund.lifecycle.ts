@@ -1,7 +1,7 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { CheckoutSession } from '../checkout/session.entity.js';
 import { recordEvent } from '../events/event.service.js';
-import { finishInFlight } from '../ledger/in-flight.lifecycle.js';
+import { finishInFlight, startInFlight } from '../ledger/in-flight.lifecycle.js';
 import { postTransaction, ownerOf } from '../ledger/ledger.service.js';
 import { transfer } from '../ledger/accounts.rules.js';
 import { restoreReserves } from '../reserves/reserve.service.js';
@@ -17,11 +17,7 @@ import { refundFailedLines } from './refund.rules.js';
  */
 
 /** `pending` → `processing`. Returns the refund afterwards, whatever its status. */
-export async function startRefundProcessing(em: EntityManager, id: string): Promise<Refund> {
-  const now = new Date();
-  await em.nativeUpdate(Refund, { id, status: 'pending' }, { status: 'processing', processingAt: now, updatedAt: now });
-  return em.findOneOrFail(Refund, { id }, { refresh: true });
-}
+export const startRefundProcessing = (em: EntityManager, id: string): Promise<Refund> => startInFlight(em, Refund, id);
 
 /**
  * `processing` → `completed`: the session becomes `refunded`, the money leaves `refunds_in_flight` for

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordEvent } from '../events/event.service.js';
 import type { PayoutReference } from '../processor/payouts.simulator.js';
-import { finishInFlight } from '../ledger/in-flight.lifecycle.js';
+import { finishInFlight, startInFlight } from '../ledger/in-flight.lifecycle.js';
 import { postTransaction, ownerOf } from '../ledger/ledger.service.js';
 import { Withdrawal } from './withdrawal.entity.js';
 import { moneyBack } from './withdrawal.rules.js';
@@ -16,12 +16,7 @@ import { withdrawalFailedPayload, withdrawalPaidPayload } from './withdrawal.eve
  */
 
 /** `pending` → `processing`, unless a cancel committed first. Returns the record afterwards. */
-export async function startWithdrawalProcessing(em: EntityManager, id: string): Promise<Withdrawal> {
-  const now = new Date();
-  // The row lock that a concurrent cancel holds makes this wait, then re-check the status it committed.
-  await em.nativeUpdate(Withdrawal, { id, status: 'pending' }, { status: 'processing', processingAt: now, updatedAt: now });
-  return em.findOneOrFail(Withdrawal, { id }, { refresh: true });
-}
+export const startWithdrawalProcessing = (em: EntityManager, id: string): Promise<Withdrawal> => startInFlight(em, Withdrawal, id);
 
 /** `processing` → `completed`: the money leaves `pending_withdrawal` for payouts clearing; `withdrawal.paid`. */
 export async function completeWithdrawal(tx: EntityManager, id: string, reference: PayoutReference): Promise<Withdrawal> {

@@ -1,4 +1,5 @@
 import {
+  type ActivityOptions,
   ActivityFailure,
   ApplicationFailure,
   condition,
@@ -10,11 +11,29 @@ import {
 import { PaymentStatus } from '../contracts/search-attributes.js';
 
 /**
- * What an operator sees of a refund or withdrawal workflow in the Temporal UI, and the one thing they
- * may do to it: the `PaymentStatus` search attribute follows the record, the current details name the
- * step and the last error, and a `retry` signal cuts short the wait before the next processor attempt.
+ * What the refund and withdrawal workflows share: their money sits in flight (`refunds_in_flight`,
+ * `pending_withdrawal`) from `processing` until the processor answers. What an operator sees of them in
+ * the Temporal UI, and the one thing they may do to them: the `PaymentStatus` search attribute follows
+ * the record, the current details name the step and the last error, and a `retry` signal cuts short the
+ * wait before the next processor attempt.
  */
 export const retrySignal = defineSignal('retry');
+
+/** The database transitions: retried until the database is back; each is conditional, so safe to repeat. */
+export const databaseStepOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+} as const satisfies ActivityOptions;
+
+/**
+ * The processor call: heartbeats (a dead worker is noticed in 10 s), and a few quick tries for a blip;
+ * after that `processorCalls`' backoff (and the operator's `retry`) takes over.
+ */
+export const processorCallOptions = {
+  startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 },
+} as const satisfies ActivityOptions;
 
 /** The wait before processor round n+1, once an activity's own quick retries are spent: 30 s doubling, at most 1 h. */
 export function processorBackoffMs(round: number): number {

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 
 /**
  * Heartbeats while a slow call (the processor) is in flight, so a worker that dies mid-call is noticed
@@ -18,4 +19,13 @@ export async function withHeartbeats<T>(call: Promise<T>, everyMs = 2_000): Prom
   } finally {
     clearInterval(timer);
   }
+}
+
+/**
+ * The processor's refusal (a refund or payout declined), as a non-retryable failure of `type` that the
+ * workflow turns into `failed`. A business outcome, not a fault: BENIGN keeps it out of the worker's
+ * error logs and metrics.
+ */
+export function declined(type: string, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true, category: ApplicationFailureCategory.BENIGN });
 }
