@@ -5,22 +5,13 @@
  * first and this process waits for them (runtime.ts, openDatabaseFor).
  */
 import { readFileSync } from 'node:fs';
-import { withKeys } from './keys.js';
-import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING } from '../config.js';
-import { createLogger } from '../log.js';
 import { logLivePayments } from '../modules/processor/live-mode.rules.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
-import { connectTemporalFor, openDatabaseFor, startAdmin, startApi } from './runtime.js';
+import { bootService, runEntryPoint } from './boot.js';
+import { startAdmin, startApi } from './runtime.js';
 
-async function main() {
-  // Unset NODE_ENV is production here (npm start is development): a deployment that forgets it fails closed.
-  const loaded = loadConfig(process.env, 'production');
-  assertStartable(loaded);
-  const config = withKeys(loaded);
-  const log = createLogger(config.logLevel);
-  if (config.env === 'test') log.warn(TEST_ENV_WARNING);
-  const orm = await openDatabaseFor(config, log);
-  const temporal = await connectTemporalFor(config);
+runEntryPoint('api failed to start', async () => {
+  const { config, log, orm, temporal } = await bootService();
   let tls: { cert: Buffer; key: Buffer } | undefined;
   if (config.http.tlsCertFile) tls = { cert: readFileSync(config.http.tlsCertFile), key: readFileSync(config.http.tlsKeyFile!) };
   else if (!config.http.trustProxy) {
@@ -46,9 +37,4 @@ async function main() {
   // this line must get a drain and exit 0, not the default action's kill.
   log.info({ origin: api.origin, adminPort: admin.port }, 'API listening');
   logLivePayments(log, config);
-}
-
-main().catch((err) => {
-  process.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `api failed to start: ${err?.stack ?? err}\n`);
-  process.exit(1);
 });

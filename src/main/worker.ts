@@ -2,22 +2,13 @@
  * The Temporal worker alone (production: scale horizontally). Runs the workflows, the activities and
  * the outbox relay. Uses DATABASE_URL and TEMPORAL_ADDRESS, defaulting to `npm start`'s embedded servers.
  */
-import { withKeys } from './keys.js';
-import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING } from '../config.js';
-import { createLogger } from '../log.js';
 import { logLivePayments } from '../modules/processor/live-mode.rules.js';
+import { bootService, runEntryPoint } from './boot.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
-import { connectTemporalFor, openDatabaseFor, startAdmin, startWorker } from './runtime.js';
+import { startAdmin, startWorker } from './runtime.js';
 
-async function main() {
-  // Unset NODE_ENV is production here (npm start is development): a deployment that forgets it fails closed.
-  const loaded = loadConfig(process.env, 'production');
-  assertStartable(loaded);
-  const config = withKeys(loaded);
-  const log = createLogger(config.logLevel);
-  if (config.env === 'test') log.warn(TEST_ENV_WARNING);
-  const orm = await openDatabaseFor(config, log);
-  const temporal = await connectTemporalFor(config);
+runEntryPoint('worker failed', async () => {
+  const { config, log, orm, temporal } = await bootService();
   const worker = await startWorker({ config, orm, temporal, log });
   const admin = await startAdmin({ config, orm, temporal, log, worker: true });
   const shutdown = gracefulShutdown({
@@ -37,9 +28,4 @@ async function main() {
   // A worker that stops on its own (a fatal error) takes the process down the same way.
   await worker.running.catch((err) => log.error({ err }, 'worker stopped'));
   await shutdown(1);
-}
-
-main().catch((err) => {
-  process.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `worker failed: ${err?.stack ?? err}\n`);
-  process.exit(1);
 });

@@ -6,13 +6,19 @@ import type { Withdrawal } from './withdrawal.entity.js';
  * spec's `refund.created`: the record's id, the amount in cents (and in decimals, as `checkout.succeeded`
  * gives it), the destination type, the status, the reference or the reason, and a timestamp.
  */
-export function withdrawalPaidPayload(w: Withdrawal, at: Date) {
+function withdrawalFields(w: Withdrawal) {
   return {
     withdrawalId: w.id,
     amount: w.amountInCents,
     amountInDecimals: centsToDecimalString(w.amountInCents),
     currency: 'USD',
     destinationType: w.destinationType,
+  };
+}
+
+export function withdrawalPaidPayload(w: Withdrawal, at: Date) {
+  return {
+    ...withdrawalFields(w),
     status: 'completed' as const,
     ...(w.destinationType === 'wallet'
       ? { processorTransactionId: w.processorTransactionId }
@@ -23,11 +29,7 @@ export function withdrawalPaidPayload(w: Withdrawal, at: Date) {
 
 export function withdrawalFailedPayload(w: Withdrawal, at: Date) {
   return {
-    withdrawalId: w.id,
-    amount: w.amountInCents,
-    amountInDecimals: centsToDecimalString(w.amountInCents),
-    currency: 'USD',
-    destinationType: w.destinationType,
+    ...withdrawalFields(w),
     status: 'failed' as const,
     failureReason: w.failureReason,
     timestamp: at.toISOString(),

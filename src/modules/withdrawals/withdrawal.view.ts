@@ -11,12 +11,12 @@ import type {
  * The spec's shapes of a withdrawal. The single read carries the reference or failure reason only when
  * it applies; the workflow's `status` query returns the same record.
  */
+/** What every shape of a withdrawal starts with, in the spec's order. */
+const withdrawalSummary = (w: Withdrawal) => ({ id: w.id, amountInCents: w.amountInCents, status: w.status, destinationType: w.destinationType });
+
 export function withdrawalView(w: Withdrawal): WithdrawalResource {
   return {
-    id: w.id,
-    amountInCents: w.amountInCents,
-    status: w.status,
-    destinationType: w.destinationType,
+    ...withdrawalSummary(w),
     destinationDetails: w.destinationDetails,
     livemode: w.livemode,
     ...(w.notes != null ? { notes: w.notes } : {}),
@@ -33,10 +33,7 @@ export function withdrawalView(w: Withdrawal): WithdrawalResource {
 /** The create response: exactly the fields the spec lists for it. */
 export function createdWithdrawalView(w: Withdrawal): z.output<typeof createdWithdrawalResource> {
   return {
-    id: w.id,
-    amountInCents: w.amountInCents,
-    status: w.status,
-    destinationType: w.destinationType,
+    ...withdrawalSummary(w),
     destinationDetails: w.destinationDetails,
     requestedAt: w.requestedAt.toISOString(),
   };
@@ -44,10 +41,7 @@ export function createdWithdrawalView(w: Withdrawal): z.output<typeof createdWit
 
 export function withdrawalListView(w: Withdrawal): z.output<typeof withdrawalListItemResource> {
   return {
-    id: w.id,
-    amountInCents: w.amountInCents,
-    status: w.status,
-    destinationType: w.destinationType,
+    ...withdrawalSummary(w),
     requestedAt: w.requestedAt.toISOString(),
     completedAt: w.completedAt?.toISOString() ?? null,
   };
