@@ -14,6 +14,18 @@ export const DISPUTE_STATUSES = [
 ] as const;
 export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
 
+/** Why the cardholder disputes the payment, in the card networks' words (as Stripe names them). */
+export const DISPUTE_REASONS = [
+  'fraudulent',
+  'product_not_received',
+  'product_unacceptable',
+  'duplicate',
+  'credit_not_processed',
+  'subscription_canceled',
+  'general',
+] as const;
+export type DisputeReason = (typeof DISPUTE_REASONS)[number];
+
 export const isInquiry = (status: DisputeStatus): boolean => status.startsWith('warning_');
 export const isClosed = (status: DisputeStatus): boolean => status === 'won' || status === 'lost' || status === 'warning_closed';
 /** Waiting for the merchant's evidence, until `evidenceDueBy`. */

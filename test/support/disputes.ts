@@ -3,7 +3,7 @@ import { expect } from '@jest/globals';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { recordDisputeNotice } from '../../src/modules/disputes/dispute.operator.js';
 
-import type { DisputeReason } from '../../src/modules/disputes/dispute.entity.js';
+import type { DisputeReason } from '../../contracts/disputes.js';
 import { eventually } from './payments.js';
 import type { TestBusiness, TestStack } from './stack.js';
 import { disputeWorkflowId } from '../../contracts/workflow-ids.js';

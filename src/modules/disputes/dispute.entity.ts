@@ -2,20 +2,8 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Business } from '../businesses/business.entity.js';
 import { CheckoutSession } from '../checkout/session.entity.js';
 import { Reserve } from '../reserves/reserve.entity.js';
-import type { DisputeStatus } from '../../../contracts/disputes.js';
+import type { DisputeReason, DisputeStatus } from '../../../contracts/disputes.js';
 
-export const DISPUTE_REASONS = [
-  'fraudulent',
-  'product_not_received',
-  'product_unacceptable',
-  'duplicate',
-  'credit_not_processed',
-  'subscription_canceled',
-  'general',
-] as const;
-export type DisputeReason = (typeof DISPUTE_REASONS)[number];
-
-export { DISPUTE_STATUSES, type DisputeStatus } from '../../../contracts/disputes.js';
 
 /** What a merchant may send as evidence: text fields, each at most 20,000 characters. */
 export const EVIDENCE_FIELDS = [

@@ -9,7 +9,8 @@ import type { Balance } from '../ledger/ledger.entity.js';
 import { lockBalance, postTransaction, ownerOf } from '../ledger/ledger.service.js';
 import { Refund } from '../refunds/refund.entity.js';
 import { consumeReserves } from '../reserves/reserve.service.js';
-import { Dispute, DisputeReservePart, type DisputeReason } from './dispute.entity.js';
+import type { DisputeReason } from '../../../contracts/disputes.js';
+import { Dispute, DisputeReservePart } from './dispute.entity.js';
 import {
   acceptedStatus,
   awaitsResponse,

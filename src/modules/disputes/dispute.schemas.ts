@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { cursorQuery } from '../../domain/cursor.js';
 import { cents, prefixedId, timestamp } from '../../http/envelope.js';
-import { DISPUTE_REASONS, DISPUTE_STATUSES, EVIDENCE_FIELDS, type EvidenceField } from './dispute.entity.js';
+import { DISPUTE_REASONS, DISPUTE_STATUSES } from '../../../contracts/disputes.js';
+import { EVIDENCE_FIELDS, type EvidenceField } from './dispute.entity.js';
 
 /** The longest evidence text a field takes. */
 export const MAX_EVIDENCE_LENGTH = 20_000;

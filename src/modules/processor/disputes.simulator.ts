@@ -1,4 +1,4 @@
-import type { DisputeReason } from '../disputes/dispute.entity.js';
+import type { DisputeReason } from '../../../contracts/disputes.js';
 
 /**
  * The simulator as the acquirer and the card network for disputes (`PaymentProcessor.disputeNotice`,
