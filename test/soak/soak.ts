@@ -12,7 +12,7 @@ import { startSoakStack, type SoakStack } from './stack.js';
 import { sweepEveryApi } from './sweep.js';
 import { webhooksLoop } from './webhooks.js';
 import { withdrawalsLoop } from './withdrawals.js';
-import type { Failure } from './client.js';
+import type { Failure } from './stats.js';
 
 export interface SoakOptions {
   /** How long the mixed traffic runs. */

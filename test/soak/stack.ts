@@ -9,7 +9,7 @@ import { addWithdrawalMethod } from '../../src/modules/withdrawals/withdrawal-me
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 import { startFaultStack, type FaultStack } from '../faults/support/fault-stack.js';
 import { killAll, startApiProcess, startWorkerProcess, type ApiProcess, type ServiceProcess } from '../faults/support/processes.js';
-import { soakClient, Stats, type SoakClient } from './client.js';
+import { soakClient, Stats, type SoakClient } from './stats.js';
 
 export interface Destination {
   destinationType: 'wallet' | 'crypto';
