@@ -3,6 +3,7 @@
  * then the checks that say the service held. `npm run soak` runs it for SOAK_SECONDS (test/soak/run.ts);
  * test/faults/soak.test.ts runs a short one inside the test suite. Both call `runSoak`.
  */
+import { processLogDir } from '../support/stack-processes.js';
 import { hostileLoop } from './hostile.js';
 import { createContext } from './context.js';
 import { checkMoney, settle, type MoneyReport } from './money-checks.js';
@@ -111,7 +112,7 @@ export async function runSoak(options: SoakOptions, onProgress: (line: string) =
       documentProblems: s.documentProblems,
       sweepProblems,
       ...money,
-      logDir: `${process.env.TEST_ROOT}/faults/logs`,
+      logDir: processLogDir(),
       ok: false,
     };
     report.ok =
