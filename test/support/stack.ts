@@ -138,9 +138,10 @@ export async function startStack(env: StackEnv = {}, opts: StackOptions = {}): P
     env: { WEBHOOK_ENCRYPTION_KEY: TEST_WEBHOOK_ENCRYPTION_KEY, ...env },
   };
 
-  const inProcess = opts.processes ? null : { log: createLogger(config.logLevel), tls: { cert: readFileSync(process.env.TEST_TLS_CERT!), key: readFileSync(process.env.TEST_TLS_KEY!) } };
-  const worker = inProcess && opts.worker !== false ? await startWorker({ config, orm, temporal, log: inProcess.log }) : null;
-  const api = inProcess ? await startApi({ config, orm, temporal, ...inProcess }) : null;
+  const log = createLogger(config.logLevel);
+  const tls = () => ({ cert: readFileSync(process.env.TEST_TLS_CERT!), key: readFileSync(process.env.TEST_TLS_KEY!) });
+  const worker = !opts.processes && opts.worker !== false ? await startWorker({ config, orm, temporal, log }) : null;
+  const api = opts.processes ? null : await startApi({ config, orm, temporal, log, tls: tls() });
   const stack: Stack = {
     config,
     orm,
@@ -160,9 +161,9 @@ export async function startStack(env: StackEnv = {}, opts: StackOptions = {}): P
     stop: async () => {
       // The processes first: none may outlive the file, and none may find its database or Temporal gone mid-step.
       await killAll();
+      for (const made of clients) made.close();
       await api?.close();
       await worker?.stop();
-      for (const made of clients) made.close();
       await temporal.connection.close();
       await orm.close();
     },
