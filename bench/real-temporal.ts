@@ -7,8 +7,8 @@
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
 import { freePort } from '../src/dev/free-port.js';
-import { stopAll } from '../scripts/rehearse/proc.js';
 import { startTemporal } from '../scripts/rehearse/temporal.js';
+import { stopAll } from '../test/support/processes.js';
 
 export async function startRealTemporal(root: string) {
   const need = (name: string) => {
@@ -34,12 +34,12 @@ export async function startRealTemporal(root: string) {
       description: `Temporal server ${path.basename(path.dirname(bins.server))} (deploy/temporal/config/production.yaml, deploy/temporal/dynamicconfig.yaml) on embedded PostgreSQL`,
       stop: async () => {
         await server.stop();
-        await stopAll();
+        await stopAll(20_000);
         await db.stop();
       },
     };
   } catch (err) {
-    await stopAll();
+    await stopAll(20_000);
     await db.stop();
     throw err;
   }

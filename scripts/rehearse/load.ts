@@ -5,7 +5,8 @@
  * event reaches the business's webhook endpoint on the local receiver. What was created is remembered
  * by business, so the checks can count the rows: one created object per key, no more, no fewer.
  */
-import type { Accept, Client, Stats } from './client.js';
+import type { Accept } from '../../test/support/http.js';
+import type { Client, Stats } from './client.js';
 
 export interface LoadBusiness {
   id: string;

@@ -1,84 +1,28 @@
 /**
- * The rehearsal's OS processes: each one's output goes to a log file under the rehearsal's directory,
- * and the last lines stay in memory to explain a failure. Stopping is what an operator's supervisor
- * does: SIGTERM, wait for the exit (SIGKILL only after a grace period, counted as a failure).
+ * The rehearsal's OS processes are the tests' (test/support/processes.ts): each one's output in a log
+ * file under the rehearsal's directory, the last of it in memory to explain a failure, and stopped as an
+ * operator's supervisor stops it (SIGTERM, wait for the exit; SIGKILL only after a grace period, counted
+ * as a failure). What else it needs to bring a server up: waiting for it, and ports.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
+import { spawnLogged, type ServiceProcess } from '../../test/support/processes.js';
 
-export interface Proc {
-  name: string;
-  child: ChildProcess;
-  tail: () => string;
-  /** SIGTERM, then the exit; true when it ended by itself within `graceMs`. */
-  stop: (graceMs?: number) => Promise<boolean>;
-  exited: Promise<number | null>;
-}
+/** Output kept in memory per process: enough to explain a failure; the log file has the rest. */
+const KEEP = 4_000;
 
-const running = new Set<Proc>();
-
-export function startProc(logDir: string, name: string, file: string, args: string[], env: Record<string, string>, cwd?: string): Proc {
-  mkdirSync(logDir, { recursive: true });
-  const child = spawn(file, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  const log = createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
-  let tail = '';
-  const take = (chunk: Buffer) => {
-    log.write(chunk);
-    tail = (tail + chunk.toString()).slice(-4000);
-  };
-  child.stdout!.on('data', take);
-  child.stderr!.on('data', take);
-  const exited = new Promise<number | null>((resolve) => {
-    child.once('error', (err) => {
-      take(Buffer.from(`spawn failed: ${err.message}\n`));
-      resolve(-1);
-    });
-    // 'close', not 'exit': only then has all of its output been read (a failed start's last words included).
-    child.once('close', (code, signal) => {
-      take(Buffer.from(`[rehearse] ${name} exited (${code ?? signal})\n`));
-      running.delete(proc);
-      log.end();
-      resolve(code);
-    });
-  });
-  let gone = false;
-  void exited.then(() => (gone = true));
-  const proc: Proc = {
-    name,
-    child,
-    tail: () => tail,
-    exited,
-    async stop(graceMs = 45_000) {
-      if (gone) return true;
-      child.kill('SIGTERM');
-      const clean = await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)]);
-      if (!clean) {
-        child.kill('SIGKILL');
-        await exited;
-      }
-      return clean;
-    },
-  };
-  running.add(proc);
-  return proc;
-}
-
-/** Whatever is still running when the rehearsal ends or fails: SIGTERM, then SIGKILL. */
-export async function stopAll(): Promise<void> {
-  await Promise.all([...running].map((p) => p.stop(20_000)));
+export function startProc(logDir: string, name: string, file: string, args: string[], env: Record<string, string>, cwd?: string): ServiceProcess {
+  return spawnLogged(name, file, args, { env, cwd, logDir, keep: KEEP });
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` until it is true, or fails naming `what` (with the process's last output). */
-export async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, proc?: Proc): Promise<number> {
+export async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, proc?: ServiceProcess): Promise<number> {
   const started = Date.now();
   for (;;) {
     if (await check().catch(() => false)) return Date.now() - started;
-    if (proc && proc.child.exitCode !== null) throw new Error(`${proc.name} exited while waiting for ${what}:\n${proc.tail()}`);
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs / 1000} s${proc ? `\n${proc.tail()}` : ''}`);
+    if (proc && proc.child.exitCode !== null) throw new Error(`${proc.name} exited while waiting for ${what}:\n${proc.output()}`);
+    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs / 1000} s${proc ? `\n${proc.output()}` : ''}`);
     await sleep(200);
   }
 }

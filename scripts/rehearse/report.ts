@@ -36,9 +36,9 @@ export function formatReport(r: {
   const lines = [
     `Production rehearsal ${ok ? 'PASSED' : 'FAILED'}`,
     `  requests:   ${stats.requests} in ${r.trafficSeconds.toFixed(0)} s of load (${(stats.requests / Math.max(1, r.trafficSeconds)).toFixed(1)}/s); ${r.totalSeconds.toFixed(0)} s in all`,
-    `  answers:    ${list(stats.byStatus)} (every HTTP answer, retries included; 0 = no answer)`,
+    `  answers:    ${list(stats.byStatus)} (every HTTP answer, retries included; 0 = no answer); ${stats.proxyAnswers} the proxy's own, every other one checked against the API document`,
     `  retries:    ${retries} (${list(stats.retries)}); ${stats.retriedThenSucceeded} requests succeeded on a retry with their key`,
-    `  failures:   ${stats.failures.length} requests ended in an undocumented answer or gave up`,
+    `  failures:   ${stats.failures.length} (requests that ended in an undocumented answer or gave up, and answers the API document does not describe)`,
     `  load:       ${f.payments} pays (${f.payAnswersLost} whose retry found the session no longer payable), ${f.refunds} refunds (${f.refundsRefused} refused for balance), ${f.withdrawals} withdrawals (${f.withdrawalsRefused} refused for balance), ${f.cancels} cancels (${f.cancelsTooLate} too late)`,
     `  restarts:`,
     ...r.steps.map((x) => `    ${x.what.padEnd(58)} down ${s(x.downMs).padStart(6)}, up ${s(x.upMs).padStart(6)}, ${x.requestsDuring} requests meanwhile`),

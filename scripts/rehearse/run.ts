@@ -18,11 +18,12 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/dev/embe
 import { ensureDevCertificate } from '../../src/dev/tls.js';
 import { createBusiness, DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
 import { addWithdrawalMethod } from '../../src/modules/withdrawals/withdrawal-method.service.js';
+import { stopAll } from '../../test/support/processes.js';
 import { startReceiver } from '../../test/support/webhook-receiver.js';
 import { checkOutcome } from './checks.js';
 import { createClient, Stats } from './client.js';
 import { startLoad, type LoadBusiness } from './load.js';
-import { lowPort, sleep, stopAll } from './proc.js';
+import { lowPort, sleep } from './proc.js';
 import { formatReport, type Step } from './report.js';
 import { startServices } from './services.js';
 import { binariesFromEnv, startTemporal, uiReachableOutsideLoopback } from './temporal.js';
@@ -43,7 +44,7 @@ const timed = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
 
 setTimeout(() => {
   process.stderr.write(`rehearse: FAILED: still running after ${WATCHDOG_MS / 60_000} minutes; stopping\n`);
-  void stopAll().finally(() => process.exit(1));
+  void stopAll(20_000).finally(() => process.exit(1));
 }, WATCHDOG_MS).unref();
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'payments-rehearsal-'));
@@ -145,7 +146,7 @@ try {
   process.stderr.write(`rehearse: FAILED to run: ${(err as Error).stack ?? err}\nrehearse: logs under ${root}/logs\n`);
 } finally {
   for (const step of cleanup) await step().catch((err) => log(`stopping: ${(err as Error).message}`));
-  await stopAll();
+  await stopAll(20_000);
   // The databases were this run's alone; the logs stay.
   for (const dir of ['pg-temporal', 'pg-app']) rmSync(path.join(root, dir), { recursive: true, force: true });
 }

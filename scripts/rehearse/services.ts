@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
-import { httpOk, lowPort, startProc, until, type Proc } from './proc.js';
+import type { ServiceProcess } from '../../test/support/processes.js';
+import { httpOk, lowPort, startProc, until } from './proc.js';
 import { DEPLOY, REPO } from './temporal.js';
 
 /** The entry points docker-compose.yml and the Dockerfile run (the compose test checks they agree). */
@@ -18,7 +19,7 @@ export interface Service {
   kind: 'api' | 'worker';
   port?: number;
   adminPort: number;
-  proc: Proc;
+  proc: ServiceProcess;
 }
 
 export interface Services {
@@ -74,7 +75,7 @@ export async function startServices(w: Wiring): Promise<Services> {
   if (migrate.status !== 0) throw new Error(`node ${ENTRY_POINTS.migrate} failed:\n${migrate.stdout}\n${migrate.stderr}`);
 
   let starts = 0;
-  const launch = (s: Omit<Service, 'proc'>): Proc => {
+  const launch = (s: Omit<Service, 'proc'>): ServiceProcess => {
     const env = { ...baseEnv(w, s.name, proxyPort), ADMIN_PORT: String(s.adminPort) };
     if (s.kind === 'api') {
       // Behind the proxy: plain HTTP on loopback, X-Forwarded-* believed from the proxy's address only.

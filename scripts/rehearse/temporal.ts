@@ -7,7 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { freePortBlock, httpOk, sleep, startProc, tcpOpen, until, type Proc } from './proc.js';
+import type { ServiceProcess } from '../../test/support/processes.js';
+import { freePortBlock, httpOk, sleep, startProc, tcpOpen, until } from './proc.js';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
 export const DEPLOY = path.join(REPO, 'deploy');
@@ -89,7 +90,7 @@ export async function startTemporal(opts: { root: string; bins: TemporalBinaries
     const res = spawnSync(bins.cli, ['operator', 'cluster', 'health', '--address', address], { encoding: 'utf8', timeout: 10_000 });
     return Promise.resolve(res.status === 0 && /SERVING/.test(res.stdout));
   };
-  let server: Proc;
+  let server: ServiceProcess;
   let starts = 0;
   const launch = async () => {
     server = startProc(logDir, `temporal-server-${++starts}`, bins.server, args, env);

@@ -5,15 +5,15 @@
  * sequences, no shrinking (each step is a real payment, refund or withdrawal).
  */
 import fc from 'fast-check';
-import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
+import { balanceTransactions } from '../support/disputes.js';
+import { FAILING_WALLET, settled, withdrawShare } from '../support/money-moves.js';
+import { CARDS, createSession, pay, payBody } from '../support/payments.js';
 import { addWalletMethod, balanceOf, testMode } from '../support/seed.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
 
 // Withdrawals are paid (or fail) two seconds after they are made, so a cancel right away finds them pending.
 const stack = useStack({ WITHDRAWAL_PROCESSING_DELAY: '2s' });
-
-const FAILING_WALLET = 'payouts@fail.test';
 
 type Op =
   | { op: 'pay'; card: 'success' | 'refundDeclined' }
@@ -73,50 +73,15 @@ async function apply(biz: TestBusiness, paid: string[], step: Op): Promise<void>
     expect([201, 400]).toContain(res.status);
   } else {
     const { available } = await balanceOf(stack.orm, testMode(biz.id));
-    const cents = Math.floor((available * step.share) / 100);
-    if (cents < 1) return;
-    const walletEmail = step.outcome === 'failed' ? FAILING_WALLET : 'payouts@merchant.example';
-    const res = await stack.http.post('/api/withdrawals', { amount: cents / 100, destinationType: 'wallet', destinationDetails: { walletEmail } }, { key });
-    expect(res.status).toBe(201);
-    if (step.outcome === 'cancel') {
-      const cancelled = await stack.http.post(`/api/withdrawals/${res.body.data.id}/cancel`, undefined, { key });
-      expect([200, 400]).toContain(cancelled.status);
-    }
+    await withdrawShare(stack, key, available, step.share, step.outcome);
   }
-}
-
-/** Every refund and withdrawal finished, and (with a short hold) every reserve released or used up. */
-async function settled(biz: TestBusiness): Promise<void> {
-  await eventually(`business ${biz.id}'s money moves to settle`, async () => {
-    const [row] = await sql(
-      stack,
-      `select (select count(*) from refunds where business_id = ? and status in ('pending', 'processing'))::int
-            + (select count(*) from withdrawals where business_id = ? and status in ('pending', 'processing'))::int
-            + (select count(*) from reserves where business_id = ? and status in ('active', 'partially_released') and release_at < now() - interval '1 second')::int
-              as busy`,
-      [biz.id, biz.id, biz.id],
-    );
-    return row.busy === 0;
-  }, 60_000);
-}
-
-async function allTransactions(biz: TestBusiness): Promise<any[]> {
-  const items: any[] = [];
-  let cursor: string | null = null;
-  do {
-    const res: { status: number; body: any } = await stack.http.get(`/api/balance/transactions?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key: biz.testKey });
-    expect(res.status).toBe(200);
-    items.push(...res.body.data.items);
-    cursor = res.body.data.meta.nextCursor;
-  } while (cursor);
-  return items;
 }
 
 /** The balance and the items read with no money move in between (the balance's `updatedAt` unchanged). */
 async function snapshot(biz: TestBusiness) {
   for (;;) {
     const before = (await stack.http.get('/api/balance', { key: biz.testKey })).body.data;
-    const items = await allTransactions(biz);
+    const items = await balanceTransactions(stack, biz.testKey);
     const after = (await stack.http.get('/api/balance', { key: biz.testKey })).body.data;
     if (before.updatedAt === after.updatedAt) return { balance: after, items };
   }
@@ -138,7 +103,7 @@ describe('the balance-transaction invariant', () => {
         await addWalletMethod(stack.orm, biz.id, FAILING_WALLET);
         const paid: string[] = [];
         for (const step of ops) await apply(biz, paid, step);
-        await settled(biz);
+        await settled(stack, biz);
         const { balance, items } = await snapshot(biz);
         for (const item of items) seen.add(item.type);
         for (const item of items) expect(item.netInCents).toBe(item.amountInCents - item.feeInCents);
@@ -166,7 +131,7 @@ describe('the balance-transaction invariant', () => {
     const { balance, items } = await snapshot(biz);
     expect(balance.pendingInCents).toBeGreaterThan(0);
     expect(sums(items)).toEqual({ availableInCents: balance.availableInCents, reservedInCents: balance.reservedInCents, pendingInCents: balance.pendingInCents });
-    await settled(biz);
+    await settled(stack, biz);
     const settledView = await snapshot(biz);
     expect(settledView.balance.pendingInCents).toBe(0);
     expect(settledView.items.filter((i: any) => i.type === 'withdrawal').map((i: any) => i.balanceType).sort()).toEqual([

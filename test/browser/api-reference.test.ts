@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext } from 'playwright-core';
-import { startStack, type TestStack } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 import { launchChromium } from './chromium.js';
 
-let stack: TestStack;
 let browser: { context: BrowserContext; close: () => Promise<void> };
+// Declared before the stack's: the browser lets go of its connections before the API closes (hooks run in the order declared).
+afterAll(async () => browser?.close());
+const stack = useStack({}, { worker: false });
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack({}, { worker: false }), launchChromium()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
+  browser = await launchChromium();
 });
 
 describe('/docs in a browser', () => {

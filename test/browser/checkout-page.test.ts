@@ -1,22 +1,21 @@
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 import { launchChromium, startMerchantSite } from './chromium.js';
 
-let stack: TestStack;
-let biz: TestBusiness;
 let browser: { context: BrowserContext; close: () => Promise<void> };
 let shop: { origin: string; close: () => Promise<void> };
-
-beforeAll(async () => {
-  [stack, browser, shop] = await Promise.all([startStack({}, { fabricatesState: true }), launchChromium(), startMerchantSite()]);
-  biz = await stack.business({ name: 'Northwind Coffee' });
-});
+// Declared before the stack's: the browser lets go of its connections before the API closes (hooks run in the order declared).
 afterAll(async () => {
   await browser?.close();
   await shop?.close();
-  await stack?.stop();
+});
+const stack = useStack({}, { fabricatesState: true });
+const biz = useBusiness(stack, { name: 'Northwind Coffee' });
+
+beforeAll(async () => {
+  [browser, shop] = await Promise.all([launchChromium(), startMerchantSite()]);
 });
 
 async function newSession(over: Record<string, unknown> = {}) {

@@ -15,21 +15,27 @@ import { startAdmin } from '../../src/main/runtime.js';
 
 import type { AdminServer } from '../../src/ops/admin-server.js';
 import { CARDS, createSession, pay, payBody } from '../support/payments.js';
-import { startStack, type TestStack } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 import { launchChromium } from './chromium.js';
 import { checkoutWorkflowId } from '../../contracts/workflow-ids.js';
 
 const NAME = 'Uma Uicodec';
 let dataDir: string;
 let temporal: TemporalDevServer;
-let stack: TestStack;
 let admin: AdminServer;
+let adminPort: number;
 let browser: { context: BrowserContext; close: () => Promise<void> };
 let uiOrigin: string;
 
-beforeAll(async () => {
+// Hooks run in the order declared: the browser and the admin port go first, then the stack, then its Temporal.
+afterAll(async () => {
+  await browser?.close();
+  await admin?.close();
+});
+const stack = useStack(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'ui-codec-'));
-  const [temporalPort, uiPort, adminPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const [temporalPort, uiPort, codecPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  adminPort = codecPort;
   uiOrigin = `http://localhost:${uiPort}`;
   temporal = await startTemporalDevServer({
     dataDir,
@@ -38,20 +44,19 @@ beforeAll(async () => {
     cliPath: process.env.TEMPORAL_CLI_PATH,
     uiCodecEndpoint: `http://127.0.0.1:${adminPort}/codec`,
   });
-  stack = await startStack({ TEMPORAL_ADDRESS: temporal.address });
+  return { TEMPORAL_ADDRESS: temporal.address };
+});
+afterAll(async () => {
+  await temporal?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+beforeAll(async () => {
   // As under `npm start`: development, no token (its UI has no login to pass one with), the UI's origin allowed.
   const config = { ...stack.config, env: 'development' as const, admin: { host: '127.0.0.1', port: adminPort }, codec: { corsOrigins: [uiOrigin] } };
   admin = await startAdmin({ config, orm: stack.orm, temporal: stack.temporal, log: createLogger('silent'), worker: false, codec: true });
   browser = await launchChromium();
 }, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await admin?.close();
-  await stack?.stop();
-  await temporal?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
 
 it("shows a paid session's workflow decoded through the codec endpoint", async () => {
   const biz = await stack.business();

@@ -7,16 +7,15 @@
  */
 import fc from 'fast-check';
 import { enterDisputeDecision } from '../../src/modules/disputes/dispute.operator.js';
-import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
+import { CARDS, createSession, pay, payBody } from '../support/payments.js';
 import { balance, balanceTransactions, expectLedgerVerified, openDispute } from '../support/disputes.js';
+import { FAILING_WALLET, settled, withdrawShare } from '../support/money-moves.js';
 import { addWalletMethod } from '../support/seed.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
 
 // Withdrawals are paid (or fail) a second after they are made, so a cancel right away finds them pending.
 const stack = useStack({ WITHDRAWAL_PROCESSING_DELAY: '1s', DISPUTE_REVIEW_PERIOD: '1s' });
-
-const FAILING_WALLET = 'payouts@fail.test';
 
 type Op =
   | { op: 'pay' }
@@ -94,31 +93,10 @@ async function apply(run: Run, step: Op): Promise<void> {
     if (run.disputes.length === 0) return;
     await enterDisputeDecision(stack.orm.em.fork(), stack.temporal, run.disputes[step.pick % run.disputes.length], step.outcome);
   } else if (step.op === 'withdraw') {
-    const { availableInCents } = await balance(stack, key);
-    const cents = Math.floor((availableInCents * step.share) / 100);
-    if (cents < 1) return;
-    const walletEmail = step.outcome === 'failed' ? FAILING_WALLET : 'payouts@merchant.example';
-    const res = await stack.http.post('/api/withdrawals', { amount: cents / 100, destinationType: 'wallet', destinationDetails: { walletEmail } }, { key });
-    expect(res.status).toBe(201);
-    if (step.outcome === 'cancel') expect([200, 400]).toContain((await stack.http.post(`/api/withdrawals/${res.body.data.id}/cancel`, undefined, { key })).status);
+    await withdrawShare(stack, key, (await balance(stack, key)).availableInCents, step.share, step.outcome);
   } else {
     await new Promise((resolve) => setTimeout(resolve, 1600));
   }
-}
-
-/** Every refund and withdrawal finished, and every reserve due released. */
-async function settled(biz: TestBusiness): Promise<void> {
-  await eventually(`business ${biz.id}'s money moves to settle`, async () => {
-    const [row] = await sql(
-      stack,
-      `select (select count(*) from refunds where business_id = ? and status in ('pending', 'processing'))::int
-            + (select count(*) from withdrawals where business_id = ? and status in ('pending', 'processing'))::int
-            + (select count(*) from reserves where business_id = ? and status in ('active', 'partially_released') and release_at < now() - interval '1 second')::int
-              as busy`,
-      [biz.id, biz.id, biz.id],
-    );
-    return row.busy === 0;
-  }, 60_000);
 }
 
 describe('money invariants with disputes', () => {
@@ -135,7 +113,7 @@ describe('money invariants with disputes', () => {
           await apply(run, step);
           wentNegative ||= (await balance(stack, biz.testKey)).availableInCents < 0;
         }
-        await settled(biz);
+        await settled(stack, biz);
         const items = await balanceTransactions(stack, biz.testKey);
         const figures = await balance(stack, biz.testKey);
         for (const item of items) seen.add(item.type);

@@ -2,35 +2,30 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { HttpClient } from '../support/http.js';
 import { addWalletMethod, balanceOf, creditAvailable, testMode } from '../support/seed.js';
-import { startFaultStack, type FaultStack } from './support/fault-stack.js';
 import { until, walletWithdrawal, workflowResult } from './support/flows.js';
 import { moneyProblems } from './support/money.js';
-import { killAll, startApiProcess, startWorkerProcess, type ApiProcess } from './support/processes.js';
+import type { ApiProcess } from '../support/stack-processes.js';
+import { useStack } from '../support/use-stack.js';
+import { sql } from '../support/payments.js';
 
 /**
  * The API process (`src/main/api.ts`) is SIGKILLed while requests carrying an `Idempotency-Key` are in
  * flight, then started again on the same port. Retrying each request with its key yields exactly one
  * effect. Withdrawals are the request: each is a money move and starts a workflow after its commit.
  */
-let stack: FaultStack;
+const stack = useStack({ WITHDRAWAL_PROCESSING_DELAY: '1s' }, { processes: 'api_crash' });
 let api: ApiProcess;
 let http: HttpClient;
 
 beforeAll(async () => {
-  stack = await startFaultStack('api_crash', { env: { WITHDRAWAL_PROCESSING_DELAY: '1s' } });
-  await startWorkerProcess(stack.wiring);
-  api = await startApiProcess(stack.wiring);
+  await stack.processes.worker();
+  api = await stack.processes.api();
   http = stack.client(api.origin);
 }, 120_000);
 
-afterAll(async () => {
-  await killAll();
-  await stack?.stop();
-});
-
 async function restartApi(): Promise<void> {
   await api.kill('SIGKILL');
-  api = await startApiProcess(stack.wiring, { port: api.port });
+  api = await stack.processes.api({ port: api.port });
 }
 
 async function fundedBusiness(cents: number) {
@@ -46,10 +41,10 @@ const withdraw = (key: string, idempotencyKey: string, dollars: number) =>
 
 /** A lease a dead request left runs out after 60 s; the test moves it into the past rather than sleep. */
 const expireLeases = (businessId: string) =>
-  stack.sql(`update idempotency_keys set locked_until = now() - interval '1 second' where business_id = ? and state = 'in_progress'`, [businessId]);
+  sql(stack, `update idempotency_keys set locked_until = now() - interval '1 second' where business_id = ? and state = 'in_progress'`, [businessId]);
 
 const withdrawalsOf = (businessId: string) =>
-  stack.sql<{ id: string; status: string; amount_in_cents: string }>('select id, status, amount_in_cents from withdrawals where business_id = ?', [businessId]);
+  sql<{ id: string; status: string; amount_in_cents: string }>(stack, 'select id, status, amount_in_cents from withdrawals where business_id = ?', [businessId]);
 
 describe('the API killed mid-request', () => {
   it('while the effect waits on the balance lock: no effect, 409 until the lease runs out, then exactly one withdrawal', async () => {
@@ -67,10 +62,10 @@ describe('the API killed mid-request', () => {
       (err: Error) => ({ res: null, err }),
     );
     await until('the request to wait on the lock', async () => {
-      const [row] = await stack.sql(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`);
+      const [row] = await sql(stack, `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`);
       return row.n > 0;
     });
-    const [claim] = await stack.sql('select state from idempotency_keys where key = ?', [key]);
+    const [claim] = await sql(stack, 'select state from idempotency_keys where key = ?', [key]);
     expect(claim.state).toBe('in_progress');
 
     await restartApi();
@@ -85,7 +80,7 @@ describe('the API killed mid-request', () => {
 
     // The dead request's transaction rolled back: nothing was withdrawn.
     await until('the dead request to roll back', async () => {
-      const [row] = await stack.sql(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`);
+      const [row] = await sql(stack, `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`);
       return row.n === 0;
     });
     expect(await withdrawalsOf(biz.id)).toEqual([]);

@@ -9,34 +9,28 @@
  * twice, each answer checked exactly: a poisoned process answers the second round as badly as the first.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { HttpClient } from '../support/http.js';
 import { payBody, sessionBody } from '../support/payments.js';
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
 import type { TestBusiness } from '../support/stack.js';
-import { startFaultStack, type FaultStack } from './support/fault-stack.js';
 import { moneyProblems } from './support/money.js';
-import { killAll, startApiProcess, startWorkerProcess, type ApiProcess } from './support/processes.js';
+import type { ApiProcess } from '../support/stack-processes.js';
+import { useStack } from '../support/use-stack.js';
 
-let stack: FaultStack;
+const stack = useStack({}, { processes: 'burst' });
 let api: ApiProcess;
 let http: HttpClient;
 let biz: TestBusiness;
 
 beforeAll(async () => {
-  stack = await startFaultStack('burst');
-  await startWorkerProcess(stack.wiring);
-  api = await startApiProcess(stack.wiring);
+  await stack.processes.worker();
+  api = await stack.processes.api();
   http = stack.client(api.origin);
   biz = await stack.business();
   await addWalletMethod(stack.orm, biz.id);
   await creditAvailable(stack.orm, testMode(biz.id), 54_000);
 }, 120_000);
-
-afterAll(async () => {
-  await killAll();
-  await stack?.stop();
-});
 
 const WALLET = { destinationType: 'wallet', destinationDetails: { walletEmail: 'payouts@merchant.example' } };
 const withKey = (key = randomUUID()) => ({ key: biz.testKey, headers: { 'Idempotency-Key': key } });

@@ -1,39 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpClient, HttpResponse } from '../support/http.js';
-import { sessionBody } from '../support/payments.js';
+import { sessionBody, sql } from '../support/payments.js';
 import { addWalletMethod, balanceOf, creditAvailable, testMode } from '../support/seed.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
-import { startFaultStack, type FaultStack } from './support/fault-stack.js';
 import { paidSession, until, walletWithdrawal, workflowResult } from './support/flows.js';
 import { moneyProblems } from './support/money.js';
-import { killAll, startApiProcess, startWorkerProcess } from './support/processes.js';
+import { useStack } from '../support/use-stack.js';
 
 /**
  * Several instances: two API processes and two worker processes on one PostgreSQL and one
  * Temporal, as a load balancer would spread clients over them. Each rule is checked with its requests
  * spread over both APIs and its work picked up by whichever worker polls first.
  */
-let stack: FaultStack;
 let receiver: Receiver;
+const stack = useStack(async () => ({ WITHDRAWAL_PROCESSING_DELAY: '1s', WEBHOOK_CA_FILE: (receiver = await startReceiver()).caFile }), { processes: 'instances' });
+afterAll(async () => receiver?.close());
 let apis: HttpClient[];
 
 beforeAll(async () => {
-  receiver = await startReceiver();
-  stack = await startFaultStack('instances', { env: { WITHDRAWAL_PROCESSING_DELAY: '1s', WEBHOOK_CA_FILE: receiver.caFile } });
   // One after another: four processes starting at once (each worker bundles its workflows) on two
   // cores took more than a minute to come up in a full run.
-  const api1 = await startApiProcess(stack.wiring, { name: 'api-1' });
-  const api2 = await startApiProcess(stack.wiring, { name: 'api-2' });
-  await startWorkerProcess(stack.wiring, { name: 'worker-1' });
-  await startWorkerProcess(stack.wiring, { name: 'worker-2' });
+  const api1 = await stack.processes.api({ name: 'api-1' });
+  const api2 = await stack.processes.api({ name: 'api-2' });
+  await stack.processes.worker({ name: 'worker-1' });
+  await stack.processes.worker({ name: 'worker-2' });
   apis = [stack.client(api1.origin), stack.client(api2.origin)];
 }, 420_000); // four processes started one after another, each bounded by its own start timeout
-
-afterAll(async () => {
-  await killAll();
-  await stack?.stop();
-  await receiver?.close();
-});
 
 /** Request `i` goes to API 1 or 2 in turn, as a round-robin balancer sends it. */
 const api = (i: number) => apis[i % 2];
@@ -47,11 +39,11 @@ async function runsOf(workflowId: string): Promise<number> {
 
 /** Marks outbox rows undispatched again, as if their first dispatch had been lost, and waits for the relays. */
 async function redispatch(where: string, params: unknown[]): Promise<void> {
-  const rows = await stack.sql(`update outbox set dispatched_at = null, claimed_until = null where ${where} returning id`, params);
+  const rows = await sql(stack, `update outbox set dispatched_at = null, claimed_until = null where ${where} returning id`, params);
   expect(rows.length).toBeGreaterThan(0);
   const ids = rows.map((r) => r.id);
   await until('both relays to sweep the rows again', async () =>
-    (await stack.sql('select count(*)::int as n from outbox where id in (?) and dispatched_at is null', [ids]))[0].n === 0,
+    (await sql(stack, 'select count(*)::int as n from outbox where id in (?) and dispatched_at is null', [ids]))[0].n === 0,
   );
   await new Promise((r) => setTimeout(r, 1_500)); // time for a second workflow run or POST, were one (wrongly) under way
 }
@@ -73,7 +65,7 @@ describe('two API processes and two worker processes on one PostgreSQL and one T
     const outcomes = await Promise.all(created.map((r) => workflowResult(stack.temporal, `withdrawal-${r.body.data.id}`)));
     expect(new Set(outcomes)).toEqual(new Set(['completed']));
     expect(await balanceOf(stack.orm, testMode(biz.id))).toMatchObject({ available: 100, pendingWithdrawal: 0 });
-    const paid = await stack.sql(`select count(*)::int as n from ledger_transactions where kind = 'withdrawal.paid' and business_id = ?`, [biz.id]);
+    const paid = await sql(stack, `select count(*)::int as n from ledger_transactions where kind = 'withdrawal.paid' and business_id = ?`, [biz.id]);
     expect(paid[0].n).toBe(33);
     // The work really was shared: activities ran on both worker processes.
     const identities = new Set<string>();
@@ -92,7 +84,7 @@ describe('two API processes and two worker processes on one PostgreSQL and one T
         api(i).post('/api/checkout/sessions', sessionBody(), { key: biz.testKey, headers: { 'Idempotency-Key': key } }),
       ),
     );
-    const sessions = await stack.sql('select id from checkout_sessions where business_id = ?', [biz.id]);
+    const sessions = await sql(stack, 'select id from checkout_sessions where business_id = ?', [biz.id]);
     expect(sessions).toHaveLength(1);
     const created = answers.filter((a) => a.status === 201);
     expect(created.filter((a) => a.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
@@ -126,14 +118,14 @@ describe('two API processes and two worker processes on one PostgreSQL and one T
   it('releases each reserve once, even when both workers\' relays dispatch its start again', async () => {
     const biz = await stack.business({ reserveHoldMs: 2_000 });
     const sessions = await Promise.all(Array.from({ length: 6 }, (_, i) => paidSession(api(i), biz.testKey)));
-    const reserves = await stack.sql<{ id: string }>('select id from reserves where payment_id in (?)', [sessions.map((s) => s.id)]);
+    const reserves = await sql<{ id: string }>(stack, 'select id from reserves where payment_id in (?)', [sessions.map((s) => s.id)]);
     expect(reserves).toHaveLength(6);
     const results = await Promise.all(reserves.map((r) => workflowResult(stack.temporal, `reserve-release-${r.id}`)));
     expect(new Set(results)).toEqual(new Set(['released']));
 
     await redispatch(`message->>'workflowId' in (?)`, [reserves.map((r) => `reserve-release-${r.id}`)]);
     for (const r of reserves) expect(await runsOf(`reserve-release-${r.id}`)).toBe(1);
-    const releases = await stack.sql(`select reference_id from ledger_transactions where kind = 'reserve.release' and business_id = ?`, [biz.id]);
+    const releases = await sql(stack, `select reference_id from ledger_transactions where kind = 'reserve.release' and business_id = ?`, [biz.id]);
     expect(releases.map((r) => r.reference_id).sort()).toEqual(reserves.map((r) => r.id).sort());
     expect(await balanceOf(stack.orm, testMode(biz.id))).toMatchObject({ available: 6 * 4_498, reserved: 0 });
   }, 120_000);
@@ -144,11 +136,11 @@ describe('two API processes and two worker processes on one PostgreSQL and one T
     expect((await apis[0].post('/api/webhooks', { url, events: ['checkout.succeeded'] }, { key: biz.testKey })).status).toBe(201);
     const sessions = await Promise.all(Array.from({ length: 6 }, (_, i) => paidSession(api(i), biz.testKey)));
     await until('six deliveries', async () => receiver.at(url).length >= 6);
-    const events = await stack.sql<{ id: string }>(`select id from events where business_id = ? and type = 'checkout.succeeded'`, [biz.id]);
+    const events = await sql<{ id: string }>(stack, `select id from events where business_id = ? and type = 'checkout.succeeded'`, [biz.id]);
     expect(events).toHaveLength(6);
 
     await redispatch(`message->>'kind' = 'event.fanout' and message->>'eventId' in (?)`, [events.map((e) => e.id)]);
-    const deliveries = await stack.sql<{ id: string; status: string }>(
+    const deliveries = await sql<{ id: string; status: string }>(stack,
       `select d.id, d.status from webhook_deliveries d join events e on e.id = d.event_id where e.business_id = ?`,
       [biz.id],
     );

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { HttpClient } from '../support/http.js';
 import { API_KEY_LISTENER_NAME } from '../../src/modules/businesses/api-key.cache.js';
-import { startFaultStack, type FaultStack } from './support/fault-stack.js';
 import { until } from './support/flows.js';
-import { killAll, startApiProcess } from './support/processes.js';
+import { useStack } from '../support/use-stack.js';
+import { sql } from '../support/payments.js';
 
 /**
  * Revocation through the API key cache (docs/decisions.md, Hot paths): each API process keeps keys in memory and forgets them
@@ -13,20 +13,14 @@ import { killAll, startApiProcess } from './support/processes.js';
  * admin CLI is refused by the very first request after the CLI exits, on each process, though both had
  * it cached.
  */
-let stack: FaultStack;
+const stack = useStack({}, { processes: 'key_revocation' });
 let apis: HttpClient[];
 
 beforeAll(async () => {
-  stack = await startFaultStack('key_revocation');
-  const api1 = await startApiProcess(stack.wiring, { name: 'api-1' });
-  const api2 = await startApiProcess(stack.wiring, { name: 'api-2' });
+  const api1 = await stack.processes.api({ name: 'api-1' });
+  const api2 = await stack.processes.api({ name: 'api-2' });
   apis = [stack.client(api1.origin), stack.client(api2.origin)];
 }, 240_000);
-
-afterAll(async () => {
-  await killAll();
-  await stack?.stop();
-});
 
 const list = (api: HttpClient, key: string) => api.get('/api/checkout/sessions?limit=1', { key });
 
@@ -34,14 +28,14 @@ it('a key the admin CLI revokes is refused by both API processes at the next req
   const biz = await stack.business();
   // Both processes LISTEN (their caches serve entries only then).
   await until('both API processes to listen for key changes', async () => {
-    const [row] = await stack.sql<{ n: number }>(
+    const [row] = await sql<{ n: number }>(stack,
       'select count(*)::int as n from pg_stat_activity where application_name = ? and datname = current_database()',
       [API_KEY_LISTENER_NAME],
     );
     return row.n === 2;
   });
   for (const api of apis) for (let i = 0; i < 3; i++) expect((await list(api, biz.testKey)).status).toBe(200);
-  const [key] = await stack.sql<{ id: string }>(`select id from api_keys where business_id = ? and mode = 'test'`, [biz.id]);
+  const [key] = await sql<{ id: string }>(stack, `select id from api_keys where business_id = ? and mode = 'test'`, [biz.id]);
 
   // The operator's own command, as a process of its own on the same database.
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', 'key', 'revoke', key.id], {

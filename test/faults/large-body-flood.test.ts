@@ -6,29 +6,23 @@
  * bound lifted (BODY_BYTES_IN_FLIGHT=1 GiB) this test fails: the process died with "Reached heap limit".
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { HttpClient } from '../support/http.js';
 import { eventually, sessionBody } from '../support/payments.js';
 import type { TestBusiness } from '../support/stack.js';
-import { startFaultStack, type FaultStack } from './support/fault-stack.js';
-import { killAll, startApiProcess, type ApiProcess } from './support/processes.js';
+import type { ApiProcess } from '../support/stack-processes.js';
+import { useStack } from '../support/use-stack.js';
 
-let stack: FaultStack;
+const stack = useStack({}, { processes: 'large_bodies' });
 let api: ApiProcess;
 let http: HttpClient;
 let biz: TestBusiness;
 
 beforeAll(async () => {
-  stack = await startFaultStack('large_bodies');
-  api = await startApiProcess(stack.wiring, { env: { NODE_OPTIONS: '--max-old-space-size=512 --max-semi-space-size=16' } });
+  api = await stack.processes.api({ env: { NODE_OPTIONS: '--max-old-space-size=512 --max-semi-space-size=16' } });
   http = stack.client(api.origin);
   biz = await stack.business();
 }, 120_000);
-
-afterAll(async () => {
-  await killAll();
-  await stack?.stop();
-});
 
 /** About 1 MB of JSON that parses into tens of thousands of objects: the most heap a body can cost. */
 const heavyBody = JSON.stringify({

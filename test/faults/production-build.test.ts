@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -6,12 +5,12 @@ import { freePort } from '../../src/dev/free-port.js';
 import type { HttpClient } from '../support/http.js';
 import { TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../src/config.js';
 import { TEST_WEBHOOK_ENCRYPTION_KEY } from '../support/stack.js';
-import { startFaultStack, type FaultStack } from './support/fault-stack.js';
 import { paidSession } from './support/flows.js';
 import { moneyProblems } from './support/money.js';
 import { readIndex } from '../replay/fixtures.js';
 import { explain, prebuiltCode, replay } from '../replay/replayer.js';
-import { buildProductionApp, forbiddenLoads, INSTALL, median, startEntry, stopAll, type EntryProcess, type ProductionApp } from './support/production-build.js';
+import { buildProductionApp, forbiddenLoads, INSTALL, median, startEntry, type EntryProcess, type ProductionApp } from './support/production-build.js';
+import { useStack } from '../support/use-stack.js';
 
 /**
  * The production build (docs/production.md): the production build runs as the image runs it. `npm run build`'s output, beside
@@ -21,9 +20,8 @@ import { buildProductionApp, forbiddenLoads, INSTALL, median, startEntry, stopAl
  */
 const RUNS = Number(process.env.STARTUP_RUNS ?? 3);
 let app: ProductionApp;
-let stack: FaultStack;
 let root: string;
-let taskQueue: string;
+let databaseUrl: string;
 let api: EntryProcess | undefined;
 let apiPort: string;
 
@@ -46,8 +44,8 @@ function env(name: string, extra: Record<string, string> = {}): Record<string, s
     HOME: process.env.HOME ?? '',
     NODE_ENV: 'production',
     DATABASE_URL: stack.databaseUrl,
-    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
-    TEMPORAL_TASK_QUEUE: taskQueue,
+    TEMPORAL_ADDRESS: stack.wiring.temporalAddress,
+    TEMPORAL_TASK_QUEUE: stack.wiring.taskQueue,
     DATA_DIR: path.join(root, 'data', name),
     WEBHOOK_ENCRYPTION_KEY: TEST_WEBHOOK_ENCRYPTION_KEY,
     PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
@@ -78,22 +76,17 @@ async function workerEnv(name: string): Promise<Record<string, string>> {
 
 /** SIGTERM ends it through its shutdown sequence, with exit code 0 (its output tail shown if not). */
 async function expectCleanStop(proc: EntryProcess): Promise<void> {
-  const code = await proc.stop();
+  await proc.stop();
+  const { code } = await proc.exited;
   expect({ code, output: code === 0 ? '' : proc.output().slice(-3000) }).toEqual({ code: 0, output: '' });
 }
 
 beforeAll(async () => {
   root = path.join(process.env.TEST_ROOT!, 'production-build');
-  taskQueue = `production-build-${randomUUID().slice(0, 8)}`;
-  const [built, databaseUrl] = await Promise.all([buildProductionApp(root), emptyDatabase('faults_production_build')]);
-  app = built;
-  stack = await startFaultStack('production_build', { databaseUrl });
+  [app, databaseUrl] = await Promise.all([buildProductionApp(root), emptyDatabase('faults_production_build')]);
 }, 400_000);
-
-afterAll(async () => {
-  await stopAll();
-  await stack?.stop();
-});
+// On the empty database, once it exists: the entry points run from dist/ (startEntry), not as the stack's processes.
+const stack = useStack(async () => ({ DATABASE_URL: databaseUrl }), { processes: 'production_build' });
 
 describe('the production build (dist/, production dependencies only, plain node)', () => {
   it('is what the image and compose run: the same install, the same entry points', () => {
@@ -123,12 +116,12 @@ describe('the production build (dist/, production dependencies only, plain node)
     expect(api.output()).not.toContain('API listening');
 
     const migrate = startEntry(app, 'migrate.js', env('migrate'));
-    expect(await migrate.exited).toBe(0);
+    expect((await migrate.exited).code).toBe(0);
     expect(migrate.output()).toMatch(/applied \d+ migration\(s\); schema current/);
     await api.waitFor('API listening', 30_000);
 
     const again = startEntry(app, 'migrate.js', env('migrate-again'));
-    expect(await again.exited).toBe(0);
+    expect((await again.exited).code).toBe(0);
     expect(again.output()).toContain('schema current; nothing to apply');
   });
 
@@ -153,7 +146,7 @@ describe('the production build (dist/, production dependencies only, plain node)
     expect(await moneyProblems(stack.orm)).toEqual([]);
     // The operator's own check, from the same build.
     const verify = startEntry(app, 'admin.js', env('admin'), ['ledger', 'verify']);
-    expect(await verify.exited).toBe(0);
+    expect((await verify.exited).code).toBe(0);
     expect(verify.output()).toContain('Ledger verified: every invariant holds.');
 
     // The worker loaded the prebuilt bundle: it never bundled, and nothing loaded TypeScript.

@@ -1,14 +1,15 @@
 import path from 'node:path';
 import { startTemporalDevServer, type TemporalDevServer } from '../../src/dev/temporal-dev-server.js';
 import type { HttpClient } from '../support/http.js';
-import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
 import type { TestBusiness } from '../support/stack.js';
-import { startFaultStack, type FaultStack } from './support/fault-stack.js';
 import { paidSession, until, walletWithdrawal, workflowResult } from './support/flows.js';
-import { payAgainIfPending, retryUntilDone, SERVICE_UNAVAILABLE, startLoad, type Call } from './support/load.js';
+import { expectCleanAnswers, payAgainWherePending, retryFailedWrites, serviceForLoad, startLoad, type Call } from './support/load.js';
 import { moneyProblems } from './support/money.js';
 import { freePort } from '../../src/dev/free-port.js';
-import { killAll, startApiProcess, startWorkerProcess, type ApiProcess, type ServiceProcess } from './support/processes.js';
+import type { ApiProcess } from '../support/stack-processes.js';
+import type { ServiceProcess } from '../support/processes.js';
+import { useStack } from '../support/use-stack.js';
+import { sql } from '../support/payments.js';
 
 /**
  * A Temporal dev server of its own, stopped and started again on the same SQLite file while an API
@@ -23,7 +24,6 @@ const temporalDir = () => path.join(process.env.TEST_ROOT!, 'faults', 'temporal-
 const startTemporal = () =>
   startTemporalDevServer({ dataDir: temporalDir(), port: temporalPort, uiPort: null, cliPath: process.env.TEMPORAL_CLI_PATH });
 
-let stack: FaultStack;
 let api: ApiProcess;
 let worker: ServiceProcess;
 let http: HttpClient;
@@ -31,32 +31,23 @@ let biz: TestBusiness;
 let calls: Call[] = [];
 const before = { withdrawals: [] as string[], reserve: '' };
 
-beforeAll(async () => {
+const stack = useStack(async () => {
   if (!process.env.TEMPORAL_CLI_PATH) throw new Error('TEMPORAL_CLI_PATH is needed to restart a dev server (npm run test:faults provisions it)');
   temporalPort = await freePort();
   temporal = await startTemporal();
-  stack = await startFaultStack('temporal_restart', { temporalAddress: temporal.address, env: { WITHDRAWAL_PROCESSING_DELAY: '8s' } });
-  worker = await startWorkerProcess(stack.wiring);
-  api = await startApiProcess(stack.wiring);
-  http = stack.client(api.origin);
-  biz = await stack.business({ rateLimitTier: 'enterprise', rateLimitPerMinute: 6_000, rateLimitBurst: 6_000, reserveHoldMs: 8_000 });
-  await addWalletMethod(stack.orm, biz.id);
-  await creditAvailable(stack.orm, testMode(biz.id), 1_000_000);
+  return { TEMPORAL_ADDRESS: temporal.address, WITHDRAWAL_PROCESSING_DELAY: '8s' };
+}, { processes: 'temporal_restart' });
+afterAll(async () => temporal?.stop());
+
+beforeAll(async () => {
+  ({ worker, api, http, biz } = await serviceForLoad(stack, { reserveHoldMs: 8_000 }));
 }, 180_000);
-
-afterAll(async () => {
-  await killAll();
-  await stack?.stop().catch(() => undefined);
-  await temporal?.stop();
-});
-
-const sessionStatus = async (id: string) => (await stack.sql('select status from checkout_sessions where id = ?', [id]))[0].status as string;
 
 describe('Temporal restarted under load', () => {
   it('while it is down the API answers cleanly; the processes stay up', async () => {
     // Workflows that will be waiting on a timer when the server stops.
     const session = await paidSession(http, biz.testKey);
-    [{ id: before.reserve }] = await stack.sql('select id from reserves where payment_id = ?', [session.id]);
+    [{ id: before.reserve }] = await sql(stack, 'select id from reserves where payment_id = ?', [session.id]);
     for (let i = 0; i < 3; i++) {
       const res = await http.post('/api/withdrawals', walletWithdrawal(2), { key: biz.testKey });
       expect(res.status).toBe(201);
@@ -78,10 +69,7 @@ describe('Temporal restarted under load', () => {
     await new Promise((r) => setTimeout(r, 3_000));
     calls = await load.stop();
 
-    expect(calls.filter((c) => c.error !== null).map((c) => `${c.op}: ${c.error}`)).toEqual([]);
-    const unclean = calls.filter((c) => ![200, 201, 503].includes(c.res!.status));
-    expect(unclean.map((c) => `${c.op} ${c.res!.status} ${c.res!.text}`)).toEqual([]);
-    for (const c of calls.filter((c) => c.res!.status === 503)) expect(c.res!.body).toEqual({ success: false, error: SERVICE_UNAVAILABLE });
+    expectCleanAnswers(calls);
     // Creating a session or a withdrawal needs no Temporal: those kept succeeding. A payment cannot run.
     expect(whileDown.filter((c) => c.op !== 'pay' && c.res!.status === 201).length).toBeGreaterThan(0);
     // A session starts no workflow at all (the expiry sweep finds it later): every create succeeded.
@@ -95,10 +83,8 @@ describe('Temporal restarted under load', () => {
 
   it('every workflow resumes and finishes: the ones waiting on timers and the ones started after', async () => {
     // A customer whose payment got a 503 pays again.
-    await Promise.all(calls.filter((c) => c.op === 'pay' && c.res!.status === 503).map((c) => payAgainIfPending(http, c, sessionStatus)));
-    // Each client retries on its own, at the same time as the others: one after another, n retries of up
-    // to 90 s each could outlast the test's own timeout and fail it without saying which wait was late.
-    await Promise.all(calls.filter((c) => c.op !== 'pay' && c.res!.status === 503).map(async (c) => (c.res = await retryUntilDone(http, c, biz.testKey))));
+    await payAgainWherePending(stack, http, calls);
+    await retryFailedWrites(http, calls, biz.testKey);
 
     const reserveRelease = await workflowResult(stack.temporal, `reserve-release-${before.reserve}`);
     expect(reserveRelease).toBe('released');
@@ -110,11 +96,11 @@ describe('Temporal restarted under load', () => {
     // once its start-to-close timeout (30 s) has passed, so a payment in flight then may take that long.
     await until(
       'every paid session to be completed',
-      async () => (await stack.sql(`select count(*)::int as n from checkout_sessions where id in (?) and status = 'completed'`, [paid]))[0].n === paid.length,
+      async () => (await sql(stack, `select count(*)::int as n from checkout_sessions where id in (?) and status = 'completed'`, [paid]))[0].n === paid.length,
       120_000,
     ).catch(async () => {
       // Say which sessions, and what their workflows are doing, rather than only that some are late.
-      const late = await stack.sql(`select id, status from checkout_sessions where id in (?) and status <> 'completed'`, [paid]);
+      const late = await sql(stack, `select id, status from checkout_sessions where id in (?) and status <> 'completed'`, [paid]);
       const workflows = await Promise.all(
         late.map(async (s: { id: string }) => {
           const d = await stack.temporal.workflow.getHandle(`checkout-${s.id}`).describe();
@@ -123,7 +109,7 @@ describe('Temporal restarted under load', () => {
       );
       throw new Error(`paid sessions never completed: ${JSON.stringify(workflows)}`);
     });
-    const undispatched = () => stack.sql(`select id, message->>'kind' as kind, attempts, last_error from outbox where dispatched_at is null`);
+    const undispatched = () => sql(stack, `select id, message->>'kind' as kind, attempts, last_error from outbox where dispatched_at is null`);
     await until('the outbox to drain', async () => (await undispatched()).length === 0, 60_000).catch(async () => {
       throw new Error(`outbox rows never dispatched: ${JSON.stringify(await undispatched())}`);
     });
@@ -131,7 +117,7 @@ describe('Temporal restarted under load', () => {
 
   it('made nothing twice', async () => {
     const withdrawalIds = calls.filter((c) => c.op === 'withdrawal').map((c) => c.res!.body.data.id);
-    const rows = await stack.sql('select id from withdrawals where business_id = ?', [biz.id]);
+    const rows = await sql(stack, 'select id from withdrawals where business_id = ?', [biz.id]);
     expect(new Set(rows.map((r) => r.id))).toEqual(new Set([...before.withdrawals, ...withdrawalIds]));
   });
 

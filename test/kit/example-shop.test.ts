@@ -4,7 +4,7 @@ import { startShop } from '../../examples/shop/src/server.js';
 import { launchChromium } from '../browser/chromium.js';
 import { newValidator } from '../support/api-document.js';
 import { eventually, pay } from '../support/payments.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import { useBusiness, useStack } from '../support/use-stack.js';
 import { apiDocument } from '../../src/http/openapi/document.js';
 import { failOnServerErrors } from './support/fail-on-server-errors.js';
 import { trustTestCa } from './support/trust-test-ca.js';
@@ -15,21 +15,22 @@ import { trustTestCa } from './support/trust-test-ca.js';
  * the worker delivers signed webhooks that the shop verifies with @payments/webhooks, and the refund
  * button goes through the client again.
  */
-let stack: TestStack;
-let biz: TestBusiness;
 let browser: { context: BrowserContext; close: () => Promise<void> };
 let shop: Awaited<ReturnType<typeof startShop>>;
 
 // The shop's client retries as a merchant's would; any 5xx it met (retried into a success or not) fails the file.
 failOnServerErrors();
 trustTestCa();
+// Declared before the stack's: the shop and the browser let go of their connections before the API closes (hooks run in the order declared).
+afterAll(async () => {
+  await shop?.close();
+  await browser?.close();
+});
+// The worker trusts the shop's certificate (the test CA), as WEBHOOK_CA_FILE lets a deployment do.
+const stack = useStack({ WEBHOOK_CA_FILE: process.env.TEST_TLS_CA!, DISPUTE_NOTICE_DELAY: '500ms', DISPUTE_REVIEW_PERIOD: '1s' });
+const biz = useBusiness(stack, { name: 'Northwind Coffee' });
 beforeAll(async () => {
-  // The worker trusts the shop's certificate (the test CA), as WEBHOOK_CA_FILE lets a deployment do.
-  [stack, browser] = await Promise.all([
-    startStack({ WEBHOOK_CA_FILE: process.env.TEST_TLS_CA!, DISPUTE_NOTICE_DELAY: '500ms', DISPUTE_REVIEW_PERIOD: '1s' }),
-    launchChromium(),
-  ]);
-  biz = await stack.business({ name: 'Northwind Coffee' });
+  browser = await launchChromium();
   shop = await startShop({
     apiKey: biz.testKey,
     apiBaseUrl: `${stack.origin}/api/v1`,
@@ -37,11 +38,6 @@ beforeAll(async () => {
     tls: { cert: readFileSync(process.env.TEST_TLS_CERT!), key: readFileSync(process.env.TEST_TLS_KEY!) },
   });
 }, 120_000);
-afterAll(async () => {
-  await shop?.close();
-  await browser?.close();
-  await stack?.stop();
-});
 
 /** Reloads the order page until `read` gives `expected` (the shop learns everything by webhook). */
 async function until<T>(page: Page, what: string, read: () => Promise<T>, expected: T, timeoutMs = 45_000): Promise<void> {

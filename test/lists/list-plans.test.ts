@@ -8,8 +8,9 @@
  * serve the query at all, not where the planner prefers one for a few thousand rows. bench/history
  * measures the same reads at a million.
  */
-import { seedHistory, vacuumAnalyze, type SeededHistory } from '../../bench/history/seed.js';
-import { TEST_WEBHOOK_ENCRYPTION_KEY, type TestBusiness } from '../support/stack.js';
+import type { SeededHistory } from '../../bench/history/seed.js';
+import { businessWithHistory } from '../support/seed.js';
+import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
 
 /** Tables that grow with a business's traffic: none may be read whole to answer a request. */
@@ -30,12 +31,7 @@ const stack = useStack({}, { worker: false, ownDatabase: 'plans', orm: { debug: 
 let biz: TestBusiness;
 let seeded: SeededHistory;
 beforeAll(async () => {
-  biz = await stack.business();
-  seeded = await seedHistory(stack.orm.em.fork(), { businessId: biz.id, livemode: false }, {
-    sessions: PAID,
-    webhookEncryptionKey: Buffer.from(TEST_WEBHOOK_ENCRYPTION_KEY, 'base64'),
-  });
-  await vacuumAnalyze(stack.orm.em.fork());
+  ({ biz, seeded } = await businessWithHistory(stack, PAID));
 }, 300_000);
 
 const PAID = 20_000;

@@ -1,7 +1,8 @@
-import { recoveryFailedFor, seedHistory, vacuumAnalyze, type SeededHistory } from '../../bench/history/seed.js';
+import { recoveryFailedFor, type SeededHistory } from '../../bench/history/seed.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { sql } from '../support/payments.js';
-import { TEST_WEBHOOK_ENCRYPTION_KEY, type TestBusiness } from '../support/stack.js';
+import { businessWithHistory } from '../support/seed.js';
+import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
 
 // A database of its own: `ledger verify` judges all of it, and the seeded rows would weigh on other files'.
@@ -19,12 +20,7 @@ describe('the history seed (bench/history/seed.ts)', () => {
   let biz: TestBusiness;
   let seeded: SeededHistory;
   beforeAll(async () => {
-    biz = await stack.business();
-    seeded = await seedHistory(stack.orm.em.fork(), { businessId: biz.id, livemode: false }, {
-      sessions: PAID,
-      webhookEncryptionKey: Buffer.from(TEST_WEBHOOK_ENCRYPTION_KEY, 'base64'),
-    });
-    await vacuumAnalyze(stack.orm.em.fork());
+    ({ biz, seeded } = await businessWithHistory(stack, PAID));
   });
 
   it('leaves a ledger that ledger verify passes, with the balance equal to the entries', async () => {

@@ -1,45 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { eventually, paidSession, sql } from '../support/payments.js';
 import { creditAvailable, testMode } from '../support/seed.js';
+import type { ServiceProcess } from '../support/processes.js';
 import { useStack } from '../support/use-stack.js';
 
 /**
- * The API runs here; the worker runs in a separate process that the test SIGKILLs while a refund is
- * `processing` (its processor call in flight), then starts again.
+ * The API runs here; the worker runs in a separate process (the stack kills it when it stops) that the
+ * test SIGKILLs while a refund is `processing` (its processor call in flight), then starts again.
  */
-const children: ChildProcess[] = [];
-// Declared first, so the children die before the stack stops (hooks run in the order declared).
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
 const stack = useStack({}, { worker: false });
 
-/** Starts a worker process and resolves once it polls; `lines` collects what it prints. */
-async function startWorkerProcess(env: Record<string, string> = {}): Promise<{ child: ChildProcess; lines: string[] }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/support/crash-worker.ts')], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      DATABASE_URL: stack.databaseUrl,
-      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
-      TEMPORAL_TASK_QUEUE: stack.config.temporal.taskQueue,
-      DATA_DIR: path.join(process.env.TEST_ROOT!, 'crash-worker'),
-      LOG_LEVEL: 'silent',
-      TEMPORAL_SDK_LOG_LEVEL: 'ERROR',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const lines: string[] = [];
-  child.stdout!.on('data', (chunk) => lines.push(...String(chunk).split('\n').filter(Boolean)));
-  child.stderr!.on('data', (chunk) => process.stderr.write(`[worker ${child.pid}] ${chunk}`));
-  const ready = await eventually(async () => lines.includes('worker-ready') || child.exitCode !== null, 60_000);
-  if (!ready || child.exitCode !== null) throw new Error(`worker process did not start (exit ${child.exitCode})`);
-  return { child, lines };
-}
+/** A worker process whose processor's refund call, with CRASH_WORKER_HOLD_REFUNDS=1, never answers. */
+const startWorkerProcess = (env: Record<string, string> = {}) => stack.processes.worker({ name: 'crash-worker', entry: 'test/support/crash-worker.ts', env });
+/** The lines a process printed. */
+const lines = (proc: ServiceProcess) => proc.output().split('\n');
 
 it('completes a refund exactly once after its worker is killed mid-refund and another starts', async () => {
   const first = await startWorkerProcess({ CRASH_WORKER_HOLD_REFUNDS: '1' });
@@ -51,13 +25,12 @@ it('completes a refund exactly once after its worker is killed mid-refund and an
   const refundId = created.body.data.id as string;
 
   // The processor call is in flight: the refund is `processing` in the database.
-  expect(await eventually(async () => first.lines.includes(`refund-started ${refundId}`), 30_000)).toBe(true);
+  expect(await eventually(async () => lines(first).includes(`refund-started ${refundId}`), 30_000)).toBe(true);
   const readStatus = async () => (await stack.http.get(`/api/refunds/${refundId}`, { key: biz.testKey })).body.data.status;
   expect(await readStatus()).toBe('processing');
 
-  const exited = new Promise((resolve) => first.child.once('exit', (_code, signal) => resolve(signal)));
-  first.child.kill('SIGKILL');
-  expect(await exited).toBe('SIGKILL');
+  await first.kill('SIGKILL');
+  expect((await first.exited).signal).toBe('SIGKILL');
   await new Promise((r) => setTimeout(r, 500));
   expect(await readStatus()).toBe('processing');
 

@@ -16,9 +16,10 @@ import { DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js'
 import { recordEvent } from '../../src/modules/events/event.service.js';
 import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
-import { startStack, type TestBusiness, type TestStack } from '../support/stack.js';
+import type { TestBusiness, TestStack } from '../support/stack.js';
+import { useStack } from '../support/use-stack.js';
 import { workerTaskQueue } from '../support/names.js';
-import { startReceiver, type Answer } from '../support/webhook-receiver.js';
+import { startReceiver, type Answer, type Receiver } from '../support/webhook-receiver.js';
 import { readIndex, writeIndex, type Fixture } from './fixtures.js';
 import { enterDisputeDecision, recordDisputeNotice } from '../../src/modules/disputes/dispute.operator.js';
 
@@ -95,11 +96,13 @@ record('recording replay fixtures from the real dev server', () => {
     writeIndex([...readIndex().filter((f) => !names.has(f.file)), ...kept]);
   });
 
-  it('today\'s code: payments, refunds, reserve release, withdrawals, the retention run', async () => {
-    const receiver = await startReceiver();
+  describe('a stack whose webhooks go to a receiver, and withdrawals pay after 1 s', () => {
+    let receiver: Receiver;
     // The spec's 7 attempts, a second apart instead of over a day (tests only).
-    const stack = await startStack({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_DELAYS: '0,1s,1s,1s,1s,1s,1s', WITHDRAWAL_PROCESSING_DELAY: '1s' });
-    try {
+    const stack = useStack(async () => ({ WEBHOOK_CA_FILE: (receiver = await startReceiver()).caFile, WEBHOOK_RETRY_DELAYS: '0,1s,1s,1s,1s,1s,1s', WITHDRAWAL_PROCESSING_DELAY: '1s' }));
+    afterAll(async () => receiver?.close());
+
+    it('today\'s code: payments, refunds, reserve release, withdrawals, the retention run', async () => {
       const biz = await stack.business();
       await payAndRecord(stack, biz, CARDS.success, 'checkout-payment-succeeded', 'payment: success');
       await payAndRecord(stack, biz, CARDS.declined, 'checkout-payment-declined', 'payment: decline');
@@ -135,21 +138,13 @@ record('recording replay fixtures from the real dev server', () => {
           branch: 'retention (scheduled run)',
         }),
       );
-    } finally {
-      await stack.stop();
-      await receiver.close();
-    }
-  }, 600_000);
+    }, 600_000);
 
-  it('today\'s code: webhook deliveries (first try, retries, exhausted, Retry-After, a throttled turn)', async () => {
-    const receiver = await startReceiver();
-    // The spec's 7 attempts, a second apart instead of over a day (tests only).
-    const stack = await startStack({ WEBHOOK_CA_FILE: receiver.caFile, WEBHOOK_RETRY_DELAYS: '0,1s,1s,1s,1s,1s,1s' });
-    const deliveriesTo = (endpointId: string) =>
-      sql<{ id: string }>(stack, 'select id from webhook_deliveries where endpoint_id = ? order by created_at', [endpointId]);
-    const emit = (merchant: TestBusiness) =>
-      stack.orm.em.fork().transactional(async (tx) => recordEvent(tx, { businessId: merchant.id, livemode: false }, 'checkout.succeeded', { sessionId: 'ses-recorded' }));
-    try {
+    it('today\'s code: webhook deliveries (first try, retries, exhausted, Retry-After, a throttled turn)', async () => {
+      const deliveriesTo = (endpointId: string) =>
+        sql<{ id: string }>(stack, 'select id from webhook_deliveries where endpoint_id = ? order by created_at', [endpointId]);
+      const emit = (merchant: TestBusiness) =>
+        stack.orm.em.fork().transactional(async (tx) => recordEvent(tx, { businessId: merchant.id, livemode: false }, 'checkout.succeeded', { sessionId: 'ses-recorded' }));
       const webhooks: [string, string, Answer[]][] = [
         ['webhook-delivery-first-try', 'webhook delivery: first-try success', [{ status: 200 }]],
         ['webhook-delivery-after-retries', 'webhook delivery: success after retries (500, then 200)', [{ status: 500 }, { status: 200 }]],
@@ -180,17 +175,15 @@ record('recording replay fixtures from the real dev server', () => {
       recorded.push(
         saveHistory(histories[waited], { name: 'webhook-delivery-throttled', workflowId, workflowType: 'webhookDeliveryWorkflow', branch: "webhook delivery: waits for the endpoint's turn (1 attempt a second), then delivered" }),
       );
-    } finally {
-      await stack.stop();
-      await receiver.close();
-    }
-  }, 300_000);
+    }, 300_000);
+  });
 
-  it('today\'s code: the session expiry sweep, a withdrawal cancelled while pending', async () => {
+  describe('a stack of its own queue, whose sessions live 3 s and withdrawals stay pending an hour', () => {
     // A queue of its own, so this sweep starts fresh; sessions that live 3 s; withdrawals pending an hour.
     const taskQueue = `${workerTaskQueue()}-record-expiry`;
-    const stack = await startStack({ TEMPORAL_TASK_QUEUE: taskQueue, SESSION_TTL: '3s', WITHDRAWAL_PROCESSING_DELAY: '1h' });
-    try {
+    const stack = useStack({ TEMPORAL_TASK_QUEUE: taskQueue, SESSION_TTL: '3s', WITHDRAWAL_PROCESSING_DELAY: '1h' });
+
+    it('today\'s code: the session expiry sweep, a withdrawal cancelled while pending', async () => {
       const { biz, id } = await withdraw(stack, 'payouts@merchant.example');
       const cancelled = await stack.http.post(`/api/withdrawals/${id}/cancel`, undefined, { key: biz.testKey });
       if (cancelled.status !== 200) throw new Error(`cancel: ${cancelled.status} ${cancelled.text}`);
@@ -216,19 +209,18 @@ record('recording replay fixtures from the real dev server', () => {
           branch: 'session expiry (sweeps, one cancelling a session; open, asleep on its timer)',
         }),
       );
-    } finally {
-      await stack.stop();
-    }
-  }, 300_000);
+    }, 300_000);
+  });
 
-  it("today's code: disputes (cards' notices, evidence won and lost, inquiries closed and escalated, accepted, decided, silence, the reminder, reversed)", async () => {
-    const stack = await startStack({ DISPUTE_NOTICE_DELAY: '1s', DISPUTE_REVIEW_PERIOD: '1s' });
-    const HOUR = 3600_000;
-    const saveDispute = async (id: string, name: string, branch: string, history?: Awaited<ReturnType<typeof closedHistory>>) => {
-      const workflowId = disputeWorkflowId(id);
-      recorded.push(saveHistory(history ?? (await closedHistory(stack.temporal, workflowId)), { name, workflowId, workflowType: 'disputeWorkflow', branch }));
-    };
-    try {
+  describe("a stack whose cards' dispute notices come after 1 s, and the network reviews in 1 s", () => {
+    const stack = useStack({ DISPUTE_NOTICE_DELAY: '1s', DISPUTE_REVIEW_PERIOD: '1s' });
+
+    it("today's code: disputes (cards' notices, evidence won and lost, inquiries closed and escalated, accepted, decided, silence, the reminder, reversed)", async () => {
+      const HOUR = 3600_000;
+      const saveDispute = async (id: string, name: string, branch: string, history?: Awaited<ReturnType<typeof closedHistory>>) => {
+        const workflowId = disputeWorkflowId(id);
+        recorded.push(saveHistory(history ?? (await closedHistory(stack.temporal, workflowId)), { name, workflowId, workflowType: 'disputeWorkflow', branch }));
+      };
       const biz = await stack.business({ reserveBps: 0 });
       const key = biz.testKey;
       const evidence = (id: string, text: string) => stack.http.post(`/api/disputes/${id}/evidence`, { uncategorizedText: text, submit: true }, { key });
@@ -291,16 +283,22 @@ record('recording replay fixtures from the real dev server', () => {
       );
       const reversedId = start.message.workflowId.replace(/^dispute-/, '');
       await saveDispute(reversedId, 'dispute-reversed', "dispute: the notice finds the payment refunded, the acquirer reverses it, nothing opens");
-    } finally {
-      await stack.stop();
-    }
-  }, 300_000);
+    }, 300_000);
+  });
 
-  it('the payment workflow before `unknown-charge-lookup`: a charge failure declined at once', async () => {
-    const old = copyOfWorkflows(`${LOOKUP_COMMIT}^`, ['payment.ts']);
-    const stack = await startStack({ TEMPORAL_TASK_QUEUE: `${workerTaskQueue()}-record-old-code` }, { worker: false });
-    const stopWorker = await startWorkerOn(stack, old.workflowsPath);
-    try {
+  describe('a stack whose only worker runs older workflow code', () => {
+    let old: ReturnType<typeof copyOfWorkflows> | undefined;
+    let stopWorker: (() => Promise<void>) | undefined;
+    // Declared before the stack's: the old worker stops before the stack it polls for.
+    afterAll(async () => {
+      await stopWorker?.();
+      old?.remove();
+    });
+    const stack = useStack({ TEMPORAL_TASK_QUEUE: `${workerTaskQueue()}-record-old-code` }, { worker: false });
+
+    it('the payment workflow before `unknown-charge-lookup`: a charge failure declined at once', async () => {
+      old = copyOfWorkflows(`${LOOKUP_COMMIT}^`, ['payment.ts']);
+      stopWorker = await startWorkerOn(stack, old.workflowsPath);
       const biz = await stack.business({ ...DEMO_BUSINESS, name: 'Old code' });
       await payAndRecord(
         stack,
@@ -310,10 +308,6 @@ record('recording replay fixtures from the real dev server', () => {
         'payment: charge failed, declined at once (code before the unknown-charge-lookup patch)',
         `workflows/checkout-payment.ts at ${LOOKUP_COMMIT.slice(0, 7)}^`,
       );
-    } finally {
-      await stopWorker();
-      await stack.stop();
-      old.remove();
-    }
-  }, 300_000);
+    }, 300_000);
+  });
 });

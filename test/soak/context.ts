@@ -1,5 +1,6 @@
 /** What every traffic loop of the soak shares: the clients, the counters, and when to stop. */
-import type { Accept, SoakClient, Stats } from './client.js';
+import type { Accept } from '../support/http.js';
+import type { SoakClient, Stats } from './stats.js';
 import type { SoakStack } from './stack.js';
 
 export interface SoakContext {

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { payBody, sessionBody } from '../support/payments.js';
-import type { RequestOptions, SoakClient } from './client.js';
+import type { RequestOptions } from '../support/http.js';
+import type { SoakClient } from './stats.js';
 import { ANY_4XX, error, notFound, sleep, validation, type SoakContext } from './context.js';
 import type { SoakBusiness } from './stack.js';
 

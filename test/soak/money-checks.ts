@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { moneyProblems } from '../faults/support/money.js';
+import { sql } from '../support/payments.js';
 import { balanceOf, entrySums, testMode } from '../support/seed.js';
 import { pollUntil } from './context.js';
 import type { SoakStack } from './stack.js';
@@ -17,7 +18,8 @@ const ACCOUNTS = { available: 'available', reserved: 'reserved', pendingWithdraw
 export async function settle(stack: SoakStack, timeoutMs = 180_000): Promise<string[]> {
   const ids = stack.businesses.map((b) => b.id);
   const unsettled = async () =>
-    stack.fault.sql<{ what: string; n: number }>(
+    sql<{ what: string; n: number }>(
+      stack.base,
       `select 'withdrawals ' || status as what, count(*)::int as n from withdrawals where business_id in (?) and status in ('pending', 'processing') group by status
        union all select 'refunds ' || status, count(*)::int from refunds where business_id in (?) and status in ('pending', 'processing') group by status
        union all select 'sessions processing', count(*)::int from checkout_sessions where business_id in (?) and status = 'processing' having count(*) > 0`,
@@ -32,7 +34,7 @@ export async function balanceProblems(stack: SoakStack): Promise<string[]> {
   const problems: string[] = [];
   for (const biz of stack.businesses) {
     const owner = testMode(biz.id);
-    const [balance, sums] = await Promise.all([balanceOf(stack.fault.orm, owner), entrySums(stack.fault.orm, owner)]);
+    const [balance, sums] = await Promise.all([balanceOf(stack.base.orm, owner), entrySums(stack.base.orm, owner)]);
     for (const [field, account] of Object.entries(ACCOUNTS)) {
       const cached = balance[field as keyof typeof balance];
       const summed = sums[account] ?? 0;
@@ -88,8 +90,8 @@ export async function checkMoney(stack: SoakStack): Promise<MoneyReport> {
   return {
     unsettled,
     balanceProblems: await balanceProblems(stack),
-    ledgerProblems: await moneyProblems(stack.fault.orm),
-    adminVerify: await adminLedgerVerify(stack.fault.databaseUrl),
+    ledgerProblems: await moneyProblems(stack.base.orm),
+    adminVerify: await adminLedgerVerify(stack.base.databaseUrl),
     duplicateDeliveries: duplicateDeliveries(stack),
   };
 }

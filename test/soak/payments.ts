@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CARDS, payBody, sessionBody } from '../support/payments.js';
-import type { Answer } from './client.js';
+import type { HttpResponse } from '../support/http.js';
 import { error, pollUntil, randomInt, validation, type SoakContext } from './context.js';
 import type { SoakBusiness } from './stack.js';
 
@@ -96,7 +96,7 @@ async function refundRace(ctx: SoakContext, biz: SoakBusiness, session: string, 
 }
 
 async function refundAgainAfterFailure(ctx: SoakContext, biz: SoakBusiness, session: string, refund: string): Promise<void> {
-  const read = (): Promise<Answer> => ctx.api().get(`/api/refunds/${refund}`, { key: biz.key });
+  const read = (): Promise<HttpResponse> => ctx.api().get(`/api/refunds/${refund}`, { key: biz.key });
   const { value, done } = await pollUntil(read, (a) => a.status !== 200 || ['completed', 'failed'].includes(a.body.data.status), 90_000, 1_000);
   if (!done) return ctx.stats.problem(`refund ${refund} still ${value.body?.data?.status} after 90 s`);
   if (value.status !== 200 || value.body.data.status !== 'failed') {

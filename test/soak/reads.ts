@@ -3,7 +3,8 @@
  * cursor (no row may appear on two pages) and by page number, balance, reserves and the event log,
  * at `/api` and `/api/v1`.
  */
-import type { SoakClient } from './client.js';
+import type { HttpResponse } from '../support/http.js';
+import type { SoakClient } from './stats.js';
 import { randomInt, sleep, type SoakContext } from './context.js';
 import type { SoakBusiness } from './stack.js';
 
@@ -41,7 +42,7 @@ async function followCursor(ctx: SoakContext, api: SoakClient, biz: SoakBusiness
   const seen = new Set<string>();
   let path: string | null = first;
   for (let page = 0; path && page < 4; page++) {
-    const res = await api.get(path, { key: biz.key, accept: [200] });
+    const res: HttpResponse = await api.get(path, { key: biz.key, accept: [200] });
     if (res.status !== 200) return;
     const data = res.body.data;
     for (const { id } of items(data)) {

@@ -3,6 +3,7 @@
  * then the checks that say the service held. `npm run soak` runs it for SOAK_SECONDS (test/soak/run.ts);
  * test/faults/soak.test.ts runs a short one inside the test suite. Both call `runSoak`.
  */
+import { processLogDir } from '../support/stack-processes.js';
 import { hostileLoop } from './hostile.js';
 import { createContext } from './context.js';
 import { checkMoney, settle, type MoneyReport } from './money-checks.js';
@@ -12,7 +13,7 @@ import { startSoakStack, type SoakStack } from './stack.js';
 import { sweepEveryApi } from './sweep.js';
 import { webhooksLoop } from './webhooks.js';
 import { withdrawalsLoop } from './withdrawals.js';
-import type { Failure } from './client.js';
+import type { Failure } from './stats.js';
 
 export interface SoakOptions {
   /** How long the mixed traffic runs. */
@@ -111,7 +112,7 @@ export async function runSoak(options: SoakOptions, onProgress: (line: string) =
       documentProblems: s.documentProblems,
       sweepProblems,
       ...money,
-      logDir: `${process.env.TEST_ROOT}/faults/logs`,
+      logDir: processLogDir(),
       ok: false,
     };
     report.ok =

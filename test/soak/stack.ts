@@ -1,15 +1,16 @@
 /**
  * The soak's service, as an operator runs it: two API processes (src/main/api.ts) and one worker
- * (src/main/worker.ts) on one PostgreSQL database and one Temporal, plus a merchant's HTTPS webhook
- * receiver. Reuses the fault suite's process helpers; needs the environment the test global setup
- * provides (TEST_ROOT, TEST_DATABASE_URL, TEMPORAL_ADDRESS, TEST_TLS_*).
+ * (src/main/worker.ts) on one PostgreSQL database and one Temporal, the test harness's stack with its
+ * service in processes (test/support/stack.ts), plus a merchant's HTTPS webhook receiver. Needs the
+ * environment the test global setup provides (TEST_ROOT, TEST_DATABASE_URL, TEMPORAL_ADDRESS, TEST_TLS_*).
  */
 import { readFileSync } from 'node:fs';
 import { addWithdrawalMethod } from '../../src/modules/withdrawals/withdrawal-method.service.js';
+import type { ServiceProcess } from '../support/processes.js';
+import { startStack, type Stack } from '../support/stack.js';
+import type { ApiProcess } from '../support/stack-processes.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
-import { startFaultStack, type FaultStack } from '../faults/support/fault-stack.js';
-import { killAll, startApiProcess, startWorkerProcess, type ApiProcess, type ServiceProcess } from '../faults/support/processes.js';
-import { soakClient, Stats, type SoakClient } from './client.js';
+import { soakClient, Stats, type SoakClient } from './stats.js';
 
 export interface Destination {
   destinationType: 'wallet' | 'crypto';
@@ -29,7 +30,8 @@ export interface SoakBusiness {
 }
 
 export interface SoakStack {
-  fault: FaultStack;
+  /** The harness's stack the processes run on: its database, Temporal client and businesses. */
+  base: Stack;
   receiver: Receiver;
   processes: { apis: ApiProcess[]; worker: ServiceProcess };
   apis: SoakClient[];
@@ -52,8 +54,8 @@ export function methodsFor(index: number): Destination[] {
 
 export async function startSoakStack(businessCount: number): Promise<SoakStack> {
   const receiver = await startReceiver();
-  const fault = await startFaultStack('soak', {
-    env: {
+  const base = await startStack(
+    {
       WEBHOOK_CA_FILE: receiver.caFile,
       // Short, so cancels race the start of processing and withdrawals finish within the run.
       WITHDRAWAL_PROCESSING_DELAY: '2s',
@@ -61,11 +63,12 @@ export async function startSoakStack(businessCount: number): Promise<SoakStack> 
       PUBLIC_RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'info',
     },
-  });
+    { processes: 'soak' },
+  );
   const [api1, api2, worker] = await Promise.all([
-    startApiProcess(fault.wiring, { name: 'soak-api-1' }),
-    startApiProcess(fault.wiring, { name: 'soak-api-2' }),
-    startWorkerProcess(fault.wiring, { name: 'soak-worker' }),
+    base.processes.api({ name: 'soak-api-1' }),
+    base.processes.api({ name: 'soak-api-2' }),
+    base.processes.worker({ name: 'soak-worker' }),
   ]);
   const stats = new Stats();
   const ca = readFileSync(process.env.TEST_TLS_CA!);
@@ -73,7 +76,7 @@ export async function startSoakStack(businessCount: number): Promise<SoakStack> 
 
   const businesses: SoakBusiness[] = [];
   for (let index = 0; index < businessCount; index++) {
-    const biz = await fault.business({
+    const biz = await base.business({
       name: `Soak business ${index + 1}`,
       // A budget the soak stays under: rate limits have tests of their own; here a 429 would hide work.
       rateLimitTier: 'enterprise',
@@ -83,12 +86,12 @@ export async function startSoakStack(businessCount: number): Promise<SoakStack> 
       reserveHoldMs: index % 2 ? 20_000 : 90 * 24 * 3600 * 1000,
     });
     const methods = methodsFor(index);
-    for (const m of methods) await addWithdrawalMethod(fault.orm.em.fork(), biz.id, m.destinationType, m.destinationDetails);
+    for (const m of methods) await addWithdrawalMethod(base.orm.em.fork(), biz.id, m.destinationType, m.destinationDetails);
     businesses.push({ index, id: biz.id, key: biz.testKey, methods, sessions: [], refunds: [], withdrawals: [] });
   }
 
   return {
-    fault,
+    base,
     receiver,
     processes: { apis: [api1, api2], worker },
     apis,
@@ -96,8 +99,7 @@ export async function startSoakStack(businessCount: number): Promise<SoakStack> 
     businesses,
     stop: async () => {
       for (const api of apis) api.close();
-      await killAll();
-      await fault.stop();
+      await base.stop();
       await receiver.close();
     },
   };

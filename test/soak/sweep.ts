@@ -4,7 +4,8 @@
  * to webhook PUT, PATCH and DELETE after a burst of withdrawals and cancels, while the other was fine.
  */
 import { payBody, sessionBody } from '../support/payments.js';
-import type { Answer, SoakClient } from './client.js';
+import type { HttpResponse } from '../support/http.js';
+import type { SoakClient } from './stats.js';
 import { pollUntil } from './context.js';
 import type { SoakBusiness, SoakStack } from './stack.js';
 
@@ -12,7 +13,7 @@ class Checker {
   readonly problems: string[] = [];
   constructor(private readonly api: SoakClient) {}
   /** Records a problem unless `answer` has `status` (and passes `also`); returns the answer's data. */
-  expect(what: string, answer: Answer, status: number, also: (a: Answer) => boolean = () => true): any {
+  expect(what: string, answer: HttpResponse, status: number, also: (a: HttpResponse) => boolean = () => true): any {
     if (answer.status === status && also(answer)) return answer.body?.data ?? true;
     const rid = answer.headers['x-request-id'] ?? '-';
     this.problems.push(`${this.api.name}: ${what} answered ${answer.status} (expected ${status}; request ${rid}): ${answer.text.slice(0, 300)}`);

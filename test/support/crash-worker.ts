@@ -24,4 +24,4 @@ const orm = await openDatabase(config.databaseUrl!);
 const temporal = await connectTemporalFor(config);
 const processor = process.env.CRASH_WORKER_HOLD_REFUNDS === '1' ? holding : simulatorProcessor;
 await startWorker({ config, orm, temporal, log: createLogger(config.logLevel), processor });
-process.stdout.write('worker-ready\n');
+process.stdout.write('worker running\n');

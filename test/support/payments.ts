@@ -1,5 +1,5 @@
 /** Helpers for tests that pay sessions through the public pay endpoint. */
-import type { TestBusiness, TestStack } from './stack.js';
+import type { Stack, TestBusiness, TestStack } from './stack.js';
 
 export const CARDS = {
   success: '4242424242424242',
@@ -71,7 +71,7 @@ export class EventuallyTimeout extends Error {
   }
 }
 
-export async function sql<T = any>(stack: TestStack, query: string, params: unknown[] = []): Promise<T[]> {
+export async function sql<T = any>(stack: Pick<Stack, 'orm'>, query: string, params: unknown[] = []): Promise<T[]> {
   return stack.orm.em.getConnection().execute<T[]>(query, params);
 }
 

@@ -1,7 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { seedHistory, vacuumAnalyze, type SeededHistory } from '../../bench/history/seed.js';
 import { newId } from '../../src/domain/ids.js';
 import { addWithdrawalMethod } from '../../src/modules/withdrawals/withdrawal-method.service.js';
 import { lockBalance, postTransaction, readBalance, type Owner } from '../../src/modules/ledger/ledger.service.js';
+import { TEST_WEBHOOK_ENCRYPTION_KEY, type Stack, type TestBusiness } from './stack.js';
 
 /**
  * Money a test business can spend, without going through a payment: a balanced credit from processor
@@ -62,4 +64,15 @@ export async function entrySums(orm: MikroORM, owner: Owner): Promise<Record<str
       [owner.businessId, owner.livemode],
     );
   return Object.fromEntries(rows.map((r) => [r.account, Number(r.sum)]));
+}
+
+/** A new business with the history bench/history/seed.ts writes: `sessions` paid ones and what goes with them, analysed. */
+export async function businessWithHistory(stack: Stack, sessions: number): Promise<{ biz: TestBusiness; seeded: SeededHistory }> {
+  const biz = await stack.business();
+  const seeded = await seedHistory(stack.orm.em.fork(), { businessId: biz.id, livemode: false }, {
+    sessions,
+    webhookEncryptionKey: Buffer.from(TEST_WEBHOOK_ENCRYPTION_KEY, 'base64'),
+  });
+  await vacuumAnalyze(stack.orm.em.fork());
+  return { biz, seeded };
 }

@@ -1,8 +1,13 @@
 /**
- * The real stack for an integration test file: this jest worker's own database (cloned from the
- * migrated template), a Temporal client and an in-process worker on a task queue of its own, and the
- * HTTPS API on a free port.
+ * The real stack for a test file (or a run such as the soak): a database of its own (cloned from the
+ * migrated template), a Temporal client and a task queue no other file polls, and the service on them.
+ * By default the service runs in this process: the HTTPS API on a free port (`origin`, `http`) and a
+ * worker. With `processes` it runs as real OS processes instead, which the test starts, SIGKILLs and
+ * starts again (`stack.processes`, test/support/stack-processes.ts). Either way the stack makes the
+ * businesses, gives the one test client (test/support/http.ts) for any of its APIs, and stops everything
+ * it started.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
@@ -14,17 +19,30 @@ import { connectTemporalFor, startApi, startWorker } from '../../src/main/runtim
 import { createBusiness, DEMO_BUSINESS, type NewBusiness } from '../../src/modules/businesses/business.service.js';
 import { createHttpClient, type HttpClient } from './http.js';
 import { TEMPLATE_DATABASE, workerDatabaseName, workerTaskQueue } from './names.js';
+import { killAll } from './processes.js';
+import { stackProcesses, type StackProcesses, type Wiring } from './stack-processes.js';
 
-export interface TestStack {
+/** What every stack has, wherever its service runs. */
+export interface Stack {
   config: Config;
   orm: MikroORM;
   temporal: Client;
-  origin: string;
-  http: HttpClient;
   databaseUrl: string;
+  /** What a process needs to join this stack: its database, Temporal, task queue and environment. */
+  wiring: Wiring;
+  /** The service's processes on this stack (an API, a worker, a test's own worker entry); killed by `stop`. */
+  processes: StackProcesses;
+  /** The one test client for an API of this stack (an API process's origin), closed by `stop`. */
+  client: (origin: string) => HttpClient;
   /** A fresh business (approved unless told otherwise) and its test and live keys. */
   business: (overrides?: Partial<NewBusiness>) => Promise<TestBusiness>;
   stop: () => Promise<void>;
+}
+
+/** A stack whose API runs in this process. */
+export interface TestStack extends Stack {
+  origin: string;
+  http: HttpClient;
 }
 
 export interface TestBusiness {
@@ -35,15 +53,32 @@ export interface TestBusiness {
 
 export { TEST_WEBHOOK_ENCRYPTION_KEY };
 
-async function workerDatabaseUrl(fabricatesState = false, ownDatabase?: string): Promise<string> {
+/** The environment the service is configured from, over the test defaults below. */
+export type StackEnv = Record<string, string>;
+
+export interface StackOptions {
+  /** No worker in this process (a test that starts its own, or runs none). */
+  worker?: boolean;
+  /**
+   * The service as OS processes only, under this name: no API or worker here. The database is
+   * `processes_<name>`, made afresh, and the task queue is new.
+   */
+  processes?: string;
+  /** States no payment could produce (a `completed` session without its payment): a database apart. */
+  fabricatesState?: boolean;
+  /** A database apart, named by this, for a file that judges the whole database (a seeded history). */
+  ownDatabase?: string;
+  /** MikroORM options over the service's (a test that reads the statements the service runs). */
+  orm?: Parameters<typeof openDatabase>[1];
+}
+
+/** A database `name` cloned from the migrated template: reused when it exists, or made afresh. */
+async function templateClone(name: string, fresh: boolean): Promise<string> {
   const adminUrl = process.env.TEST_DATABASE_URL!;
-  // Tests that write states no payment could produce (a `completed` session without its payment, to
-  // render a page) get a database of their own, so `ledger verify` elsewhere sees only real money moves.
-  // So does a test that must judge the whole database (`ownDatabase`), such as a seeded history.
-  const name = ownDatabase ? `${workerDatabaseName()}_${ownDatabase}` : fabricatesState ? `${workerDatabaseName()}_fabricated` : workerDatabaseName();
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
+    if (fresh) await admin.query(`drop database if exists ${name} with (force)`);
     const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [name]);
     if (!rowCount) await admin.query(`create database ${name} template ${TEMPLATE_DATABASE}`);
   } finally {
@@ -54,22 +89,29 @@ async function workerDatabaseUrl(fabricatesState = false, ownDatabase?: string):
   return url.toString();
 }
 
-export async function startStack(
-  env: Record<string, string> = {},
-  opts: {
-    worker?: boolean;
-    fabricatesState?: boolean;
-    ownDatabase?: string;
-    /** MikroORM options over the service's (a test that reads the statements the service runs). */
-    orm?: Parameters<typeof openDatabase>[1];
-  } = {},
-): Promise<TestStack> {
-  const databaseUrl = await workerDatabaseUrl(opts.fabricatesState, opts.ownDatabase);
+/**
+ * DATABASE_URL in the environment: that database, as it is (a PostgreSQL the test restarts, an empty one).
+ * Otherwise a clone of the template: the jest worker's, shared by its files in turn; or one apart.
+ */
+function stackDatabase(env: StackEnv, opts: StackOptions): Promise<string> {
+  if (env.DATABASE_URL) return Promise.resolve(env.DATABASE_URL);
+  if (opts.processes) return templateClone(`processes_${opts.processes}`, true);
+  // Tests that write states no payment could produce (to render a page) get a database of their own, so
+  // `ledger verify` elsewhere sees only real money moves. So does a test that judges the whole database.
+  const apart = opts.ownDatabase ?? (opts.fabricatesState ? 'fabricated' : undefined);
+  return templateClone(apart ? `${workerDatabaseName()}_${apart}` : workerDatabaseName(), false);
+}
+
+export async function startStack(env: StackEnv, opts: StackOptions & { processes: string }): Promise<Stack>;
+export async function startStack(env?: StackEnv, opts?: StackOptions): Promise<TestStack>;
+export async function startStack(env: StackEnv = {}, opts: StackOptions = {}): Promise<TestStack | Stack> {
+  const databaseUrl = await stackDatabase(env, opts);
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-    TEMPORAL_TASK_QUEUE: workerTaskQueue(),
+    // The fault suite runs its files one after another in one jest worker: each gets a queue of its own.
+    TEMPORAL_TASK_QUEUE: opts.processes ? `processes-${opts.processes}-${randomUUID().slice(0, 8)}` : workerTaskQueue(),
     PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // A fixed key, so no key file is generated under the repository's data directory.
@@ -80,20 +122,34 @@ export async function startStack(
     PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
     ...env,
   });
-  const log = createLogger(config.logLevel);
   const orm = await openDatabase(databaseUrl, opts.orm);
   const temporal = await connectTemporalFor(config);
-  const worker = opts.worker === false ? null : await startWorker({ config, orm, temporal, log });
-  const tls = { cert: readFileSync(process.env.TEST_TLS_CERT!), key: readFileSync(process.env.TEST_TLS_KEY!) };
-  const api = await startApi({ config, orm, temporal, log, tls });
-  const http = createHttpClient(api.origin, readFileSync(process.env.TEST_TLS_CA!));
-  return {
+  const ca = readFileSync(process.env.TEST_TLS_CA!);
+  const clients: HttpClient[] = [];
+  const client = (origin: string) => {
+    const made = createHttpClient(origin, ca);
+    clients.push(made);
+    return made;
+  };
+  const wiring: Wiring = {
+    databaseUrl,
+    temporalAddress: config.temporal.address!,
+    taskQueue: config.temporal.taskQueue,
+    env: { WEBHOOK_ENCRYPTION_KEY: TEST_WEBHOOK_ENCRYPTION_KEY, ...env },
+  };
+
+  const log = createLogger(config.logLevel);
+  const tls = () => ({ cert: readFileSync(process.env.TEST_TLS_CERT!), key: readFileSync(process.env.TEST_TLS_KEY!) });
+  const worker = !opts.processes && opts.worker !== false ? await startWorker({ config, orm, temporal, log }) : null;
+  const api = opts.processes ? null : await startApi({ config, orm, temporal, log, tls: tls() });
+  const stack: Stack = {
     config,
     orm,
     temporal,
-    origin: api.origin,
-    http,
     databaseUrl,
+    wiring,
+    processes: stackProcesses(wiring),
+    client,
     business: async (overrides = {}) => {
       const { business, keys } = await createBusiness(orm.em.fork(), { ...DEMO_BUSINESS, name: 'Test business', ...overrides });
       return {
@@ -103,10 +159,14 @@ export async function startStack(
       };
     },
     stop: async () => {
-      await api.close();
+      // The processes first: none may outlive the file, and none may find its database or Temporal gone mid-step.
+      await killAll();
+      for (const made of clients) made.close();
+      await api?.close();
       await worker?.stop();
       await temporal.connection.close();
       await orm.close();
     },
   };
+  return api ? { ...stack, origin: api.origin, http: client(api.origin) } : stack;
 }

@@ -1,25 +1,28 @@
 import { afterAll, beforeAll } from '@jest/globals';
-import { startStack, type TestBusiness, type TestStack } from './stack.js';
+import { startStack, type Stack, type StackEnv, type StackOptions, type TestBusiness, type TestStack } from './stack.js';
 
 /**
  * The setup every integration file repeats, once: `useStack()` at the top of a file starts the real
- * stack (startStack) before its tests and stops it after them; `useBusiness(stack)` makes a business
- * once the stack is up. Each returns a stand-in that reads through to the real thing, so a file keeps
- * writing `stack.http…` and `biz.testKey` as it did with `let stack` and its own beforeAll/afterAll.
- * Hooks run in the order they are declared: a file's own beforeAll after these sees both ready.
+ * stack (startStack, with its options) before its tests and stops it after them; `useBusiness(stack)`
+ * makes a business once the stack is up. Each returns a stand-in that reads through to the real thing, so
+ * a file keeps writing `stack.http…` and `biz.testKey` as it did with `let stack` and its own
+ * beforeAll/afterAll. Hooks run in the order they are declared: a file's own beforeAll after these sees
+ * both ready, and its own afterAll after these runs once the stack (and every process it started) is
+ * gone. `env` may be a function, run when the stack starts, for what must exist first (a receiver, a
+ * PostgreSQL or Temporal server of the file's own).
  */
-export function useStack(env: StackEnv | (() => Promise<StackEnv>) = {}, opts?: Parameters<typeof startStack>[1]): TestStack {
-  const stack = late<TestStack>('the stack');
-  beforeAll(async () => stack.set(await startStack(typeof env === 'function' ? await env() : env, opts)));
+export function useStack(env: StackEnv | (() => Promise<StackEnv>), opts: StackOptions & { processes: string }): Stack;
+export function useStack(env?: StackEnv | (() => Promise<StackEnv>), opts?: StackOptions): TestStack;
+export function useStack(env: StackEnv | (() => Promise<StackEnv>) = {}, opts: StackOptions = {}): TestStack | Stack {
+  const stack = late<TestStack | Stack>('the stack');
+  // Generous: `env` may start a server and migrate a database first, on a machine whose two cores are busy.
+  beforeAll(async () => stack.set(await startStack(typeof env === 'function' ? await env() : env, opts)), 180_000);
   afterAll(async () => stack.current()?.stop());
   return stack.value;
 }
 
-/** The environment the stack's config is loaded from, or a function that makes it when the stack starts. */
-type StackEnv = Parameters<typeof startStack>[0];
-
 /** A fresh business of `stack` (approved unless told otherwise), made before the file's tests. */
-export function useBusiness(stack: TestStack, overrides?: Parameters<TestStack['business']>[0]): TestBusiness {
+export function useBusiness(stack: Stack, overrides?: Parameters<Stack['business']>[0]): TestBusiness {
   const business = late<TestBusiness>('the business');
   beforeAll(async () => business.set(await stack.business(overrides)));
   return business.value;

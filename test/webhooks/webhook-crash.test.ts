@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createLogger } from '../../src/log.js';
 import { outboxFor, startWorker } from '../../src/main/runtime.js';
 import { recordEvent } from '../../src/modules/events/event.service.js';
@@ -21,25 +20,9 @@ afterAll(async () => receiver?.close());
 const sql = (query: string, params: unknown[] = []) => stack.orm.em.getConnection().execute(query, params);
 
 /** A real OS process that takes the event's outbox row and is SIGKILLed mid-fan-out. */
-function runWorkerThatDies(outboxId: string): Promise<{ signal: NodeJS.Signals | null; code: number | null; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/fanout-then-die.ts'], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        DATABASE_URL: stack.databaseUrl,
-        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-        TEMPORAL_TASK_QUEUE: stack.config.temporal.taskQueue,
-        CRASH_OUTBOX_ID: outboxId,
-        LOG_LEVEL: 'silent',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout }));
-  });
+async function runWorkerThatDies(outboxId: string): Promise<{ signal: NodeJS.Signals | null; code: number | null; output: string }> {
+  const proc = stack.processes.run('fanout-then-die', 'test/support/fanout-then-die.ts', { CRASH_OUTBOX_ID: outboxId });
+  return { ...(await proc.exited), output: proc.output() };
 }
 
 describe('fan-out across a crash', () => {
@@ -71,7 +54,7 @@ describe('fan-out across a crash', () => {
 
     // 2. A worker process claims the row, commits the deliveries, and is killed before starting workflows.
     const died = await runWorkerThatDies(String(outbox.id));
-    expect(died.stdout).toContain('deliveries committed; dying');
+    expect(died.output).toContain('deliveries committed; dying');
     expect(died.signal).toBe('SIGKILL');
     const afterCrash = await sql('select id, status from webhook_deliveries where event_id = ?', [eventId]);
     expect(afterCrash).toEqual([{ id: expect.stringMatching(/^whd_/), status: 'pending' }]);

@@ -59,5 +59,5 @@ const deps = {
 const activities = holding(createActivities(deps) as unknown as Record<string, Activity>);
 const worker = await createWorker(connection, config.temporal, deps, { activities });
 startOutboxRelay(outboxFor(orm, temporal, config, log), orm, log);
-process.stdout.write('worker-ready\n');
+process.stdout.write('worker running\n');
 await worker.run();

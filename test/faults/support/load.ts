@@ -5,9 +5,11 @@
  * failed with the same key, as a client would.
  */
 import { randomUUID } from 'node:crypto';
+import type { NewBusiness } from '../../../src/modules/businesses/business.service.js';
 import type { HttpClient, HttpResponse } from '../../support/http.js';
-import { payBody, sessionBody } from '../../support/payments.js';
-import type { TestBusiness } from '../../support/stack.js';
+import { payBody, sessionBody, sql } from '../../support/payments.js';
+import { addWalletMethod, creditAvailable, testMode } from '../../support/seed.js';
+import type { Stack, TestBusiness } from '../../support/stack.js';
 import { walletWithdrawal } from './flows.js';
 
 export interface Call {
@@ -25,6 +27,16 @@ export const SERVICE_UNAVAILABLE = {
   message: 'The service is temporarily unavailable; please retry',
   requestId: expect.stringMatching(/^req_/),
 };
+
+/** An API process and a worker on `stack`, and a business with the money and the rate limit for the load. */
+export async function serviceForLoad(stack: Stack, overrides: Partial<NewBusiness> = {}) {
+  const worker = await stack.processes.worker();
+  const api = await stack.processes.api();
+  const biz = await stack.business({ rateLimitTier: 'enterprise', rateLimitPerMinute: 6_000, rateLimitBurst: 6_000, ...overrides });
+  await addWalletMethod(stack.orm, biz.id);
+  await creditAvailable(stack.orm, testMode(biz.id), 1_000_000);
+  return { worker, api, http: stack.client(api.origin), biz };
+}
 
 export function startLoad(http: HttpClient, biz: TestBusiness, opts: { clients?: number; pauseMs?: number } = {}) {
   const calls: Call[] = [];
@@ -67,13 +79,30 @@ export function startLoad(http: HttpClient, biz: TestBusiness, opts: { clients?:
   };
 }
 
+/** Each call got an answer, a success or the 503 envelope; the 503s are returned. */
+export function expectCleanAnswers(calls: Call[]): Call[] {
+  expect(calls.filter((c) => c.error !== null).map((c) => `${c.op}: ${c.error}`)).toEqual([]);
+  const unclean = calls.filter((c) => ![200, 201, 503].includes(c.res!.status));
+  expect(unclean.map((c) => `${c.op} ${c.res!.status} ${c.res!.text}`)).toEqual([]);
+  const unavailable = calls.filter((c) => c.res!.status === 503);
+  for (const c of unavailable) expect(c.res!.body).toEqual({ success: false, error: SERVICE_UNAVAILABLE });
+  return unavailable;
+}
+
+/** Every write that answered 503 (a pay aside) retried with its own key at once, each until it succeeds. */
+export async function retryFailedWrites(http: HttpClient, calls: Call[], apiKey: string): Promise<void> {
+  // Each client retries on its own, at the same time as the others: one after another, n retries of up
+  // to 90 s each could outlast the test's timeout and fail it without saying which request was late.
+  await Promise.all(calls.filter((c) => c.op !== 'pay' && c.res!.status === 503).map(async (c) => (c.res = await retryUntilDone(http, c, apiKey))));
+}
+
 /**
  * A POST retried with its own key until it succeeds, as a client does after a 503. Meanwhile the only
  * other answers allowed are a 503, and a 409 while the key is still held: a request that failed because
  * the database went away could not give its key back, so the key stays claimed until its lease (60 s)
  * runs out.
  */
-export async function retryUntilDone(http: HttpClient, call: Call, apiKey: string, timeoutMs = 90_000): Promise<HttpResponse> {
+async function retryUntilDone(http: HttpClient, call: Call, apiKey: string, timeoutMs = 90_000): Promise<HttpResponse> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const res = await http.post(call.path, call.body, { key: apiKey, headers: { 'Idempotency-Key': call.key }, expect5xx: true }).catch(() => null);
@@ -90,14 +119,20 @@ export async function retryUntilDone(http: HttpClient, call: Call, apiKey: strin
  * A customer whose pay call failed tries again, unless the session is no longer pending (the first
  * call's payment went through after all). At most one try every 2 s: the pay limit is 10 a minute.
  */
-export async function payAgainIfPending(http: HttpClient, call: Call, statusOf: (sessionId: string) => Promise<string>, timeoutMs = 60_000) {
+async function payAgainIfPending(stack: Stack, http: HttpClient, call: Call, timeoutMs = 60_000) {
   const sessionId = call.path.split('/')[3];
   const until = Date.now() + timeoutMs;
+  const statusOf = async () => (await sql(stack, 'select status from checkout_sessions where id = ?', [sessionId]))[0].status as string;
   for (;;) {
-    if ((await statusOf(sessionId)) !== 'pending') return;
+    if ((await statusOf()) !== 'pending') return;
     const res = await http.post(call.path, call.body, { expect5xx: true }).catch(() => null);
     if (res?.status === 200) return;
     if (Date.now() > until) throw new Error(`pay ${sessionId} still failing: ${res?.status} ${res?.text}`);
     await new Promise((r) => setTimeout(r, 2_000));
   }
+}
+
+/** Every customer whose pay answered 503 pays again, all at once, where the session is still pending. */
+export async function payAgainWherePending(stack: Stack, http: HttpClient, calls: Call[]): Promise<void> {
+  await Promise.all(calls.filter((c) => c.op === 'pay' && c.res!.status === 503).map((c) => payAgainIfPending(stack, http, c)));
 }

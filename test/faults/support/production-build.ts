@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { spawnLogged, type ServiceProcess } from '../../support/processes.js';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
 /**
@@ -94,66 +95,23 @@ export function forbiddenLoads(file: string): string[] {
     .filter((url) => /\.[cm]?tsx?$/.test(url) || /\/node_modules\/(tsx|typescript|swc-loader|@swc\/jest)\//.test(url));
 }
 
-export interface EntryProcess {
-  output: () => string;
-  /** Milliseconds from spawn until `text` appeared in its output. */
-  waitFor: (text: string, timeoutMs?: number) => Promise<number>;
-  exited: Promise<number | null>;
-  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+export interface EntryProcess extends ServiceProcess {
   /** CPU time it has used so far (user + system, from /proc): its start-up cost whatever the machine's load. */
   cpuMs: () => number;
 }
 
-const running = new Set<EntryProcess>();
-
 /** `node dist/<entry>` in the app's directory, with the load hook and `env` alone (nothing inherited). */
 export function startEntry(app: ProductionApp, entry: string, env: Record<string, string>, args: string[] = []): EntryProcess {
-  const started = performance.now();
-  const child = spawn(process.execPath, ['--enable-source-maps', '--import', app.loadHook, `dist/${entry}`, ...args], {
-    cwd: app.root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (c) => (output += c));
-  child.stderr!.on('data', (c) => (output += c));
-  let gone = false;
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      gone = true;
-      running.delete(proc);
-      resolve(code);
-    }),
-  );
-  const proc: EntryProcess = {
-    output: () => output,
-    exited,
-    async waitFor(text, timeoutMs = 60_000) {
-      const until = Date.now() + timeoutMs;
-      while (!output.includes(text)) {
-        if (gone) throw new Error(`dist/${entry} exited before printing "${text}":\n${output.slice(-3000)}`);
-        if (Date.now() > until) throw new Error(`dist/${entry} did not print "${text}" in ${timeoutMs} ms:\n${output.slice(-3000)}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      return performance.now() - started;
-    },
+  const argv = ['--enable-source-maps', '--import', app.loadHook, `dist/${entry}`, ...args];
+  const proc = spawnLogged(entry, process.execPath, argv, { env, cwd: app.root, logDir: path.join(app.root, 'logs') });
+  return {
+    ...proc,
     cpuMs() {
       // Fields 14 and 15 after the command name: utime and stime, in clock ticks (100 a second on Linux).
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      const fields = readFileSync(`/proc/${proc.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
       return (Number(fields[11]) + Number(fields[12])) * 10;
     },
-    async stop(signal = 'SIGTERM') {
-      if (!gone) child.kill(signal);
-      return exited;
-    },
   };
-  running.add(proc);
-  return proc;
-}
-
-/** For afterAll: no process outlives the file. */
-export async function stopAll(): Promise<void> {
-  await Promise.all([...running].map((p) => p.stop('SIGKILL')));
 }
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
