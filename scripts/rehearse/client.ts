@@ -21,14 +21,11 @@ export class Stats {
   readonly failures: string[] = [];
   /** Requests retried at least once whose retry then succeeded. */
   retriedThenSucceeded = 0;
-  /** The proxy's own answers (deploy/haproxy/errors: no API answered), which the API document does not describe. */
-  proxyAnswers = 0;
 
   /** One try's outcome, as the client reports it. */
   record(o: Outcome): void {
     this.byStatus.set(o.answer.status, (this.byStatus.get(o.answer.status) ?? 0) + 1);
-    if (fromProxy(o.answer)) this.proxyAnswers++;
-    else for (const p of o.documentProblems) this.fail(`${o.method} ${o.path}: the answer breaks the API document: ${p}`);
+    for (const p of o.documentProblems) this.fail(`${o.method} ${o.path}: the answer breaks the API document: ${p}`);
   }
   retried(reason: string): void {
     this.retries.set(reason, (this.retries.get(reason) ?? 0) + 1);
@@ -36,14 +33,6 @@ export class Stats {
   fail(why: string): void {
     this.failures.push(why);
   }
-}
-
-/**
- * HAProxy's errorfile answers (503 while no API is ready, 408) carry the error envelope with a null
- * requestId and no X-Request-Id: no API process saw the request. Every answer of an API has its id.
- */
-function fromProxy(a: HttpResponse): boolean {
-  return a.status !== 0 && a.headers['x-request-id'] === undefined && a.body?.error?.requestId === null;
 }
 
 /** The retryable answers this client knows, by reason; null: not retryable. */

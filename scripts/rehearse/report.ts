@@ -36,7 +36,7 @@ export function formatReport(r: {
   const lines = [
     `Production rehearsal ${ok ? 'PASSED' : 'FAILED'}`,
     `  requests:   ${stats.requests} in ${r.trafficSeconds.toFixed(0)} s of load (${(stats.requests / Math.max(1, r.trafficSeconds)).toFixed(1)}/s); ${r.totalSeconds.toFixed(0)} s in all`,
-    `  answers:    ${list(stats.byStatus)} (every HTTP answer, retries included; 0 = no answer); ${stats.proxyAnswers} the proxy's own, every other one checked against the API document`,
+    `  answers:    ${list(stats.byStatus)} (every HTTP answer, retries included; 0 = no answer); each checked against the API document, the proxy's own 503 and 408 included`,
     `  retries:    ${retries} (${list(stats.retries)}); ${stats.retriedThenSucceeded} requests succeeded on a retry with their key`,
     `  failures:   ${stats.failures.length} (requests that ended in an undocumented answer or gave up, and answers the API document does not describe)`,
     `  load:       ${f.payments} pays (${f.payAnswersLost} whose retry found the session no longer payable), ${f.refunds} refunds (${f.refundsRefused} refused for balance), ${f.withdrawals} withdrawals (${f.withdrawalsRefused} refused for balance), ${f.cancels} cancels (${f.cancelsTooLate} too late)`,

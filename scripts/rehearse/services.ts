@@ -102,7 +102,6 @@ export async function startServices(w: Wiring): Promise<Services> {
     PATH: process.env.PATH ?? '',
     HTTPS_BIND: `127.0.0.1:${proxyPort}`,
     TLS_PEM: pem,
-    PROXY_ERRORS_DIR: path.join(DEPLOY, 'haproxy', 'errors'),
     API_1: `127.0.0.1:${apis[0].port}`,
     API_1_ADMIN: String(apis[0].adminPort),
     API_2: `127.0.0.1:${apis[1].port}`,

@@ -6,6 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ENTRY_POINTS } from '../../scripts/rehearse/services.js';
+import { ApiError } from '../../src/http/errors.js';
+import { documentProblems } from '../support/api-document.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -63,7 +65,7 @@ describe('docker-compose.yml and npm run rehearse share deploy/', () => {
 
   it('the proxy gets every variable its configuration reads, in both', () => {
     const names = [...read('deploy/haproxy/haproxy.cfg').matchAll(/"\$\{(\w+)\}/g)].map((m) => m[1]);
-    expect(new Set(names)).toEqual(new Set(['HTTPS_BIND', 'TLS_PEM', 'PROXY_ERRORS_DIR', 'API_1', 'API_1_ADMIN', 'API_2', 'API_2_ADMIN']));
+    expect(new Set(names)).toEqual(new Set(['HTTPS_BIND', 'TLS_PEM', 'API_1', 'API_1_ADMIN', 'API_2', 'API_2_ADMIN']));
     for (const name of names) {
       expect(service('proxy')).toMatch(new RegExp(`\\b${name}: `));
       expect(read('scripts/rehearse/services.ts')).toMatch(new RegExp(`\\b${name}: `));
@@ -94,17 +96,28 @@ describe('docker-compose.yml and npm run rehearse share deploy/', () => {
     expect(address!.split('.').slice(0, 3)).toEqual(subnet!.split('.').slice(0, 3));
   });
 
-  it('the proxy reads whole requests within 10 s and answers a late one 408 in the spec envelope', () => {
+  it('the proxy reads whole requests within 10 s', () => {
     const cfg = read('deploy/haproxy/haproxy.cfg');
     expect(cfg).toMatch(/^\s+option http-buffer-request$/m);
     expect(cfg).toMatch(/^\s+timeout http-request 10s$/m);
-    expect(cfg).toContain('errorfile 408 "${PROXY_ERRORS_DIR}/408.http"');
-    const answer = read('deploy/haproxy/errors/408.http');
-    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
-    expect(JSON.parse(answer.slice(answer.indexOf('\n\n') + 2))).toEqual({
-      success: false,
-      error: { type: 'request_timeout', message: 'The request was not received in time; please send it again', requestId: null },
-    });
+  });
+
+  it("the proxy's own 503 and 408 are the API's answers: its envelope and message, a request id, and what the API document asks of every answer", () => {
+    const cfg = read('deploy/haproxy/haproxy.cfg');
+    expect(cfg).toContain('unique-id-format "req_%[uuid(4),regsub(-,,g)]"');
+    const requestId = `req_${'0123456789abcdef'.repeat(2)}`; // what the format makes: a v4 uuid's 32 hex digits
+    for (const code of ['service_unavailable', 'request_timeout'] as const) {
+      const expected = new ApiError(code);
+      const line = cfg.split('\n').find((l) => l.trim().startsWith(`http-error status ${expected.status} `));
+      expect(line).toBeDefined();
+      const headers: Record<string, string> = { 'content-type': line!.match(/content-type "([^"]+)"/)![1] };
+      for (const [, name, value] of line!.matchAll(/ hdr ([\w-]+) ("[^"]*"|\S+)/g)) headers[name.toLowerCase()] = value.replace(/^"|"$/g, '').replace('%[unique-id]', requestId);
+      const body = JSON.parse(JSON.parse(line!.match(/lf-string ("(?:[^"\\]|\\.)*")/)![1]).replaceAll('%[unique-id]', requestId));
+      expect(body).toMatchObject({ success: false, error: { type: expected.type, message: expected.message, requestId } });
+      expect(headers['x-request-id']).toBe(requestId);
+      expect(documentProblems('POST', '/api/checkout/sessions', { status: expected.status, headers, body })).toEqual([]);
+      if (expected.status === 503) expect([headers['retry-after'], body.error.retryAfter]).toEqual(['1', 1]);
+    }
   });
 
   it('the Temporal UI is published on loopback only, in compose and in the rehearsal', () => {
