@@ -92,12 +92,16 @@ export async function refundsScenario(
   };
 }
 
-/** Ten local HTTPS receivers answering 200, trusted through the benchmark's CA (WEBHOOK_CA_FILE). */
-export async function startReceivers(tls: { certFile: string; keyFile: string }, count = 10) {
+/**
+ * Ten local HTTPS receivers answering 200, trusted through the benchmark's CA (WEBHOOK_CA_FILE).
+ * `onPost` hears each POST's delivery id and the moment its headers arrived (the first-attempt probe).
+ */
+export async function startReceivers(tls: { certFile: string; keyFile: string }, count = 10, onPost?: (deliveryId: string, atMs: number) => void) {
   const servers = await Promise.all(
     Array.from({ length: count }, () =>
       new Promise<https.Server>((resolve) => {
         const server = https.createServer({ cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }, (req, res) => {
+          onPost?.(String(req.headers['x-webhook-delivery-id']), Date.now());
           req.resume();
           req.on('end', () => res.writeHead(200).end('ok'));
         });
