@@ -44,6 +44,13 @@ const INSERT_ATTEMPT = `
 
 type Done = Exclude<WebhookAttemptResult, { outcome: 'wait' }>;
 
+/**
+ * The longest an attempt takes to record its outcome: the POST's own 10 s deadline and two short writes
+ * fit well inside, and it is the attempt activity's start-to-close timeout (workflows/webhooks.ts). An
+ * attempt still `delivering` this long after its claim died on the way.
+ */
+const ATTEMPT_LIMIT_MS = 30_000;
+
 interface AttemptInput {
   deliveryId: string;
   attemptNumber: number;
@@ -89,22 +96,47 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   }
 
   /**
-   * Claims the delivery for an attempt, only while it is pending and its endpoint is enabled and not
-   * deleted; with `unpacedOnly`, only when the endpoint also has no throttle and no Retry-After in force,
-   * the common case, which has no turn to take (endpoint-pacing.service.ts).
+   * Claims the delivery for an attempt, only while it is pending, this attempt has not been claimed
+   * before, and its endpoint is enabled and not deleted; with `unpacedOnly`, only when the endpoint also
+   * has no throttle and no Retry-After in force, the common case, which has no turn to take
+   * (endpoint-pacing.service.ts).
    */
   async function claim(input: AttemptInput, unpacedOnly = false): Promise<ClaimedDelivery | undefined> {
     // `delivering` too: an attempt whose worker died mid-request left it so, and the schedule moved on.
+    // `attempt_count < n`: each attempt is claimed once, so one run again after its worker died (a local
+    // activity whose result the workflow never recorded) sends nothing (`alreadyAttempted`).
     const [row] = await em().execute<ClaimedDelivery[]>(
       `update webhook_deliveries d set status = 'delivering', attempt_count = ?, next_attempt_at = null, updated_at = now()
        from webhook_endpoints e
-       where d.id = ? and e.id = d.endpoint_id and d.status in ('pending', 'delivering')
+       where d.id = ? and e.id = d.endpoint_id and d.status in ('pending', 'delivering') and d.attempt_count < ?
          and e.enabled and e.deleted_at is null
          ${unpacedOnly ? 'and e.rate_limit_per_second is null and (e.next_attempt_not_before is null or e.next_attempt_not_before <= now())' : ''}
        returning d.body, d.event_id, d.endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at`,
-      [input.attemptNumber, input.deliveryId],
+      [input.attemptNumber, input.deliveryId, input.attemptNumber],
     );
     return row;
+  }
+
+  /**
+   * An attempt claimed before (`attempt_count` already at or past it): what it came to, read from the
+   * delivery, instead of a second POST. That happens when a local attempt runs again after its worker
+   * died before the workflow recorded its result. Recorded, its outcome stands, and a failure keeps the
+   * wait it set (the next delay, or the receiver's Retry-After). Still `delivering`, it counts as failed
+   * once ATTEMPT_LIMIT_MS have passed since its claim, as an attempt activity that timed out does;
+   * `inFlightMs` is how long until then, which a paced attempt waits out (it may be under way elsewhere).
+   * Undefined when this attempt was never claimed.
+   */
+  async function alreadyAttempted(input: AttemptInput): Promise<{ done: Done; inFlightMs: number } | undefined> {
+    const [row] = await em().execute<{ status: string; wait_ms: number | null; in_flight_ms: number }[]>(
+      `select status, ceil(greatest(0, extract(epoch from (next_attempt_at - now())) * 1000))::float8 as wait_ms,
+         ceil(greatest(0, extract(epoch from (updated_at + make_interval(secs => ? / 1000.0) - now())) * 1000))::float8 as in_flight_ms
+       from webhook_deliveries where id = ? and attempt_count >= ?`,
+      [ATTEMPT_LIMIT_MS, input.deliveryId, input.attemptNumber],
+    );
+    if (!row) return undefined;
+    if (row.status === 'succeeded') return { done: { outcome: 'succeeded' }, inFlightMs: 0 };
+    const retryAfterMs = row.status === 'pending' && row.wait_ms !== null ? Number(row.wait_ms) : null;
+    return { done: { outcome: 'failed', retryAfterMs }, inFlightMs: row.status === 'delivering' ? Number(row.in_flight_ms) : 0 };
   }
 
   /**
@@ -115,6 +147,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   async function attempt(input: AttemptInput, at: Date, startedAt: Date | null = null): Promise<Done> {
     const row = await claim(input);
     if (!row) {
+      const earlier = await alreadyAttempted(input);
+      if (earlier) return earlier.done;
       // Finished already, or its endpoint was disabled or deleted: nothing is sent, and it ends `failed`.
       await em().execute(
         `update webhook_deliveries d set status = 'failed', next_attempt_at = null, completed_at = now(), updated_at = now(),
@@ -203,6 +237,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       // statement, not a locked read of the endpoint and then the claim (three round trips fewer).
       const unpaced = input.turnTaken ? undefined : await claim(input, true);
       if (unpaced) return sendClaimed(unpaced, input, new Date(input.now));
+      // Before a turn is taken, which would overwrite the wait a recorded failure set.
+      const earlier = await alreadyAttempted(input);
+      if (earlier) return earlier.inFlightMs > 0 ? { outcome: 'wait', waitMs: earlier.inFlightMs } : earlier.done;
       const turn = await em().transactional((tx) => takeTurn(tx, input.deliveryId, input.turnTaken));
       if (turn.waitMs > 0) return { outcome: 'wait', waitMs: turn.waitMs };
       return attempt(input, new Date(input.now), turn.startedAt);
