@@ -1,15 +1,18 @@
-import { createWebhookActivities } from '../../activities/webhooks.js';
+import { createWebhookActivities, type WebhookActivityDeps } from '../../activities/webhooks.js';
 import { createLogger } from '../../src/log.js';
 import { recordEvent } from '../../src/modules/events/event.service.js';
+import { createDeliveryAttempts } from '../../src/modules/webhooks/delivery-attempt.service.js';
 import type { PostOutcome } from '../../src/modules/webhooks/delivery.transport.js';
 import { createEventFanout } from '../../src/modules/webhooks/fanout.service.js';
+import { createFirstAttempts } from '../../src/modules/webhooks/first-attempts.service.js';
 import { TEST_WEBHOOK_ENCRYPTION_KEY } from '../support/stack.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 
 /**
  * Each attempt is claimed once. An attempt runs inside its workflow's task (a local activity), so a worker
- * that dies before the task completes leaves it to run again on the next one; that second run must not
- * POST again. The real attempt activity on the real database, with a transport of the test's own.
+ * that dies before the task completes leaves it to run again on the next one; and a worker's fan-out sends
+ * a delivery's first attempt beside the workflow's own. The second never POSTs again: it reads what the
+ * first came to. The real attempt activity on the real database, with a transport of the test's own.
  */
 const stack = useStack({}, { worker: false });
 const biz = useBusiness(stack);
@@ -24,8 +27,8 @@ async function transport(url: string): Promise<PostOutcome> {
   return { ok, statusCode: answer.status, durationMs: 1, responseBody: '', error: ok ? null : `HTTP ${answer.status}`, retryAfter: answer.headers?.['retry-after'] };
 }
 
-const activities = () =>
-  createWebhookActivities({ orm: stack.orm, webhooks: { encryptionKey: Buffer.from(TEST_WEBHOOK_ENCRYPTION_KEY, 'base64'), allowPrivateUrls: true, transport } });
+const deps = () => ({ orm: stack.orm, webhooks: { encryptionKey: Buffer.from(TEST_WEBHOOK_ENCRYPTION_KEY, 'base64'), allowPrivateUrls: true, transport } });
+const activities = (extra: Partial<WebhookActivityDeps> = {}) => createWebhookActivities({ ...deps(), ...extra });
 const sql = <T = any>(query: string, params: unknown[] = []) => stack.orm.em.getConnection().execute<T[]>(query, params);
 
 /** One delivery to a new endpoint; its workflow goes to a queue no worker polls, so only the test attempts it. */
@@ -83,20 +86,42 @@ describe('an attempt run a second time', () => {
     expect(after).toEqual(before);
   });
 
-  it('while the first is still under way: waits for it (up to 30 s from its claim), then reads what it came to', async () => {
+  it('while the first is under way in another process: reads it again after as long as it has been under way, then its outcome', async () => {
     let answer!: () => void;
     const d = await delivery({ status: 200, held: new Promise((resolve) => (answer = resolve)) });
     const first = attempt(d.id, 1);
     while (sent(d.url) === 0) await new Promise((r) => setTimeout(r, 20)); // the POST left, its answer held
-    const meanwhile = await attempt(d.id, 1);
-    expect(meanwhile.outcome).toBe('wait');
-    const waitMs = meanwhile.outcome === 'wait' ? meanwhile.waitMs : 0;
-    expect(waitMs).toBeGreaterThan(25_000);
-    expect(waitMs).toBeLessThanOrEqual(30_000);
+    const soon = await attempt(d.id, 1);
+    expect(soon.outcome === 'wait' && soon.waitMs).toBeGreaterThanOrEqual(250);
+    expect(soon.outcome === 'wait' && soon.waitMs).toBeLessThan(5_000);
+    // Under way for 10 s (its claim aged rather than waited for): read again in 10 s, within its 30 s limit.
+    await sql(`update webhook_deliveries set updated_at = now() - interval '10 seconds' where id = ?`, [d.id]);
+    const later = await attempt(d.id, 1, true);
+    expect(later.outcome === 'wait' && later.waitMs).toBeGreaterThanOrEqual(10_000);
+    expect(later.outcome === 'wait' && later.waitMs).toBeLessThan(11_000);
     answer();
     expect(await first).toEqual({ outcome: 'succeeded' });
     // Woken after its wait (the workflow's timer), it finds the outcome and sends nothing.
     expect(await attempt(d.id, 1, true)).toEqual({ outcome: 'succeeded' });
+    expect(sent(d.url)).toBe(1);
+  });
+
+  it("while the worker's fan-out is sending it in the same process: waits for that attempt, then reads its outcome", async () => {
+    let answer!: () => void;
+    const d = await delivery({ status: 500, held: new Promise((resolve) => (answer = resolve)) });
+    const firstAttempts = createFirstAttempts(createDeliveryAttempts(deps()), createLogger('silent'));
+    firstAttempts.send(d.id);
+    while (sent(d.url) === 0) await new Promise((r) => setTimeout(r, 20));
+    let settled = false;
+    const own = activities({ firstAttempts })
+      .sendWebhookAttempt({ deliveryId: d.id, attemptNumber: 1, nextDelayMs: 60_000, now: Date.now(), turnTaken: false })
+      .finally(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(settled).toBe(false);
+    answer();
+    const result = await own;
+    // The fan-out's attempt failed: the next attempt keeps the minute it set, and nothing was sent twice.
+    expect(result.outcome === 'failed' && result.retryAfterMs).toBeGreaterThan(50_000);
     expect(sent(d.url)).toBe(1);
   });
 
