@@ -2,6 +2,7 @@
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
 import { newId } from '../src/domain/ids.js';
 import { addWithdrawalMethod } from '../src/modules/businesses/business.service.js';
 import { recordEvent } from '../src/modules/events/event.service.js';
@@ -156,6 +157,7 @@ export async function webhookScenario(
   const last = Math.max(...rows.map((r) => ms(r.done_at ?? r.first_at)));
   const toFirstAttempt = rows.map((r) => ms(r.first_at) - ms(r.event_at));
   return {
+    firstEventAt: first,
     deliveries: rows.length,
     deliveriesPerSec: Math.round(((rows.length * 1000) / Math.max(1, last - first)) * 10) / 10,
     commitToFirstAttemptP50Ms: percentile(toFirstAttempt, 50),
@@ -165,6 +167,16 @@ export async function webhookScenario(
     commitToFanOutP50Ms: percentile(rows.map((r) => ms(r.fanned_at) - ms(r.event_at)), 50),
     fanOutToFirstAttemptP50Ms: percentile(rows.map((r) => ms(r.first_at) - ms(r.fanned_at)), 50),
   };
+}
+
+/**
+ * Waits until no webhook delivery workflow is running and returns when that was: a worker's fan-out sends
+ * each first attempt itself, so a delivery can be done before its workflow has run its first task.
+ */
+export async function deliveryWorkflowsClosed(temporal: Client): Promise<number> {
+  const running = `WorkflowType = 'webhookDeliveryWorkflow' AND ExecutionStatus = 'Running'`;
+  await until(async () => ((await temporal.workflow.count(running)).count === 0 ? true : null), 300_000);
+  return Date.now();
 }
 
 /** Waits until no outbox row, refund, withdrawal or webhook delivery is still in flight; returns how long that took (ms). */

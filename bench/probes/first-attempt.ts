@@ -154,9 +154,11 @@ async function main() {
         const loadBefore = loadAverage();
         const timelines = await measure(infra.orm, temporal, posts, biz.id, events, rate, endpoints);
         const summary = summarise(timelines);
-        // Each delivery's moments, in ms after its commit, to read an event's deliveries side by side.
-        const relative = timelines.map((t) => Object.fromEntries(Object.entries(t).map(([k, v]) => [k, k === 'commit' ? v : v - t.commit])));
-        const result = { variant: dist.label, round, shape, loadBefore, loadAfter: loadAverage(), ...summary, timelines: relative };
+        // Each delivery's moments, in ms after its commit (the commit itself as epoch ms), one row each, so an
+        // event's deliveries read side by side.
+        const columns = Object.keys(timelines[0]) as (keyof Timeline)[];
+        const rows = timelines.map((t) => columns.map((k) => (k === 'commit' ? t.commit : t[k] - t.commit)));
+        const result = { variant: dist.label, round, shape, loadBefore, loadAfter: loadAverage(), ...summary, timelines: { columns, rows } };
         results.push(result);
         process.stdout.write(
           `${dist.label} r${round} ${shape}: commit→POST p50 ${summary.commitToPostP50} p99 ${summary.commitToPostP99} ms ` +
@@ -179,7 +181,9 @@ async function main() {
     }
   }
   const out = path.join('bench', 'results', `${new Date().toISOString().slice(0, 10)}-first-attempt${process.env.PROBE_OUT ? `-${process.env.PROBE_OUT}` : ''}.json`);
-  writeFileSync(out, JSON.stringify({ at: new Date().toISOString(), dists, rounds, events, rate, results }, null, 2));
+  // Indented, but each row of numbers on one line.
+  const text = JSON.stringify({ at: new Date().toISOString(), dists, rounds, events, rate, results }, null, 2);
+  writeFileSync(out, text.replace(/\[\s+([-\d.,\snul]+?)\s+\]/g, (_, row: string) => `[${row.split(/,\s*/).join(', ')}]`));
   process.stdout.write(`written to ${out}\n`);
   await temporal.connection.close();
   await receivers.close();
