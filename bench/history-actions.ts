@@ -32,6 +32,8 @@ export const BEFORE: Record<string, string> = {
   refund: 'refund-completed-before-local-steps.json',
   withdrawal: 'withdrawal-paid-before-local-steps.json',
   'reserve release': 'reserve-release-released-before-local-steps.json',
+  // Before `patched('webhook-local-attempts')`: the attempt as an activity, a second workflow task.
+  'webhook delivery': 'webhook-delivery-first-try-before-local-attempts.json',
 };
 
 export interface HistoryCount {

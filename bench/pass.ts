@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { Client, Connection } from '@temporalio/client';
 import { createBusiness, DEMO_BUSINESS } from '../src/modules/businesses/business.service.js';
 import { freePort } from '../src/dev/free-port.js';
 import { floorBalanceLock } from './floors/balance-lock.js';
@@ -13,7 +14,7 @@ import { floorWorkflowCompletions, floorWorkflowStarts } from './floors/temporal
 import { cpuByGroup, perOperation, type CpuGroups } from './cpu.js';
 import { load } from './load.js';
 import { fixedRateLatency, jsonClient } from './open-loop.js';
-import { quiet, refundsScenario, webhookScenario, withdrawalsScenario } from './scenarios.js';
+import { deliveryWorkflowsClosed, quiet, refundsScenario, webhookScenario, withdrawalsScenario } from './scenarios.js';
 import { peakRssMb, resetPeakRss, spawnService, stopService } from './stack.js';
 import { quantileBound, scrapeScheduleToStart } from './worker-metrics.js';
 
@@ -216,8 +217,12 @@ export async function runPass(o: PassOptions) {
       add('(c) deliveries offered (/s)', rate * o.receivers.urls.length);
       const cpuBeforeC = cpuNow();
       const c = await webhookScenario(client, orm, hooks.key, hooks.business.id, urls, rate, rate * SECONDS, o.receivers.urls.length);
+      // The deliveries' workflows too, which may close after the last POST: their CPU and their rate count.
+      const temporal = new Client({ connection: await Connection.connect({ address: o.temporalAddress }) });
+      const closedAt = await deliveryWorkflowsClosed(temporal).finally(() => temporal.connection.close());
       addCpu('webhook delivery', cpuBeforeC, c.deliveries);
       add('(c) webhook deliveries to 10 receivers (/s)', c.deliveriesPerSec);
+      add('(c) delivery workflows closed (/s)', Math.round(((c.deliveries * 1000) / Math.max(1, closedAt - c.firstEventAt)) * 10) / 10);
       add('(c) commit → first attempt p50 (ms)', c.commitToFirstAttemptP50Ms);
       add('(c) commit → first attempt p99 (ms)', c.commitToFirstAttemptP99Ms);
       // At a rate the service keeps up with: the path's own latency, not queueing.

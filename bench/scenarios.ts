@@ -2,6 +2,7 @@
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
 import { newId } from '../src/domain/ids.js';
 import { addWithdrawalMethod } from '../src/modules/withdrawals/withdrawal-method.service.js';
 import { recordEvent } from '../src/modules/events/event.service.js';
@@ -92,12 +93,16 @@ export async function refundsScenario(
   };
 }
 
-/** Ten local HTTPS receivers answering 200, trusted through the benchmark's CA (WEBHOOK_CA_FILE). */
-export async function startReceivers(tls: { certFile: string; keyFile: string }, count = 10) {
+/**
+ * Ten local HTTPS receivers answering 200, trusted through the benchmark's CA (WEBHOOK_CA_FILE).
+ * `onPost` hears each POST's delivery id and the moment its headers arrived (the first-attempt probe).
+ */
+export async function startReceivers(tls: { certFile: string; keyFile: string }, count = 10, onPost?: (deliveryId: string, atMs: number) => void) {
   const servers = await Promise.all(
     Array.from({ length: count }, () =>
       new Promise<https.Server>((resolve) => {
         const server = https.createServer({ cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }, (req, res) => {
+          onPost?.(String(req.headers['x-webhook-delivery-id']), Date.now());
           req.resume();
           req.on('end', () => res.writeHead(200).end('ok'));
         });
@@ -152,6 +157,7 @@ export async function webhookScenario(
   const last = Math.max(...rows.map((r) => ms(r.done_at ?? r.first_at)));
   const toFirstAttempt = rows.map((r) => ms(r.first_at) - ms(r.event_at));
   return {
+    firstEventAt: first,
     deliveries: rows.length,
     deliveriesPerSec: Math.round(((rows.length * 1000) / Math.max(1, last - first)) * 10) / 10,
     commitToFirstAttemptP50Ms: percentile(toFirstAttempt, 50),
@@ -161,6 +167,16 @@ export async function webhookScenario(
     commitToFanOutP50Ms: percentile(rows.map((r) => ms(r.fanned_at) - ms(r.event_at)), 50),
     fanOutToFirstAttemptP50Ms: percentile(rows.map((r) => ms(r.first_at) - ms(r.fanned_at)), 50),
   };
+}
+
+/**
+ * Waits until no webhook delivery workflow is running and returns when that was: a worker's fan-out sends
+ * each first attempt itself, so a delivery can be done before its workflow has run its first task.
+ */
+export async function deliveryWorkflowsClosed(temporal: Client): Promise<number> {
+  const running = `WorkflowType = 'webhookDeliveryWorkflow' AND ExecutionStatus = 'Running'`;
+  await until(async () => ((await temporal.workflow.count(running)).count === 0 ? true : null), 300_000);
+  return Date.now();
 }
 
 /** Waits until no outbox row, refund, withdrawal or webhook delivery is still in flight; returns how long that took (ms). */

@@ -1,4 +1,4 @@
-import { log, patched, proxyActivities, sleep } from '@temporalio/workflow';
+import { log, patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.js';
 import type { WebhookAttemptResult, WebhookDeliveryResult } from '../contracts/webhooks.js';
 
@@ -28,6 +28,14 @@ const { attemptWebhookDelivery, sendWebhookAttempt } = proxyActivities<WebhookAc
   retry: { maximumAttempts: 1 },
 });
 
+// The same attempt inside the workflow task (runs begun after LOCAL_ATTEMPTS_PATCH): no task-queue round
+// trip between the task that decides to attempt and the POST. Killed mid-way, it runs again on the next
+// worker, where the attempt finds itself already claimed and counts as failed (activities/webhooks.ts).
+const { sendWebhookAttempt: sendWebhookAttemptLocally } = proxyLocalActivities<WebhookActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 1 },
+});
+
 const { failWebhookDelivery } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
@@ -40,6 +48,14 @@ const { failWebhookDelivery } = proxyActivities<WebhookActivities>({
 export const ENDPOINT_PACING_PATCH = 'webhook-endpoint-pacing';
 
 /**
+ * Runs from before this patch send each attempt as an activity; runs after it, as a local activity: the
+ * first POST leaves in the run's first workflow task. docs/decisions.md, Hot paths.
+ */
+export const LOCAL_ATTEMPTS_PATCH = 'webhook-local-attempts';
+
+type SendAttempt = WebhookActivities['sendWebhookAttempt'];
+
+/**
  * One per delivery (`webhook-delivery-whd_…`). Owns the retry schedule and all waiting; the database owns
  * the delivery's state and the endpoint's pace. It ends at the first 2xx, when the delivery was stopped
  * (endpoint disabled or deleted), or after the last attempt, with the delivery `failed`.
@@ -48,11 +64,12 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   const delays = input.delaysMs ?? WEBHOOK_RETRY_DELAYS_MS;
   // Asked once, before the first command: a run that began without the patch never switches mid-way.
   if (!patched(ENDPOINT_PACING_PATCH)) return fixedSchedule(input.deliveryId, delays);
+  const send: SendAttempt = patched(LOCAL_ATTEMPTS_PATCH) ? sendWebhookAttemptLocally : sendWebhookAttempt;
   let waitMs = delays[0];
   for (let i = 0; i < delays.length; i++) {
     if (waitMs > 0) await sleep(waitMs);
     const nextDelayMs = i + 1 < delays.length ? delays[i + 1] : null;
-    const result = await pacedAttempt({ deliveryId: input.deliveryId, attemptNumber: i + 1, nextDelayMs });
+    const result = await pacedAttempt(send, { deliveryId: input.deliveryId, attemptNumber: i + 1, nextDelayMs });
     if (result.outcome !== 'failed') return result.outcome;
     // A receiver's Retry-After replaces the schedule's next delay (it is capped at 24 h).
     waitMs = result.retryAfterMs ?? nextDelayMs ?? 0;
@@ -62,14 +79,14 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
 }
 
 /** One attempt at the endpoint's pace: asleep until the endpoint's turn (and the throttle's gap) when one is still ahead. */
-async function pacedAttempt(attempt: { deliveryId: string; attemptNumber: number; nextDelayMs: number | null }) {
+async function pacedAttempt(send: SendAttempt, attempt: { deliveryId: string; attemptNumber: number; nextDelayMs: number | null }) {
   type Done = Exclude<WebhookAttemptResult, { outcome: 'wait' }>;
   try {
-    let result = await sendWebhookAttempt({ ...attempt, now: Date.now(), turnTaken: false });
+    let result = await send({ ...attempt, now: Date.now(), turnTaken: false });
     // Asleep until the turn it took; woken, it may still wait out the gap after an attempt kept late.
     while (result.outcome === 'wait') {
       await sleep(result.waitMs);
-      result = await sendWebhookAttempt({ ...attempt, now: Date.now(), turnTaken: true });
+      result = await send({ ...attempt, now: Date.now(), turnTaken: true });
     }
     return result;
   } catch (err) {

@@ -18,7 +18,10 @@ import { postgresChargeBook } from '../modules/processor/charge-book.store.js';
 import { createOutboxDispatcher, type OutboxDispatcher } from '../modules/outbox/outbox.dispatcher.js';
 import { startRowCountFolder } from '../modules/lists/row-count.folder.js';
 import { startOutboxRelay } from '../modules/outbox/outbox.relay.js';
+import { createDeliveryAttempts } from '../modules/webhooks/delivery-attempt.service.js';
+import { createWebhookTransport } from '../modules/webhooks/delivery.transport.js';
 import { createEventFanout } from '../modules/webhooks/fanout.service.js';
+import { createFirstAttempts, type FirstAttempts } from '../modules/webhooks/first-attempts.service.js';
 import { createApiKeyCache } from '../modules/businesses/api-key.cache.js';
 import type { KnownKey } from '../http/auth.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.crypto.js';
@@ -62,7 +65,8 @@ export async function openDatabaseFor(config: Config, log: Logger): Promise<Mikr
   return orm;
 }
 
-export function outboxFor(orm: MikroORM, temporal: Client, config: Config, log: Logger): OutboxDispatcher {
+/** `firstAttempts`: a worker's, whose fan-out sends each delivery's first attempt itself. */
+export function outboxFor(orm: MikroORM, temporal: Client, config: Config, log: Logger, firstAttempts?: FirstAttempts): OutboxDispatcher {
   const taskQueue = config.temporal.taskQueue;
   return createOutboxDispatcher({
     orm,
@@ -70,7 +74,7 @@ export function outboxFor(orm: MikroORM, temporal: Client, config: Config, log: 
     taskQueue,
     log,
     handlers: {
-      'event.fanout': createEventFanout({ orm, temporal, taskQueue, log, retryDelaysMs: config.webhooks.retryDelaysMs }),
+      'event.fanout': createEventFanout({ orm, temporal, taskQueue, log, retryDelaysMs: config.webhooks.retryDelaysMs, firstAttempts }),
     },
   });
 }
@@ -141,14 +145,19 @@ export async function startWorker(opts: {
     caFile: config.webhooks.caFile,
     allowPrivateUrls: config.webhooks.allowPrivateUrls,
     disableAfterMs: config.webhooks.disableAfterMs,
+    // One pool of kept-alive connections to receivers, for the activities' attempts and the fan-out's.
+    transport: createWebhookTransport({ caFile: config.webhooks.caFile, allowPrivateUrls: config.webhooks.allowPrivateUrls }),
   };
   // Live mode fails closed: with live payments refused, the processor declines every live money move.
   const processor =
     config.livePayments === 'refused' ? refusingLive(opts.processor ?? simulatorWithBook(postgresChargeBook(orm))) : opts.processor;
+  // Each delivery's first attempt, sent by the relay's fan-out and awaited by the workflow's own (docs/decisions.md, Hot paths).
+  const firstAttempts = createFirstAttempts(createDeliveryAttempts({ orm, log, webhooks }), log, config.webhooks.retryDelaysMs);
   const worker = await createWorker(connection, { ...config.temporal, encryptionKeys: payloadKeysFor(config) }, {
     orm,
     log,
     webhooks,
+    firstAttempts,
     processor,
     sessionTtlMs: config.sessionTtlMs,
     disputes: config.disputes,
@@ -158,13 +167,14 @@ export async function startWorker(opts: {
   const running = worker.run();
   // The relay starts workflows over the worker's own connection, eagerly (src/temporal/client.ts).
   const relayTemporal = eagerStartClient(connection, { namespace: config.temporal.namespace, encryptionKeys: payloadKeysFor(config) });
-  const stopRelay = startOutboxRelay(outboxFor(orm, relayTemporal, config, log), orm, log);
+  const stopRelay = startOutboxRelay(outboxFor(orm, relayTemporal, config, log, firstAttempts), orm, log);
   const stopFolder = startRowCountFolder(orm, log);
   return {
     worker,
     running,
     stop: async () => {
       await stopRelay();
+      await firstAttempts.settled();
       await stopFolder();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;

@@ -136,6 +136,48 @@ describe('webhook delivery schedule', () => {
   });
 });
 
+describe('where an attempt runs', () => {
+  it('inside the workflow task, as a local activity: one marker per attempt and no activity task', async () => {
+    const acts = activities(['failed', 'succeeded']);
+    await run(acts, async (taskQueue) => {
+      const handle = await env.client.workflow.start(webhookDeliveryWorkflow, {
+        workflowId: `webhook-delivery-whd_local-${Math.random()}`,
+        taskQueue,
+        args: [{ deliveryId: 'whd_local' }],
+      });
+      expect(await handle.result()).toBe('succeeded');
+      const { events } = await handle.fetchHistory();
+      const localAttempts = events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+      expect(localAttempts).toHaveLength(2);
+      expect(events!.some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
+      // The first attempt is recorded by the run's first workflow task: no task-queue round trip before it.
+      const secondTask = events!.filter((e) => e.workflowTaskScheduledEventAttributes)[1];
+      expect(events!.indexOf(localAttempts[0])).toBeLessThan(events!.indexOf(secondTask));
+    });
+  });
+
+  it("waits for an attempt still under way elsewhere (a worker's that died), then keeps to the schedule", async () => {
+    // The activity answers `wait` while the attempt's claim is younger than its 30 s limit, then its outcome.
+    const acts = activities([{ outcome: 'wait', waitMs: 20_000 }, 'failed', 'succeeded']);
+    await run(acts, async (taskQueue) => {
+      const result = await env.client.workflow.execute(webhookDeliveryWorkflow, {
+        workflowId: `webhook-delivery-whd_in-flight-${Math.random()}`,
+        taskQueue,
+        args: [{ deliveryId: 'whd_in-flight' }],
+      });
+      expect(result).toBe('succeeded');
+      expect(acts.sendWebhookAttempt.mock.calls.map(([input]) => [input.attemptNumber, input.turnTaken])).toEqual([
+        [1, false],
+        [1, true],
+        [2, false],
+      ]);
+      const [inFlight, schedule] = gaps(acts.times);
+      expect(Math.round(inFlight / 1000)).toBe(20);
+      expect(Math.round(schedule / MINUTE)).toBe(1);
+    });
+  });
+});
+
 describe('webhook delivery pacing (throttle and Retry-After)', () => {
   const start = (taskQueue: string, name: string) =>
     env.client.workflow.execute(webhookDeliveryWorkflow, {

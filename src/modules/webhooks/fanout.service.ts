@@ -9,6 +9,7 @@ import { deliveryBody } from './delivery.view.js';
 import { startWorkflowOnce } from '../outbox/workflow-message.transport.js';
 import { deliveryWorkflowStart } from './delivery.start.js';
 import { subscribesTo } from './event-subscriptions.rules.js';
+import type { FirstAttempts } from './first-attempts.service.js';
 
 export interface FanoutDeps {
   orm: MikroORM;
@@ -16,12 +17,15 @@ export interface FanoutDeps {
   taskQueue: string;
   log: Logger;
   retryDelaysMs?: number[];
-  /** Test seam: runs after the deliveries are committed and before any workflow starts (crash tests). */
+  /** A worker's: sends each new delivery's first attempt at once, beside its workflow's start. */
+  firstAttempts?: Pick<FirstAttempts, 'send'>;
+  /** Test seam: runs after the deliveries are committed and before any attempt or workflow starts (crash tests). */
   afterDeliveriesCommitted?: () => Promise<void> | void;
 }
 
-// Every delivery in one statement, which also returns every generation-0 delivery not yet begun (the ones
-// it inserted, and any a crashed run left): one round trip however many endpoints listen.
+// Every delivery in one statement, which also returns every generation-0 delivery not yet finished (the
+// ones it inserted, and any a crashed run left, its first attempt perhaps sent but its workflow perhaps
+// not started): one round trip however many endpoints listen.
 const FAN_OUT = `
   with inserted as (
     insert into webhook_deliveries
@@ -29,10 +33,11 @@ const FAN_OUT = `
     select d.id, ?, d.endpoint_id, ?, ?, 0, 'pending', ?, 0, now(), now()
     from jsonb_to_recordset(?::jsonb) as d(id text, endpoint_id text)
     on conflict (event_id, endpoint_id, generation) do nothing
-    returning id, endpoint_id)
-  select id, endpoint_id from inserted
+    returning id, endpoint_id, attempt_count)
+  select id, endpoint_id, attempt_count from inserted
   union all
-  select id, endpoint_id from webhook_deliveries where event_id = ? and generation = 0 and status = 'pending' and attempt_count = 0`;
+  select id, endpoint_id, attempt_count from webhook_deliveries
+  where event_id = ? and generation = 0 and status in ('pending', 'delivering')`;
 
 // The event and its business's endpoints in one round trip: every enabled endpoint of the event's business
 // and mode that existed when it happened (an endpoint receives what happens while it exists, even if the
@@ -64,10 +69,12 @@ const STARTS_IN_FLIGHT = 16;
  * The outbox handler for `event.fanout`. Safe to run any number of times for one event:
  * 1. one delivery (generation 0) per enabled, subscribed endpoint of the event's business and mode,
  *    inserted with ON CONFLICT DO NOTHING on (event, endpoint, generation), so a re-run creates none twice;
- * 2. a workflow for every generation-0 delivery that has not begun, started with a deterministic id and
- *    REJECT_DUPLICATE, so a re-run never starts one twice.
- * The outbox row is marked dispatched only after both, so a process that dies in between leaves it for
- * the relay, which repeats the whole handler.
+ * 2. in a worker, each new delivery's first attempt, sent at once (`firstAttempts`), not awaited;
+ * 3. a workflow for every generation-0 delivery not yet finished, started with a deterministic id and
+ *    REJECT_DUPLICATE, so a re-run never starts one twice. It owns the schedule: it reads what the first
+ *    attempt came to (waiting for one still under way) or, if none was sent, sends it.
+ * The outbox row is marked dispatched only after the starts, so a process that dies before leaves it for
+ * the relay, which repeats the whole handler. Each attempt is claimed once, so none is sent twice.
  */
 export function createEventFanout(deps: FanoutDeps) {
   const slots = limiter(STARTS_IN_FLIGHT);
@@ -84,7 +91,7 @@ export function createEventFanout(deps: FanoutDeps) {
     if (summary) deps.log.info({ ...NOTABLE, eventId: event.id, type: event.type, businessId: source.business_id, livemode: event.livemode }, summary);
     const subscribed = source.endpoints.filter((e) => subscribesTo(e.events, event.type));
     const owner = { eventId: event.id, businessId: source.business_id, livemode: event.livemode };
-    const rows = await em.execute<{ id: string; endpoint_id: string }[]>(FAN_OUT, [
+    const rows = await em.execute<{ id: string; endpoint_id: string; attempt_count: number }[]>(FAN_OUT, [
       event.id,
       owner.businessId,
       event.livemode,
@@ -93,6 +100,8 @@ export function createEventFanout(deps: FanoutDeps) {
       event.id,
     ]);
     await deps.afterDeliveriesCommitted?.();
+    // The first POSTs leave now, beside the starts: a delivery's first attempt waits for no round trip to Temporal.
+    for (const row of rows) if (row.attempt_count === 0) deps.firstAttempts?.send(row.id);
     // All at once: each start is a round trip to Temporal, and the last one's wait is the fan-out's latency.
     await Promise.all(
       rows.map((row) =>
