@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { WebhookAttemptResult } from '../../../contracts/webhooks.js';
-import { createClaimedDeliverySender, type AttemptDone, type AttemptInput, type ClaimedDelivery, type WebhookSendDeps } from './delivery-send.service.js';
+import { createClaimedDeliverySender, type AttemptDone, type AttemptInput, type WebhookSendDeps } from './delivery-send.service.js';
+import { attemptStanding, claimAttempt, failDelivery, stopForEndpoint, type ClaimedDelivery } from './delivery.lifecycle.js';
 import { takeTurn } from './endpoint-pacing.service.js';
 
 /**
@@ -22,27 +23,13 @@ export function createDeliveryAttempts(deps: WebhookSendDeps & { orm: MikroORM }
   const em = () => deps.orm.em.fork();
 
   /**
-   * Claims the delivery for an attempt, only while it is pending, this attempt has not been claimed
-   * before, and its endpoint is enabled and not deleted; with `unpacedOnly`, only when the endpoint also
-   * has no throttle and no Retry-After in force, the common case, which has no turn to take
-   * (endpoint-pacing.service.ts).
+   * Claims the delivery for an attempt (delivery.lifecycle.ts); with `unpacedOnly`, only when its endpoint
+   * has no turn to take (endpoint-pacing.service.ts). Of the fan-out's first attempt and the workflow's, or
+   * a local attempt and its run again after its worker died, one claims and sends; the other reads what it
+   * came to (`alreadyAttempted`).
    */
-  async function claim(input: AttemptInput, unpacedOnly = false): Promise<ClaimedDelivery | undefined> {
-    // `delivering` too: an attempt whose worker died mid-request left it so, and the schedule moved on.
-    // `attempt_count < n`: each attempt is claimed once. Of the fan-out's first attempt and the workflow's,
-    // or a local attempt and its run again after its worker died, one sends; the other reads what it came
-    // to (`alreadyAttempted`).
-    const [row] = await em().execute<ClaimedDelivery[]>(
-      `update webhook_deliveries d set status = 'delivering', attempt_count = ?, next_attempt_at = null, updated_at = now()
-       from webhook_endpoints e
-       where d.id = ? and e.id = d.endpoint_id and d.status in ('pending', 'delivering') and d.attempt_count < ?
-         and e.enabled and e.deleted_at is null
-         ${unpacedOnly ? 'and e.rate_limit_per_second is null and (e.next_attempt_not_before is null or e.next_attempt_not_before <= now())' : ''}
-       returning d.body, d.event_id, d.endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at`,
-      [input.attemptNumber, input.deliveryId, input.attemptNumber],
-    );
-    return row;
-  }
+  const claim = (input: AttemptInput, unpacedOnly = false): Promise<ClaimedDelivery | undefined> =>
+    claimAttempt(em(), input.deliveryId, input.attemptNumber, unpacedOnly);
 
   /**
    * An attempt claimed before (`attempt_count` already at or past it): what it came to, read from the
@@ -55,16 +42,11 @@ export function createDeliveryAttempts(deps: WebhookSendDeps & { orm: MikroORM }
    * failed, as an attempt activity that timed out does. Undefined when this attempt was never claimed.
    */
   async function alreadyAttempted(input: AttemptInput): Promise<{ done: AttemptDone; inFlightMs: number } | undefined> {
-    const [row] = await em().execute<{ status: string; wait_ms: number | null; age_ms: number }[]>(
-      `select status, ceil(greatest(0, extract(epoch from (next_attempt_at - now())) * 1000))::float8 as wait_ms,
-         floor(greatest(0, extract(epoch from (now() - updated_at)) * 1000))::float8 as age_ms
-       from webhook_deliveries where id = ? and attempt_count >= ?`,
-      [input.deliveryId, input.attemptNumber],
-    );
+    const row = await attemptStanding(em(), input.deliveryId, input.attemptNumber);
     if (!row) return undefined;
     if (row.status === 'succeeded') return { done: { outcome: 'succeeded' }, inFlightMs: 0 };
-    const retryAfterMs = row.status === 'pending' && row.wait_ms !== null ? Number(row.wait_ms) : null;
-    const age = Number(row.age_ms);
+    const retryAfterMs = row.status === 'pending' ? row.waitMs : null;
+    const age = row.ageMs;
     const inFlightMs = row.status === 'delivering' && age < ATTEMPT_LIMIT_MS ? Math.min(ATTEMPT_LIMIT_MS - age, Math.max(IN_FLIGHT_STEP_MS, age)) : 0;
     return { done: { outcome: 'failed', retryAfterMs }, inFlightMs };
   }
@@ -76,14 +58,7 @@ export function createDeliveryAttempts(deps: WebhookSendDeps & { orm: MikroORM }
       const earlier = await alreadyAttempted(input);
       if (earlier) return earlier.done;
       // Finished already, or its endpoint was disabled or deleted: nothing is sent, and it ends `failed`.
-      await em().execute(
-        `update webhook_deliveries d set status = 'failed', next_attempt_at = null, completed_at = now(), updated_at = now(),
-           last_error = case when e.deleted_at is not null then 'Endpoint deleted' else 'Endpoint disabled' end
-         from webhook_endpoints e
-         where d.id = ? and e.id = d.endpoint_id and d.status in ('pending', 'delivering')`,
-        [input.deliveryId],
-        'run',
-      );
+      await stopForEndpoint(em(), input.deliveryId);
       return { outcome: 'stopped' };
     }
     return sendClaimed(row, input, at, startedAt);
@@ -124,14 +99,7 @@ export function createDeliveryAttempts(deps: WebhookSendDeps & { orm: MikroORM }
     },
 
     /** After the last attempt: `failed`, unless something already finished it. Safe to run twice. */
-    async fail(deliveryId: string): Promise<void> {
-      await em().execute(
-        `update webhook_deliveries set status = 'failed', next_attempt_at = null, completed_at = now(), updated_at = now()
-         where id = ? and status in ('pending', 'delivering')`,
-        [deliveryId],
-        'run',
-      );
-    },
+    fail: (deliveryId: string): Promise<void> => failDelivery(em(), deliveryId),
   };
 }
 export type DeliveryAttempts = ReturnType<typeof createDeliveryAttempts>;

@@ -5,6 +5,7 @@ import type { WebhookAttemptResult } from '../../../contracts/webhooks.js';
 import { metrics } from '../../ops/metrics.js';
 import { DEFAULT_DISABLE_AFTER_MS, noteAttemptOutcome } from './auto-disable.service.js';
 import { createWebhookTransport, storableText, type PostOutcome, type WebhookTransport } from './delivery.transport.js';
+import { recordDelivered, recordFailedAttempt, type AttemptRecord, type ClaimedDelivery } from './delivery.lifecycle.js';
 import { postponeEndpoint } from './endpoint-pacing.service.js';
 import { retryAfterMs } from './retry-after.rules.js';
 import { openSecret } from './secret-box.crypto.js';
@@ -27,17 +28,6 @@ export interface WebhookSendDeps {
 
 const WEBHOOK_USER_AGENT = 'PaymentsService-Webhooks/1.0';
 
-/** A delivery claimed for an attempt, with what its POST needs (delivery-attempt.service.ts claims it). */
-export interface ClaimedDelivery {
-  body: string;
-  event_id: string;
-  endpoint_id: string;
-  url: string;
-  secret_sealed: string;
-  previous_secret_sealed: string | null;
-  previous_secret_expires_at: Date | null;
-}
-
 export interface AttemptInput {
   deliveryId: string;
   attemptNumber: number;
@@ -47,11 +37,6 @@ export interface AttemptInput {
 
 /** An attempt's outcome: never `wait`, which is answered before anything is sent. */
 export type AttemptDone = Exclude<WebhookAttemptResult, { outcome: 'wait' }>;
-
-const INSERT_ATTEMPT = `
-  insert into webhook_attempts (delivery_id, attempt_number, attempted_at, status_code, duration_ms, response_body, error, succeeded)
-  values (?, ?, ?, ?, ?, ?, ?, ?)
-  on conflict (delivery_id, attempt_number) do nothing`;
 
 /**
  * Sends a claimed delivery: signs and POSTs it once, then records the attempt, the delivery's new state
@@ -99,19 +84,10 @@ export function createClaimedDeliverySender(deps: WebhookSendDeps) {
   async function sendClaimed(row: ClaimedDelivery, input: AttemptInput, at: Date, startedAt: Date | null = null): Promise<AttemptDone> {
     const attemptedAt = startedAt ?? new Date();
     const outcome = await send(row, input.deliveryId);
-    const attemptRow = [input.deliveryId, input.attemptNumber, attemptedAt, outcome.statusCode, outcome.durationMs, outcome.responseBody, outcome.error, outcome.ok];
+    const attempt: AttemptRecord = { ...input, attemptedAt, ...outcome };
     if (outcome.ok) {
       // Delivered, the common case: the attempt, the delivery and the endpoint's streak in one statement.
-      await em().execute(
-        `with attempt as (${INSERT_ATTEMPT}),
-           delivery as (
-             update webhook_deliveries set status = 'succeeded', last_status_code = ?, last_error = null, next_attempt_at = null,
-               completed_at = ?, updated_at = now()
-             where id = ? and status = 'delivering')
-         update webhook_endpoints set failing_since = null where id = ? and failing_since is not null`,
-        [...attemptRow, outcome.statusCode, new Date(), input.deliveryId, row.endpoint_id],
-        'run',
-      );
+      await recordDelivered(em(), attempt, row.endpoint_id);
       metrics.webhookAttempt('delivered');
       metrics.webhookDelivery('delivered');
       return { outcome: 'succeeded' };
@@ -120,22 +96,7 @@ export function createClaimedDeliverySender(deps: WebhookSendDeps) {
     // A 429 or 503 with Retry-After puts off this delivery's next attempt, and the endpoint's, to then.
     const postponeMs = retryAfterMs(outcome.statusCode, outcome.retryAfter, attemptedAt);
     await em().transactional(async (tx) => {
-      await tx.execute(INSERT_ATTEMPT, attemptRow, 'run');
-      const now = new Date();
-      await tx.execute(
-        `update webhook_deliveries set status = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
-           completed_at = ?, updated_at = now()
-         where id = ? and status = 'delivering'`,
-        [
-          status,
-          outcome.statusCode,
-          outcome.error,
-          status === 'pending' ? new Date(now.getTime() + (postponeMs ?? input.nextDelayMs ?? 0)) : null,
-          status === 'pending' ? null : now,
-          input.deliveryId,
-        ],
-        'run',
-      );
+      await recordFailedAttempt(tx, attempt, status === 'pending' ? (postponeMs ?? input.nextDelayMs ?? 0) : null);
       if (postponeMs !== null) await postponeEndpoint(tx, row.endpoint_id, postponeMs);
       await noteAttemptOutcome(tx, row.endpoint_id, false, at, disableAfterMs);
     });
