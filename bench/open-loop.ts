@@ -24,6 +24,27 @@ export async function openLoop<T>(ratePerSec: number, count: number, call: (i: n
   return Promise.all(pending);
 }
 
+interface FixedRateOptions {
+  url: string;
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+  ca: Buffer;
+  rate: number;
+  durationSec: number;
+  warmupSec?: number;
+}
+
+interface FixedRateLatency {
+  rps: number;
+  p50: number;
+  p99: number;
+  statuses: Record<string, number>;
+  errors: number;
+  socketsOpened: number;
+  generatorDelayMs: { p99: number; max: number };
+}
+
 /**
  * One request every 1/rate seconds, evenly spaced, for `durationSec`. Each latency runs from the moment
  * the request was due, not from when it was sent, so a client that fell behind cannot hide the wait
@@ -36,26 +57,8 @@ export async function openLoop<T>(ratePerSec: number, count: number, call: (i: n
  * open, 37 sockets and p99 10-11 ms). The report carries the sockets opened while measuring and the
  * generator's own event-loop delay, so a tail of the generator's making shows as such.
  */
-export async function fixedRateLatency(opts: {
-  url: string;
-  method: 'POST';
-  headers: Record<string, string>;
-  body: string;
-  ca: Buffer;
-  rate: number;
-  durationSec: number;
-  warmupSec?: number;
-}): Promise<{
-  rps: number;
-  p50: number;
-  p99: number;
-  statuses: Record<string, number>;
-  errors: number;
-  socketsOpened: number;
-  generatorDelayMs: { p99: number; max: number };
-}> {
+export async function fixedRateLatency(opts: FixedRateOptions): Promise<FixedRateLatency> {
   const agent = new https.Agent({ ca: opts.ca, keepAlive: true, maxSockets: 256 });
-  let socketsOpened = 0;
   const statuses: Record<string, number> = {};
   const latencies: number[] = [];
   let errors = 0;
@@ -81,11 +84,7 @@ export async function fixedRateLatency(opts: {
     );
   await run(opts.warmupSec ?? 3, false);
   // Sockets the agent opens from here on: the pool should already hold what the rate needs.
-  const open = agent.createConnection.bind(agent);
-  agent.createConnection = ((...args: Parameters<typeof open>) => {
-    socketsOpened++;
-    return open(...args);
-  }) as typeof agent.createConnection;
+  const socketsOpened = countNewSockets(agent);
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
   const started = performance.now();
@@ -100,9 +99,20 @@ export async function fixedRateLatency(opts: {
     p99: ms(99),
     statuses,
     errors,
-    socketsOpened,
+    socketsOpened: socketsOpened(),
     generatorDelayMs: { p99: Math.round(delay.percentile(99) / 1e5) / 10, max: Math.round(delay.max / 1e5) / 10 },
   };
+}
+
+/** Counts the sockets an agent opens from now on; the returned function reads the count. */
+function countNewSockets(agent: https.Agent): () => number {
+  let opened = 0;
+  const open = agent.createConnection.bind(agent);
+  agent.createConnection = ((...args: Parameters<typeof open>) => {
+    opened++;
+    return open(...args);
+  }) as typeof agent.createConnection;
+  return () => opened;
 }
 
 export interface JsonClient {

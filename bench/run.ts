@@ -14,7 +14,7 @@ import { writeResults, type PassResult } from './report.js';
 import { freePort } from '../src/dev/free-port.js';
 import { buildDist, serviceEnv, spawnService, startInfrastructure, stopService } from './stack.js';
 import { beforeAndAfter, historyCounts } from './history-actions.js';
-import { API_NODE_OPTIONS, runPass } from './pass.js';
+import { API_NODE_OPTIONS, runPass, type PassOptions } from './pass.js';
 import { startRealTemporal } from './real-temporal.js';
 import { computeTargets } from './targets.js';
 import { runHistory } from './history/pass.js';
@@ -26,7 +26,7 @@ const REAL_ROUNDS = Number(process.env.BENCH_REAL_ROUNDS ?? 1);
 const REAL_WORKERS = (process.env.BENCH_REAL_WORKERS ?? '1,2').split(',').map(Number);
 const REAL = process.env.BENCH_TEMPORAL === 'real';
 // Arrival rates above what the floors suggest the service can finish, so the figures measure capacity:
-// the least offered; (b) and (c) offer more where the round's F4 says the machine can take more (pass.ts).
+// the least offered; (b) and (c) offer more where the round's F4 says the machine can take more (bench/groups.ts).
 const rates = {
   refund: Number(process.env.BENCH_REFUND_RATE ?? 25),
   event: Number(process.env.BENCH_EVENT_RATE ?? 5),
@@ -66,51 +66,29 @@ const track = async (child: Promise<ChildProcess>) => {
 const cleanup: (() => Promise<void>)[] = [];
 const load = () => os.loadavg().map((x) => Math.round(x * 100) / 100);
 
+type Infrastructure = Awaited<ReturnType<typeof startInfrastructure>>;
+/** What every pass of this run shares; a pass adds its name, its Temporal, its workers, its groups and rounds. */
+type CommonOptions = Omit<PassOptions, 'name' | 'temporalAddress' | 'workers' | 'groups' | 'rounds'>;
+type RealServer = { startMs: number; description: string };
+
 async function main() {
   const build = buildDist();
   process.stderr.write(`bench: production build in ${build.dir} (${build.buildMs} ms)\n`);
   const infra = await startInfrastructure();
   cleanup.unshift(infra.stop);
-  const tlsEnv = { TLS_CERT: infra.tls.certFile, TLS_KEY: infra.tls.keyFile };
   const appEnv = serviceEnv(infra);
   const receivers = await startReceivers(infra.tls);
-  const passes: PassResult[] = [];
-  let realServer: { startMs: number; description: string } | undefined;
-  const floors: ChildProcess[] = [];
+  let passes: PassResult[] = [];
+  let realServer: RealServer | undefined;
+  let floors: ChildProcess[] = [];
   if (groupsFor(['a', 'b', 'c', 'd']).length) {
-    const [f1Port, f2Port, writesPort, workPort] = await Promise.all(Array.from({ length: 4 }, () => freePort()));
-    // The floors and (a)'s by-hand references (bench/floors/session-writes.ts) stay TypeScript: they are not the service.
-    floors.push(
-      await track(spawnService('bench/floors/bare-koa.ts', { ...tlsEnv, PORT: String(f1Port) })),
-      await track(spawnService('bench/floors/koa-insert.ts', { ...tlsEnv, PORT: String(f2Port), DATABASE_URL: infra.databaseUrl })),
-      await track(spawnService('bench/floors/session-writes.ts', { ...tlsEnv, PORT: String(writesPort), DATABASE_URL: infra.databaseUrl, REFERENCE: 'writes' })),
-      await track(spawnService('bench/floors/session-writes.ts', { ...tlsEnv, PORT: String(workPort), DATABASE_URL: infra.databaseUrl, REFERENCE: 'work' })),
-    );
+    const started = await startFloors(infra);
+    floors = started.children;
     const common = {
       dist: build.dir, appEnv, seconds: SECONDS, orm: infra.orm, databaseUrl: infra.databaseUrl, ca: infra.ca, receivers, rates, sessionBody,
-      references: { f1Port, f2Port, writesPort, workPort, workPid: floors[3].pid }, track,
+      references: started.references, track,
     };
-    const finish = (p: Awaited<ReturnType<typeof runPass>>, temporal: string, loadBefore: number[]): PassResult => {
-      const figures = Object.fromEntries(Object.entries(p.samples).map(([k, v]) => [k, median(v)]));
-      return { ...p, temporal, figures, targets: computeTargets(p.name, figures, p.peaks, rates.calmEvent), loadAverage: { before: loadBefore, after: load() } };
-    };
-
-    let loadBefore = load();
-    const dev = await runPass({ ...common, name: 'dev server', temporalAddress: infra.temporalAddress, workers: 1, groups: groupsFor(['a', 'b', 'c', 'd']), rounds: ROUNDS });
-    passes.push(finish(dev, ['temporal', ...infra.temporalArgs].join(' '), loadBefore));
-
-    if (REAL && groupsFor(['b', 'c', 'd']).length) {
-      const real = await startRealTemporal(infra.root);
-      cleanup.unshift(real.stop);
-      realServer = { startMs: real.startMs, description: real.description };
-      process.stderr.write(`bench: real Temporal server at ${real.address} (up in ${real.startMs} ms)\n`);
-      for (const workers of REAL_WORKERS) {
-        loadBefore = load();
-        const name = `real server, ${workers} worker${workers > 1 ? 's' : ''}`;
-        const p = await runPass({ ...common, name, temporalAddress: real.address, workers, groups: groupsFor(['b', 'c', 'd']), rounds: REAL_ROUNDS });
-        passes.push(finish(p, real.description, loadBefore));
-      }
-    }
+    ({ passes, realServer } = await runPasses(common, infra));
   }
   // Last: its seeded withdrawals stay `pending` for good, which the passes' wait for a quiet service would wait on.
   const history = ONLY.has('history')
@@ -120,20 +98,7 @@ async function main() {
   const results = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
-    conditions: {
-      seconds: SECONDS,
-      rounds: ROUNDS,
-      realRounds: REAL ? REAL_ROUNDS : undefined,
-      build: `production build (scripts/build.ts) in ${path.relative(process.cwd(), build.dir)}, built in ${build.buildMs} ms; API and workers under plain node`,
-      workerEnv: `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}; workflow cache ${process.env.BENCH_MAX_CACHED_WORKFLOWS ?? 'service default (src/config.ts)'}; ${process.env.BENCH_WORKER_HEAP_MB === '0' ? "V8's default heap limit" : `--max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB ?? 384}`} ${process.env.BENCH_WORKER_NODE_OPTIONS ?? '--max-semi-space-size=4'}`,
-      apiEnv: [process.env.BENCH_API_MALLOC_ARENA_MAX && `MALLOC_ARENA_MAX=${process.env.BENCH_API_MALLOC_ARENA_MAX}`, (process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS) && `NODE_OPTIONS=${process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS}`].filter(Boolean).join('; ') || 'defaults',
-      realServer,
-      postgres: infra.postgresSettings,
-      loadTool:
-        'autocannon 9 for max throughput (32 connections); (a) at half rate: evenly spaced requests (bench/open-loop.ts) after 3 s at the same rate to open the connection pool, latency from each one\'s due time; autocannon overallRate over 64 connections beside it for comparison',
-      withdrawalProcessingDelay: appEnv.WITHDRAWAL_PROCESSING_DELAY,
-      betweenMeasurements: 'waits until no outbox row, refund, withdrawal or delivery is in flight; after (a) at max, vacuum analyze of the session tables',
-    },
+    conditions: conditions(build, appEnv, infra, realServer),
     // Every pass's targets in one array: the dev server's are the performance table's (docs/benchmark.md); the real server's the same ratios on its own floors;
     // the history benchmark's, `history: …`.
     targets: [...passes.flatMap((p) => p.targets), ...(history?.targets ?? [])],
@@ -147,6 +112,62 @@ async function main() {
   await Promise.all(floors.map((child) => stopService(child)));
   for (const step of cleanup.splice(0)) await step();
   writeResults(results, ONLY_ALL ? '' : `-only-${[...ONLY].join('')}`);
+}
+
+/** The floors F1 and F2 and (a)'s by-hand references (bench/floors/session-writes.ts), on ports of their own. */
+async function startFloors(infra: Infrastructure): Promise<{ children: ChildProcess[]; references: PassOptions['references'] }> {
+  const tlsEnv = { TLS_CERT: infra.tls.certFile, TLS_KEY: infra.tls.keyFile };
+  const [f1Port, f2Port, writesPort, workPort] = await Promise.all(Array.from({ length: 4 }, () => freePort()));
+  // They stay TypeScript: they are not the service.
+  const children = [
+    await track(spawnService('bench/floors/bare-koa.ts', { ...tlsEnv, PORT: String(f1Port) })),
+    await track(spawnService('bench/floors/koa-insert.ts', { ...tlsEnv, PORT: String(f2Port), DATABASE_URL: infra.databaseUrl })),
+    await track(spawnService('bench/floors/session-writes.ts', { ...tlsEnv, PORT: String(writesPort), DATABASE_URL: infra.databaseUrl, REFERENCE: 'writes' })),
+    await track(spawnService('bench/floors/session-writes.ts', { ...tlsEnv, PORT: String(workPort), DATABASE_URL: infra.databaseUrl, REFERENCE: 'work' })),
+  ];
+  return { children, references: { f1Port, f2Port, writesPort, workPort, workPid: children[3].pid } };
+}
+
+/** The dev server's pass; then, with BENCH_TEMPORAL=real, (b), (c) and (d) against a real server, once per worker count. */
+async function runPasses(common: CommonOptions, infra: Infrastructure): Promise<{ passes: PassResult[]; realServer?: RealServer }> {
+  let loadBefore = load();
+  const dev = await runPass({ ...common, name: 'dev server', temporalAddress: infra.temporalAddress, workers: 1, groups: groupsFor(['a', 'b', 'c', 'd']), rounds: ROUNDS });
+  const passes = [passResult(dev, ['temporal', ...infra.temporalArgs].join(' '), loadBefore)];
+  if (!REAL || !groupsFor(['b', 'c', 'd']).length) return { passes };
+  const real = await startRealTemporal(infra.root);
+  cleanup.unshift(real.stop);
+  process.stderr.write(`bench: real Temporal server at ${real.address} (up in ${real.startMs} ms)\n`);
+  for (const workers of REAL_WORKERS) {
+    loadBefore = load();
+    const name = `real server, ${workers} worker${workers > 1 ? 's' : ''}`;
+    const p = await runPass({ ...common, name, temporalAddress: real.address, workers, groups: groupsFor(['b', 'c', 'd']), rounds: REAL_ROUNDS });
+    passes.push(passResult(p, real.description, loadBefore));
+  }
+  return { passes, realServer: { startMs: real.startMs, description: real.description } };
+}
+
+/** A pass with its figures (each sample's median over the rounds) and the targets they meet. */
+function passResult(p: Awaited<ReturnType<typeof runPass>>, temporal: string, loadBefore: number[]): PassResult {
+  const figures = Object.fromEntries(Object.entries(p.samples).map(([k, v]) => [k, median(v)]));
+  return { ...p, temporal, figures, targets: computeTargets(p.name, figures, p.peaks, rates.calmEvent), loadAverage: { before: loadBefore, after: load() } };
+}
+
+/** How the figures were taken: durations, builds, memory settings, the load tool, what runs between measurements. */
+function conditions(build: { dir: string; buildMs: number }, appEnv: Record<string, string>, infra: Infrastructure, realServer: RealServer | undefined) {
+  return {
+    seconds: SECONDS,
+    rounds: ROUNDS,
+    realRounds: REAL ? REAL_ROUNDS : undefined,
+    build: `production build (scripts/build.ts) in ${path.relative(process.cwd(), build.dir)}, built in ${build.buildMs} ms; API and workers under plain node`,
+    workerEnv: `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}; workflow cache ${process.env.BENCH_MAX_CACHED_WORKFLOWS ?? 'service default (src/config.ts)'}; ${process.env.BENCH_WORKER_HEAP_MB === '0' ? "V8's default heap limit" : `--max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB ?? 384}`} ${process.env.BENCH_WORKER_NODE_OPTIONS ?? '--max-semi-space-size=4'}`,
+    apiEnv: [process.env.BENCH_API_MALLOC_ARENA_MAX && `MALLOC_ARENA_MAX=${process.env.BENCH_API_MALLOC_ARENA_MAX}`, (process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS) && `NODE_OPTIONS=${process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS}`].filter(Boolean).join('; ') || 'defaults',
+    realServer,
+    postgres: infra.postgresSettings,
+    loadTool:
+      'autocannon 9 for max throughput (32 connections); (a) at half rate: evenly spaced requests (bench/open-loop.ts) after 3 s at the same rate to open the connection pool, latency from each one\'s due time; autocannon overallRate over 64 connections beside it for comparison',
+    withdrawalProcessingDelay: appEnv.WITHDRAWAL_PROCESSING_DELAY,
+    betweenMeasurements: 'waits until no outbox row, refund, withdrawal or delivery is in flight; after (a) at max, vacuum analyze of the session tables',
+  };
 }
 
 main().catch(async (err) => {

@@ -50,107 +50,145 @@ const steps = proxyLocalActivities<DisputeActivities>({ startToCloseTimeout: '30
  * The database holds the truth: every step re-reads it and answers the dispute as it is.
  */
 export async function disputeWorkflow(input: DisputeWorkflowInput): Promise<DisputeWorkflowResult> {
-  const id = input.notice.disputeId;
-  // Declared wide: they change in the handlers below, which the compiler's narrowing cannot see.
-  let record = null as DisputeProgress | null;
-  let changes = 0;
-  let decision = null as Outcome | null;
-  // Answers arrive from activities and signals, possibly out of order: the one further along wins (stages
-  // only move forward), and of two at one stage the later write (a fresh window's due date, say).
-  const adopt = (next: DisputeProgress | null) => {
-    if (!next) return;
-    const ahead = !record || stageOf(next.status) > stageOf(record.status);
-    const same = record && stageOf(next.status) === stageOf(record.status) && Date.parse(next.updatedAt) >= Date.parse(record.updatedAt);
-    if (ahead || same) record = next;
-  };
-  setHandler(disputeProgressQuery, () => record);
-  setHandler(disputeChangedSignal, (progress) => {
-    adopt(progress);
-    changes++;
-  });
-  let finished = false;
-  setHandler(
-    decideDisputeUpdate,
-    async (outcome) => {
-      // One decision at a time, and only on an open dispute (one still on its way opens first).
-      await condition(() => finished || (record !== null && decision === null));
-      if (finished || isClosed(record!.status)) return record;
-      decision = outcome;
-      await condition(() => decision === null);
-      return record;
-    },
-    {
-      validator: (outcome) => {
-        if (outcome !== 'won' && outcome !== 'lost') throw new Error('The outcome is won or lost');
-        if (record && isClosed(record.status)) throw new Error(`Dispute ${id} is already ${record.status}`);
-      },
-    },
-  );
-
+  const dispute = new FollowedDispute(input);
+  dispute.listen();
   if (input.noticeDelayMs > 0) {
-    setCurrentDetails(`Waiting for the acquirer's notice of dispute ${id}`);
+    setCurrentDetails(`Waiting for the acquirer's notice of dispute ${dispute.id}`);
     await sleep(input.noticeDelayMs);
   }
-  adopt(await steps.openDispute(input.notice, input.responseWindowMs));
-  if (!record) {
-    setCurrentDetails(`The notice of dispute ${id} opened nothing: the session was refunded or is disputed already`);
-    finished = true;
-    await condition(allHandlersFinished);
+  dispute.adopt(await steps.openDispute(input.notice, input.responseWindowMs));
+  if (!dispute.record) {
+    await dispute.end(`The notice of dispute ${dispute.id} opened nothing: the session was refunded or is disputed already`);
     return 'reversed';
   }
   const report = reporter();
-  report(record);
-
-  let remindedFor: string | null = null;
-  let reviewedFor: string | null = null;
-  let expiryAskedFor: string | null = null;
-  while (!isClosed(record.status)) {
-    const seen = changes;
-    const woken = () => decision !== null || changes !== seen;
-    if (decision) {
-      setCurrentDetails(`Recording the acquirer's decision: ${decision}`);
-      adopt(await steps.decideDispute(id, decision, input.responseWindowMs));
-      decision = null;
-    } else if (awaitsResponse(record.status)) {
-      const dueBy = record.evidenceDueBy;
-      const remindAt = Date.parse(dueBy) - REMINDER_BEFORE_MS;
-      if (remindedFor !== dueBy && remindAt > Date.now()) {
-        setCurrentDetails(`Needs a response: evidence due by ${dueBy}; a reminder goes out at ${new Date(remindAt).toISOString()}`);
-        if (!(await condition(woken, remindAt - Date.now()))) {
-          adopt(await steps.remindEvidenceDue(id));
-          remindedFor = dueBy;
-        }
-      } else {
-        setCurrentDetails(`Needs a response: evidence due by ${dueBy}; without it the dispute is lost (an inquiry closes)`);
-        const wait = Math.max(Date.parse(dueBy) - Date.now(), expiryAskedFor === dueBy ? MIN_RECHECK_MS : 0);
-        if (wait <= 0 || !(await condition(woken, wait))) {
-          expiryAskedFor = dueBy;
-          adopt(await steps.expireDispute(id));
-        }
-      }
-    } else {
-      const submittedAt = record.submittedAt!;
-      if (reviewedFor !== submittedAt) {
-        const reviewAt = Date.parse(submittedAt) + input.reviewPeriodMs;
-        setCurrentDetails(`Under review since ${submittedAt}: the network reviews the evidence at ${new Date(reviewAt).toISOString()}`);
-        const wait = reviewAt - Date.now();
-        if (wait <= 0 || !(await condition(woken, wait))) {
-          reviewedFor = submittedAt;
-          adopt(await steps.reviewEvidence(id, input.responseWindowMs));
-        }
-      } else {
-        setCurrentDetails(`Under review: waiting for the acquirer's decision (npm run admin -- dispute decide ${id} --outcome won|lost)`);
-        await condition(woken);
-      }
-    }
-    report(record);
+  report(dispute.record);
+  while (!isClosed(dispute.record.status)) {
+    await dispute.step();
+    report(dispute.record);
   }
   // A decision accepted while the last step closed the dispute is answered with the closed dispute.
-  finished = true;
-  decision = null;
-  setCurrentDetails(`Done: ${record.status}`);
-  await condition(allHandlersFinished);
-  return record.status;
+  await dispute.end(`Done: ${dispute.record.status}`);
+  return dispute.record.status;
+}
+
+/**
+ * The dispute as its workflow follows it: the record as last heard, the signals and the decision that
+ * wait, and which clock last fired for which due date or submission (each fires once for it).
+ */
+class FollowedDispute {
+  readonly id: string;
+  record: DisputeProgress | null = null;
+  /** Signals heard: a wait ends when one arrives. */
+  private changes = 0;
+  private decision: Outcome | null = null;
+  private finished = false;
+  private remindedFor: string | null = null;
+  private reviewedFor: string | null = null;
+  private expiryAskedFor: string | null = null;
+  private readonly input: DisputeWorkflowInput;
+
+  constructor(input: DisputeWorkflowInput) {
+    this.input = input;
+    this.id = input.notice.disputeId;
+  }
+
+  /**
+   * Answers arrive from activities and signals, possibly out of order: the one further along wins (stages
+   * only move forward), and of two at one stage the later write (a fresh window's due date, say).
+   */
+  adopt(next: DisputeProgress | null): void {
+    if (!next) return;
+    const record = this.record;
+    const ahead = !record || stageOf(next.status) > stageOf(record.status);
+    const same = record && stageOf(next.status) === stageOf(record.status) && Date.parse(next.updatedAt) >= Date.parse(record.updatedAt);
+    if (ahead || same) this.record = next;
+  }
+
+  /** The status query, the merchant's changes (a signal) and the operator's decision (an update). */
+  listen(): void {
+    setHandler(disputeProgressQuery, () => this.record);
+    setHandler(disputeChangedSignal, (progress) => {
+      this.adopt(progress);
+      this.changes++;
+    });
+    setHandler(
+      decideDisputeUpdate,
+      async (outcome) => {
+        // One decision at a time, and only on an open dispute (one still on its way opens first).
+        await condition(() => this.finished || (this.record !== null && this.decision === null));
+        if (this.finished || isClosed(this.record!.status)) return this.record;
+        this.decision = outcome;
+        await condition(() => this.decision === null);
+        return this.record;
+      },
+      {
+        validator: (outcome) => {
+          if (outcome !== 'won' && outcome !== 'lost') throw new Error('The outcome is won or lost');
+          if (this.record && isClosed(this.record.status)) throw new Error(`Dispute ${this.id} is already ${this.record.status}`);
+        },
+      },
+    );
+  }
+
+  /** One turn of the open dispute: a decision that waits, else the clock of its stage (or a signal first). */
+  async step(): Promise<void> {
+    const record = this.record!;
+    const seen = this.changes;
+    const woken = () => this.decision !== null || this.changes !== seen;
+    if (this.decision) await this.recordDecision(this.decision);
+    else if (awaitsResponse(record.status)) await this.awaitResponse(record.evidenceDueBy, woken);
+    else await this.awaitReview(record.submittedAt!, woken);
+  }
+
+  /** Every handler answered (a decision waiting gets the dispute as it ended), then the run may close. */
+  async end(details: string): Promise<void> {
+    this.finished = true;
+    this.decision = null;
+    setCurrentDetails(details);
+    await condition(allHandlersFinished);
+  }
+
+  private async recordDecision(decision: Outcome): Promise<void> {
+    setCurrentDetails(`Recording the acquirer's decision: ${decision}`);
+    this.adopt(await steps.decideDispute(this.id, decision, this.input.responseWindowMs));
+    this.decision = null;
+  }
+
+  /** Needs a response: the reminder 48 hours before `dueBy`, then, with nothing submitted, the expiry at it. */
+  private async awaitResponse(dueBy: string, woken: () => boolean): Promise<void> {
+    const remindAt = Date.parse(dueBy) - REMINDER_BEFORE_MS;
+    if (this.remindedFor !== dueBy && remindAt > Date.now()) {
+      setCurrentDetails(`Needs a response: evidence due by ${dueBy}; a reminder goes out at ${new Date(remindAt).toISOString()}`);
+      if (!(await condition(woken, remindAt - Date.now()))) {
+        this.adopt(await steps.remindEvidenceDue(this.id));
+        this.remindedFor = dueBy;
+      }
+      return;
+    }
+    setCurrentDetails(`Needs a response: evidence due by ${dueBy}; without it the dispute is lost (an inquiry closes)`);
+    const wait = Math.max(Date.parse(dueBy) - Date.now(), this.expiryAskedFor === dueBy ? MIN_RECHECK_MS : 0);
+    if (wait <= 0 || !(await condition(woken, wait))) {
+      this.expiryAskedFor = dueBy;
+      this.adopt(await steps.expireDispute(this.id));
+    }
+  }
+
+  /** Under review: the network reviews the evidence a review period after it came; then the acquirer decides. */
+  private async awaitReview(submittedAt: string, woken: () => boolean): Promise<void> {
+    if (this.reviewedFor === submittedAt) {
+      setCurrentDetails(`Under review: waiting for the acquirer's decision (npm run admin -- dispute decide ${this.id} --outcome won|lost)`);
+      await condition(woken);
+      return;
+    }
+    const reviewAt = Date.parse(submittedAt) + this.input.reviewPeriodMs;
+    setCurrentDetails(`Under review since ${submittedAt}: the network reviews the evidence at ${new Date(reviewAt).toISOString()}`);
+    const wait = reviewAt - Date.now();
+    if (wait <= 0 || !(await condition(woken, wait))) {
+      this.reviewedFor = submittedAt;
+      this.adopt(await steps.reviewEvidence(this.id, this.input.responseWindowMs));
+    }
+  }
 }
 
 /** Keeps `PaymentStatus` (the dispute's status) and `EvidenceDueBy` as the dispute is, upserting only a change. */

@@ -12,13 +12,13 @@ import { Client, Connection } from '@temporalio/client';
 import { retentionScheduleId } from '../../contracts/workflow-ids.js';
 import { createApiKey } from '../../src/modules/businesses/business.service.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
-import { jsonClient } from '../open-loop.js';
+import { jsonClient, type JsonClient } from '../open-loop.js';
 import { benchBusiness, spawnApi, spawnWorker } from '../pass.js';
 import { stopService } from '../stack.js';
 import { measure, type OperationResult } from './measure.js';
 import { historyTargets } from './report.js';
 import { BALANCE_CALLS_PER_KEY, createRefund, createSession, cursorOfPage50, paySession, readCall, READS, recover, type HistoryBusiness } from './operations.js';
-import { recoveryFailedFor, seedHistory, tableSizes, vacuumAnalyze, type SeededHistory } from './seed.js';
+import { recoveryFailedFor, seedHistory, tableSizes, vacuumAnalyze } from './seed.js';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 export const historyConfig = () => ({
@@ -48,22 +48,57 @@ const load = () => os.loadavg().map((x) => Math.round(x * 100) / 100);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => process.stderr.write(`history: ${line}\n`);
 
+type HistoryConfig = ReturnType<typeof historyConfig>;
+
 export async function runHistory(o: HistoryOptions) {
   const config = historyConfig();
   const loadAverage: Record<string, number[]> = { before: load() };
-  const { orm } = o;
   const recoveryFailed = recoveryFailedFor(Math.min(config.sessionsA, config.sessionsB));
   const balanceKeys = Math.ceil((config.warmup + config.readSamples) / BALANCE_CALLS_PER_KEY);
-  const webhookEncryptionKey = Buffer.from(o.appEnv.WEBHOOK_ENCRYPTION_KEY, 'base64');
+  const pair = await seedBoth(o, config, recoveryFailed, balanceKeys);
+  const checked = await vacuumAndVerify(o.orm);
+  const tables = await tableSizes(o.orm.em.fork());
+  loadAverage.afterSeed = load();
 
-  const seeded: SeededHistory[] = [];
+  const worker = await spawnWorker(o);
+  await pauseRetention(o.temporalAddress, o.appEnv.TEMPORAL_TASK_QUEUE ?? 'payments');
+  const api = await spawnApi(o);
+  const client = jsonClient(`https://127.0.0.1:${api.port}`, o.ca);
+  for (const b of pair) b.cursor50 = await cursorOfPage50(client, b);
+  loadAverage.beforeMeasuring = load();
+  const operations = await measureOperations(o.orm, config, client, pair, { loadAverage, stopWorker: () => stopService(worker.child) });
+  await stopService(api.child);
+  loadAverage.after = load();
+
+  const [a, b] = pair.map((p) => p.seeded);
+  return {
+    targets: historyTargets(operations, config.sessionsA, config.sessionsB),
+    history: {
+      date: new Date().toISOString(),
+      config,
+      sizes: Object.fromEntries(
+        pair.map(({ label, seeded: s }) => [label, { businessId: s.businessId, sessions: s.sessions, withdrawals: s.withdrawals, endpoints: s.endpoints, recoveryFailedInWindow: s.recoveryFailedInWindow, searchEmail: s.searchEmail }]),
+      ),
+      seed: { msA: a.ms, msB: b.ms, ...checked, stepsMs: { A: a.stepsMs, B: b.stepsMs } },
+      tables,
+      recovery: { since: '13 days before the call', eventsPerCall: recoveryFailed, worker: 'stopped, so recovered deliveries stay pending; failed again between calls' },
+      balance: `${balanceKeys} test keys per business, each used for at most ${BALANCE_CALLS_PER_KEY} calls (GET /balance allows 30 a minute per key)`,
+      loadAverage,
+      operations,
+    },
+  };
+}
+
+/** Businesses A and B, each with its balance keys and its history seeded (the recovery endpoint's share of deliveries to scale). */
+async function seedBoth(o: HistoryOptions, config: HistoryConfig, recoveryFailed: number, balanceKeys: number): Promise<[HistoryBusiness, HistoryBusiness]> {
+  const webhookEncryptionKey = Buffer.from(o.appEnv.WEBHOOK_ENCRYPTION_KEY, 'base64');
   const businesses: HistoryBusiness[] = [];
   for (const [i, label, sessions] of [[0, 'A', config.sessionsA], [1, 'B', config.sessionsB]] as const) {
-    const { business, key } = await benchBusiness(orm, `History ${label} (${sessions.toLocaleString('en-US')} sessions)`);
+    const { business, key } = await benchBusiness(o.orm, `History ${label} (${sessions.toLocaleString('en-US')} sessions)`);
     const keys = [];
-    for (let k = 0; k < balanceKeys; k++) keys.push((await createApiKey(orm.em.fork(), business.id, 'test', 'full')).secret);
+    for (let k = 0; k < balanceKeys; k++) keys.push((await createApiKey(o.orm.em.fork(), business.id, 'test', 'full')).secret);
     log(`seeding ${label}: ${sessions.toLocaleString('en-US')} paid sessions`);
-    const history = await seedHistory(orm.em.fork(), { businessId: business.id, livemode: false }, {
+    const history = await seedHistory(o.orm.em.fork(), { businessId: business.id, livemode: false }, {
       sessions,
       recoveryDeliveries: Math.max(recoveryFailed * 2, Math.round((config.recoveryDeliveries * sessions) / config.sessionsA)),
       recoveryFailed,
@@ -72,9 +107,13 @@ export async function runHistory(o: HistoryOptions) {
       log,
     });
     log(`seeded ${label} in ${history.ms} ms`);
-    seeded.push(history);
     businesses.push({ label, key, balanceKeys: keys, seeded: history, cursor50: '', created: [], paid: [] });
   }
+  return businesses as [HistoryBusiness, HistoryBusiness];
+}
+
+/** The seeded tables vacuumed and analyzed, and the ledger verified: a history that fails `ledger verify` ends the run. */
+async function vacuumAndVerify(orm: MikroORM): Promise<{ vacuumAnalyzeMs: number; ledgerVerifyMs: number }> {
   const vacuumMs = await vacuumAnalyze(orm.em.fork());
   log(`vacuum analyze: ${vacuumMs} ms`);
   const verifyStarted = performance.now();
@@ -82,22 +121,22 @@ export async function runHistory(o: HistoryOptions) {
   const verifyMs = Math.round(performance.now() - verifyStarted);
   log(`ledger verify: ${verified.ok ? 'clean' : `${verified.problems.length} problems`} in ${verifyMs} ms`);
   if (!verified.ok) throw new Error(`ledger verify found problems in the seeded history:\n${verified.problems.slice(0, 20).join('\n')}`);
-  const tables = await tableSizes(orm.em.fork());
-  loadAverage.afterSeed = load();
+  return { vacuumAnalyzeMs: vacuumMs, ledgerVerifyMs: verifyMs };
+}
 
-  const worker = await spawnWorker(o);
-  await pauseRetention(o.temporalAddress, o.appEnv.TEMPORAL_TASK_QUEUE ?? 'payments');
-  const api = await spawnApi(o);
-  const client = jsonClient(`https://127.0.0.1:${api.port}`, o.ca);
-  const pair = businesses as [HistoryBusiness, HistoryBusiness];
-  for (const b of pair) b.cursor50 = await cursorOfPage50(client, b);
-  loadAverage.beforeMeasuring = load();
-
+/** Every read, then the writes (each making what the next needs), then the webhook recovery with the worker stopped. */
+async function measureOperations(
+  orm: MikroORM,
+  config: HistoryConfig,
+  client: JsonClient,
+  pair: [HistoryBusiness, HistoryBusiness],
+  run: { loadAverage: Record<string, number[]>; stopWorker: () => Promise<void> },
+): Promise<OperationResult[]> {
   const operations: OperationResult[] = [];
   const reads = { samples: config.readSamples, warmup: config.warmup, maxSeconds: config.maxSecondsPerOperation };
   const writes = { samples: config.writeSamples, warmup: Math.min(config.warmup, 5), maxSeconds: config.maxSecondsPerOperation };
   for (const read of READS) operations.push(await measure(read.name, 'read', pair, readCall(client, read), reads));
-  loadAverage.afterReads = load();
+  run.loadAverage.afterReads = load();
   // Each write makes what the next one needs: fresh sessions to pay, then paid sessions to refund.
   operations.push(await measure('session create', 'write', pair, createSession(client), writes));
   operations.push(await measure('pay', 'write', pair, paySession(client), writes));
@@ -106,36 +145,11 @@ export async function runHistory(o: HistoryOptions) {
   await settled(orm, pair, []);
   // Recovery last, with the worker stopped: the deliveries each call re-sends then stay as the call left them,
   // and are failed again before the next call, which then has the same work to do.
-  await stopService(worker.child);
+  await run.stopWorker();
   const since = new Date(Date.now() - 13 * 86_400_000).toISOString();
   const recoveries = { samples: config.recoveryCalls, warmup: 1, maxSeconds: config.maxSecondsPerOperation, after: (b: HistoryBusiness) => failResent(orm, b) };
   operations.push(await measure('webhook recovery', 'write', pair, recover(client, since), recoveries));
-  await stopService(api.child);
-  loadAverage.after = load();
-
-  const sizes = Object.fromEntries(
-    seeded.map((s) => [s === seeded[0] ? 'A' : 'B', { businessId: s.businessId, sessions: s.sessions, withdrawals: s.withdrawals, endpoints: s.endpoints, recoveryFailedInWindow: s.recoveryFailedInWindow, searchEmail: s.searchEmail }]),
-  );
-  return {
-    targets: historyTargets(operations, config.sessionsA, config.sessionsB),
-    history: {
-      date: new Date().toISOString(),
-      config,
-      sizes,
-      seed: {
-        msA: seeded[0].ms,
-        msB: seeded[1].ms,
-        vacuumAnalyzeMs: vacuumMs,
-        ledgerVerifyMs: verifyMs,
-        stepsMs: { A: seeded[0].stepsMs, B: seeded[1].stepsMs },
-      },
-      tables,
-      recovery: { since: '13 days before the call', eventsPerCall: recoveryFailed, worker: 'stopped, so recovered deliveries stay pending; failed again between calls' },
-      balance: `${balanceKeys} test keys per business, each used for at most ${BALANCE_CALLS_PER_KEY} calls (GET /balance allows 30 a minute per key)`,
-      loadAverage,
-      operations,
-    },
-  };
+  return operations;
 }
 
 /**

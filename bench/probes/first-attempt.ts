@@ -24,7 +24,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { newId } from '../../src/domain/ids.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { recordEvent } from '../../src/modules/events/event.service.js';
-import { webhookDeliveryWorkflowId } from '../../src/modules/webhooks/delivery.workflow.js';
+import { webhookDeliveryWorkflowId } from '../../contracts/workflow-ids.js';
 import { jsonClient, openLoop, percentile } from '../open-loop.js';
 import { quiet, startReceivers } from '../scenarios.js';
 import { peakRssMb, spawnService, stopService } from '../stack.js';

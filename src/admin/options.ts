@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import type { DisputeTimes } from '../config.js';
@@ -19,6 +20,15 @@ export interface CommandDeps {
   disputeTimes?: DisputeTimes;
   temporal?: () => Promise<Client>;
 }
+
+/** One call of a command: its options, and its positional argument, named when it is read. */
+export interface CommandCall {
+  options: Options;
+  /** The positional argument (a business id, a key id); missing, a usage error that names `what`. */
+  required(what: string): string;
+}
+
+export type Command = (em: EntityManager, call: CommandCall) => Promise<CommandResult>;
 
 export const percent = (name: string) =>
   z.coerce.number().min(0).max(100).transform((value, ctx) => {

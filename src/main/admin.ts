@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { withKeys } from './keys.js';
-import { assertStartable, ConfigError, loadConfig } from '../config.js';
+import { assertStartable, ConfigError, loadConfig, type Config } from '../config.js';
 import { runningEmbeddedPort, startEmbeddedPostgres, embeddedUrl } from '../dev/embedded-postgres.js';
 import { runningBanner } from '../dev/running.js';
 import type { Client } from '@temporalio/client';
@@ -14,38 +14,37 @@ import { DomainError } from '../domain/errors.js';
 import { toApiError } from '../http/errors.js';
 import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase } from './runtime.js';
 
+/** Every option any command takes (each command checks its own); `--json` and `--help` are the CLI's. */
+const OPTIONS = {
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', default: false },
+  name: { type: 'string' },
+  'fee-percent': { type: 'string' },
+  'fixed-fee': { type: 'string' },
+  'reserve-percent': { type: 'string' },
+  'reserve-hold': { type: 'string' },
+  tier: { type: 'string' },
+  'rate-per-minute': { type: 'string' },
+  burst: { type: 'string' },
+  approved: { type: 'boolean' },
+  mode: { type: 'string' },
+  scope: { type: 'string' },
+  type: { type: 'string' },
+  'wallet-email': { type: 'string' },
+  coin: { type: 'string' },
+  network: { type: 'string' },
+  address: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  'dispute-fee': { type: 'string' },
+  reason: { type: 'string' },
+  amount: { type: 'string' },
+  inquiry: { type: 'boolean' },
+  outcome: { type: 'string' },
+} as const;
+
 async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    strict: true,
-    options: {
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-      name: { type: 'string' },
-      'fee-percent': { type: 'string' },
-      'fixed-fee': { type: 'string' },
-      'reserve-percent': { type: 'string' },
-      'reserve-hold': { type: 'string' },
-      tier: { type: 'string' },
-      'rate-per-minute': { type: 'string' },
-      burst: { type: 'string' },
-      approved: { type: 'boolean' },
-      mode: { type: 'string' },
-      scope: { type: 'string' },
-      type: { type: 'string' },
-      'wallet-email': { type: 'string' },
-      coin: { type: 'string' },
-      network: { type: 'string' },
-      address: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      'dispute-fee': { type: 'string' },
-      reason: { type: 'string' },
-      amount: { type: 'string' },
-      inquiry: { type: 'boolean' },
-      outcome: { type: 'string' },
-    },
-  });
+  const { values, positionals } = parseArgs({ allowPositionals: true, strict: true, options: OPTIONS });
   if (values.help || positionals.length === 0) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -54,26 +53,9 @@ async function main(): Promise<number> {
   // Refused without its opt-in, as every entry point; not announced, since a command's stderr is its answer.
   assertStartable(loaded);
   const config = withKeys(loaded);
-  // The banner of the running `npm start`, which it left in the data directory: no database needed.
-  if (positionals.join(' ') === 'banner') {
-    const banner = runningBanner(config.dataDir);
-    if (banner) process.stdout.write(banner);
-    else process.stderr.write(`npm start is not running on ${config.dataDir}.\n`);
-    return banner ? 0 : 1;
-  }
-  let url = config.databaseUrl;
-  let stopEmbedded: (() => Promise<void>) | undefined;
-  if (!url) {
-    const dir = embeddedDatabaseDir(config);
-    const port = runningEmbeddedPort(dir);
-    if (port) url = embeddedUrl(port);
-    else {
-      const pg = await startEmbeddedPostgres({ databaseDir: dir, port: config.dev.postgresPort });
-      stopEmbedded = pg.stop;
-      url = pg.url();
-    }
-  }
-  const orm = await openMigratedDatabase(url, config);
+  if (positionals.join(' ') === 'banner') return printBanner(config.dataDir);
+  const database = await databaseFor(config);
+  const orm = await openMigratedDatabase(database.url, config);
   // Only `dispute decide` talks to Temporal (TEMPORAL_ADDRESS, or the dev server `npm start` runs).
   let temporal: Client | undefined;
   const deps = { disputeTimes: config.disputes, temporal: async () => (temporal ??= await connectTemporalFor(config)) };
@@ -85,8 +67,29 @@ async function main(): Promise<number> {
   } finally {
     await temporal?.connection.close();
     await orm.close();
-    await stopEmbedded?.();
+    await database.stop?.();
   }
+}
+
+/** The banner of the running `npm start`, which it left in the data directory: no database needed. */
+function printBanner(dataDir: string): number {
+  const banner = runningBanner(dataDir);
+  if (banner) process.stdout.write(banner);
+  else process.stderr.write(`npm start is not running on ${dataDir}.\n`);
+  return banner ? 0 : 1;
+}
+
+/**
+ * DATABASE_URL; else the embedded PostgreSQL of `npm start` if it is running, or started here for the
+ * command (`stop` then stops it after).
+ */
+async function databaseFor(config: Config): Promise<{ url: string; stop?: () => Promise<void> }> {
+  if (config.databaseUrl) return { url: config.databaseUrl };
+  const dir = embeddedDatabaseDir(config);
+  const port = runningEmbeddedPort(dir);
+  if (port) return { url: embeddedUrl(port) };
+  const pg = await startEmbeddedPostgres({ databaseDir: dir, port: config.dev.postgresPort });
+  return { url: pg.url(), stop: pg.stop };
 }
 
 main().then(

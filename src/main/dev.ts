@@ -6,7 +6,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { withKeys } from './keys.js';
-import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING } from '../config.js';
+import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING, type Config } from '../config.js';
 import { startEmbeddedPostgres } from '../dev/embedded-postgres.js';
 import { startTemporalDevServer } from '../dev/temporal-dev-server.js';
 import { ensureDevCertificate, readTls } from '../dev/tls.js';
@@ -32,53 +32,21 @@ async function main() {
   if (config.env === 'test') log.api.warn(TEST_ENV_WARNING);
   const logTo = (name: string) => (line: string) => appendFileSync(path.join(logDir, name), `${line}\n`);
 
-  let databaseUrl = config.databaseUrl;
-  let pgWhere = `external (DATABASE_URL)`;
-  if (!databaseUrl) {
-    const asked = path.resolve(embeddedDatabaseDir(config));
-    const pg = await startEmbeddedPostgres({
-      databaseDir: asked,
-      port: config.dev.postgresPort,
-      log: logTo('postgres.log'),
-      ownProcessGroup: true,
-    });
-    stops.unshift(pg.stop);
-    databaseUrl = pg.url();
-    pgWhere = `127.0.0.1:${config.dev.postgresPort}, data in ${pg.dataDir}`;
-    // As root it runs as the postgres user; when that user cannot reach the clone, the data lives outside it.
-    if (pg.dataDir !== asked) pgWhere += ` (the postgres user cannot reach ${asked})`;
-  }
-  let temporalAddress = config.temporal.address;
-  let uiUrl: string | null = null;
-  if (!temporalAddress) {
-    const temporal = await startTemporalDevServer({
-      dataDir: config.dataDir,
-      port: config.dev.temporalPort,
-      uiPort: config.dev.temporalUiPort,
-      cliPath: config.dev.temporalCliPath,
-      log: logTo('temporal.log'),
-      ownProcessGroup: true,
-      // The UI decrypts histories through the codec endpoint this process serves on its admin port.
-      uiCodecEndpoint: `http://${config.admin.host}:${config.admin.port}/codec`,
-    });
-    stops.unshift(temporal.stop);
-    temporalAddress = temporal.address;
-    uiUrl = temporal.uiUrl;
-  }
-
+  const postgres = await postgresFor(config, logTo('postgres.log'));
+  const temporalServer = await temporalFor(config, logTo('temporal.log'));
   const tlsFiles = config.http.tlsCertFile
     ? { certFile: config.http.tlsCertFile, keyFile: config.http.tlsKeyFile!, caFile: null }
     : await ensureDevCertificate(config.dataDir);
   const runConfig = {
     ...config,
-    databaseUrl,
-    temporal: { ...config.temporal, address: temporalAddress },
+    databaseUrl: postgres.url,
+    temporal: { ...config.temporal, address: temporalServer.address },
     // The development CA signs every local HTTPS server made with its certificate (the example shop's
     // too), so the worker trusts it for webhook receivers unless WEBHOOK_CA_FILE names other CAs.
     webhooks: { ...config.webhooks, caFile: config.webhooks.caFile ?? tlsFiles.caFile ?? undefined },
   };
 
-  const orm = await openMigratedDatabase(databaseUrl, config);
+  const orm = await openMigratedDatabase(postgres.url, config);
   stops.unshift(() => orm.close());
   const demo = await ensureDemoBusiness(config.dataDir, orm);
 
@@ -95,18 +63,46 @@ async function main() {
   const testKey = demo.keys.find((k) => k.mode === 'test')!.secret;
   const banner = bannerText({
     apiOrigin: api.origin,
-    uiUrl: uiUrl ?? `(external Temporal at ${temporalAddress})`,
+    uiUrl: temporalServer.uiUrl ?? `(external Temporal at ${temporalServer.address})`,
     admin: `http://${config.admin.host}:${admin.port}`,
     testKey,
     livePayments: livePaymentsNotice(runConfig).replace(/^live payments: /, ''),
     caFile: tlsFiles.caFile,
-    pgWhere,
+    pgWhere: postgres.where,
     dataDir: path.resolve(config.dataDir),
     logDir,
   });
   writeRunningService(config.dataDir, { apiUrl: `${api.origin}/api/v1`, testKey, businessId: demo.businessId, caFile: tlsFiles.caFile, banner });
   stops.push(async () => removeRunningService(config.dataDir));
   process.stdout.write(banner);
+}
+
+/** DATABASE_URL, or else the embedded PostgreSQL, started here and stopped last; `where` is for the banner. */
+async function postgresFor(config: Config, log: (line: string) => void): Promise<{ url: string; where: string }> {
+  if (config.databaseUrl) return { url: config.databaseUrl, where: 'external (DATABASE_URL)' };
+  const asked = path.resolve(embeddedDatabaseDir(config));
+  const pg = await startEmbeddedPostgres({ databaseDir: asked, port: config.dev.postgresPort, log, ownProcessGroup: true });
+  stops.unshift(pg.stop);
+  const where = `127.0.0.1:${config.dev.postgresPort}, data in ${pg.dataDir}`;
+  // As root it runs as the postgres user; when that user cannot reach the clone, the data lives outside it.
+  return { url: pg.url(), where: pg.dataDir === asked ? where : `${where} (the postgres user cannot reach ${asked})` };
+}
+
+/** TEMPORAL_ADDRESS, or else Temporal's dev server with its Web UI, started here. */
+async function temporalFor(config: Config, log: (line: string) => void): Promise<{ address: string; uiUrl: string | null }> {
+  if (config.temporal.address) return { address: config.temporal.address, uiUrl: null };
+  const temporal = await startTemporalDevServer({
+    dataDir: config.dataDir,
+    port: config.dev.temporalPort,
+    uiPort: config.dev.temporalUiPort,
+    cliPath: config.dev.temporalCliPath,
+    log,
+    ownProcessGroup: true,
+    // The UI decrypts histories through the codec endpoint this process serves on its admin port.
+    uiCodecEndpoint: `http://${config.admin.host}:${config.admin.port}/codec`,
+  });
+  stops.unshift(temporal.stop);
+  return { address: temporal.address, uiUrl: temporal.uiUrl };
 }
 
 /** The banner: where everything is, the demo key, and how to see this again. */

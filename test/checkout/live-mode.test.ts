@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../src/config.js';
 import { freePort } from '../../src/dev/free-port.js';
-import { payCheckout } from '../../src/modules/checkout/pay.service.js';
+import { parse } from '../../src/domain/validation.js';
+import { payInput } from '../../src/modules/checkout/pay.schemas.js';
+import { payableSession, payCheckout } from '../../src/modules/checkout/pay.service.js';
 import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
 import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { addWalletMethod, balanceOf, creditAvailable, WALLET_EMAIL } from '../support/seed.js';
@@ -84,7 +86,7 @@ describe('production without ALLOW_SIMULATED_LIVE_PAYMENTS', () => {
     const session = await createSession(refused, biz.liveKey);
     // As an API configured otherwise would: straight to this stack's worker, past the API's check.
     const deps = { orm: refused.orm, temporal: refused.temporal, taskQueue: refused.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 10_000, livePayments: 'simulated' as const };
-    const answer = await payCheckout(deps, session.id, payBody(CARDS.success));
+    const answer = await payCheckout(deps, await payableSession(deps, session.id), parse(payInput, payBody(CARDS.success)));
     expect(answer.status).toBe('failed');
     expect(await charges(refused, session.id)).toEqual([]);
     const [row] = await sql(refused, 'select failure_code, failure_message from checkout_sessions where id = ?', [session.id]);

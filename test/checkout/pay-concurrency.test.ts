@@ -1,6 +1,8 @@
 import { jest } from '@jest/globals';
 import { DomainError } from '../../src/domain/errors.js';
-import { payCheckout } from '../../src/modules/checkout/pay.service.js';
+import { parse } from '../../src/domain/validation.js';
+import { payInput } from '../../src/modules/checkout/pay.schemas.js';
+import { payableSession, payCheckout, type PayDeps } from '../../src/modules/checkout/pay.service.js';
 import { beginPayment } from '../../src/modules/checkout/payment.lifecycle.js';
 import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
 import { createSession, eventually, pay, payBody, sql } from '../support/payments.js';
@@ -13,6 +15,9 @@ const biz = useBusiness(stack);
 // The in-process worker charges through this same simulator object, so the spy sees every charge.
 const charge = jest.spyOn(simulatorProcessor, 'charge');
 beforeEach(() => charge.mockClear());
+
+/** A pay call straight to the service, past the route's rate limit, in the route's steps: the session, the body, the payment. */
+const payStraight = async (deps: PayDeps, sessionId: string, body: unknown) => payCheckout(deps, await payableSession(deps, sessionId), parse(payInput, body));
 
 const chargesOf = (sessionId: string) => charge.mock.calls.filter(([request]) => request.idempotencyKey === sessionId).length;
 
@@ -55,7 +60,7 @@ describe('concurrent pay calls on one session', () => {
   it('20 calls at once past the rate limit (straight to the service) charge once', async () => {
     const session = await createSession(stack, biz.testKey);
     const deps = { orm: stack.orm, temporal: stack.temporal, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 10_000 };
-    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => payCheckout(deps, session.id, payBody())));
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => payStraight(deps, session.id, payBody())));
     const paid = outcomes.filter((o) => o.status === 'fulfilled');
     expect(paid).toHaveLength(1);
     expect((paid[0] as PromiseFulfilledResult<{ status: string }>).value.status).toBe('completed');
@@ -84,7 +89,7 @@ describe('many sessions paid at once, 20 calls each (straight to the service)', 
       const sessions = await Promise.all(Array.from({ length: 12 }, () => createSession(stack, busy.testKey)));
       const tallies = await Promise.all(
         sessions.map(async (session) => {
-          const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => payCheckout(deps, session.id, payBody())));
+          const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => payStraight(deps, session.id, payBody())));
           const told = outcomes.map((o) =>
             o.status === 'fulfilled' ? o.value.status : o.reason instanceof DomainError ? o.reason.code : String(o.reason),
           );
@@ -108,7 +113,7 @@ describe('a payment that outlasts the request', () => {
   it('answers processing when the outcome is not in by the deadline, and the workflow still finishes it', async () => {
     const session = await createSession(stack, biz.testKey);
     const deps = { orm: stack.orm, temporal: stack.temporal, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 0 };
-    expect(await payCheckout(deps, session.id, payBody())).toEqual({ sessionId: session.id, status: 'processing', redirectUrl: null });
+    expect(await payStraight(deps, session.id, payBody())).toEqual({ sessionId: session.id, status: 'processing', redirectUrl: null });
     await eventually(`session ${session.id} to be completed by its workflow`, async () => {
       const [row] = await sql(stack, 'select status from checkout_sessions where id = ?', [session.id]);
       return row.status === 'completed';

@@ -37,6 +37,17 @@ describe('POST /api/checkout/:id/pay: errors', () => {
     expect(await sql(stack, `select 1 from ledger_transactions where kind = 'payment' and reference_id = ?`, [session.id])).toHaveLength(1);
   });
 
+  it('checks the session before the body: an unknown session is 404 and a paid one 400 naming its status, whatever the body', async () => {
+    const unknown = await pay(stack, randomUUID(), { card: 'nope' });
+    expect(unknown.status).toBe(404);
+    expect(error(unknown).message).toBe('Checkout session not found');
+    const session = await createSession(stack, biz.testKey);
+    expect((await pay(stack, session.id)).status).toBe(200);
+    const paid = await pay(stack, session.id, { card: 'nope' });
+    expect(paid.status).toBe(400);
+    expect(error(paid).message).toBe('Cannot pay a checkout session in completed status');
+  });
+
   it('validates the body, naming each field', async () => {
     const session = await createSession(stack, biz.testKey);
     const res = await pay(stack, session.id, {

@@ -1,7 +1,9 @@
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { DomainError } from '../../src/domain/errors.js';
 import { toApiError } from '../../src/http/errors.js';
-import { payCheckout } from '../../src/modules/checkout/pay.service.js';
+import { parse } from '../../src/domain/validation.js';
+import { payInput } from '../../src/modules/checkout/pay.schemas.js';
+import { payableSession, payCheckout } from '../../src/modules/checkout/pay.service.js';
 import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
 import { createSession, pay, payBody, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
@@ -26,7 +28,7 @@ describe('a payment while Temporal cannot be reached', () => {
     const session = await createSession(stack, biz.testKey);
     const deps = { orm: stack.orm, temporal: unreachable, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 200 };
     const started = Date.now();
-    const err = await payCheckout(deps, session.id, payBody()).catch((e: unknown) => e);
+    const err = await payCheckout(deps, await payableSession(deps, session.id), parse(payInput, payBody())).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DomainError);
     expect(toApiError(err)).toMatchObject({ type: 'service_unavailable', status: 503, message: 'The service is temporarily unavailable; please retry' });
     expect(Date.now() - started).toBeLessThan(5_000);

@@ -39,114 +39,160 @@ export const API_KEY_CACHE_DEFAULTS = { maxEntries: 10_000, ttlMs: 60_000, recon
  */
 export function createApiKeyCache<T>(orm: MikroORM, log: Logger, options: ApiKeyCacheOptions = {}): ApiKeyCache<T> {
   const o = { ...API_KEY_CACHE_DEFAULTS, ...options };
-  const entries = new Map<string, { value: T; expiresAt: number }>();
-  let generation = 0;
-  /** The connection being opened or LISTENing; entries are served only once it LISTENs. */
-  let current: pg.PoolClient | null = null;
-  let listening = false;
-  let closed = false;
-  let retry: NodeJS.Timeout | undefined;
-  let ping: NodeJS.Timeout | undefined;
-  const forget = () => {
-    generation++;
-    entries.clear();
+  const entries = new KeyEntries<T>(o.maxEntries, o.ttlMs);
+  const listener = new ChangeListener(orm, log, o, () => entries.forget());
+  void listener.connect();
+
+  return {
+    get listening() {
+      return listener.listening;
+    },
+    async get(hash, load, keep = () => true) {
+      if (listener.listening) {
+        const hit = entries.fresh(hash);
+        if (hit) return hit.value;
+      }
+      const seen = entries.generation;
+      const value = await load();
+      if (value !== null && keep(value) && listener.listening && seen === entries.generation) entries.keep(hash, value);
+      return value;
+    },
+    close: () => listener.close(),
   };
+}
+
+/**
+ * The entries, least recently used first, each used for a bounded time. `generation` counts the times
+ * they were all forgotten, so a lookup that started before one is not kept after it.
+ */
+class KeyEntries<T> {
+  private readonly entries = new Map<string, { value: T; expiresAt: number }>();
+  generation = 0;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly ttlMs: number,
+  ) {}
+
+  forget(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
+  /** The entry for a hash if it has not expired, moved to most recently used (eviction takes the first). */
+  fresh(hash: string): { value: T } | undefined {
+    const hit = this.entries.get(hash);
+    if (!hit) return undefined;
+    this.entries.delete(hash);
+    if (hit.expiresAt <= Date.now()) return undefined;
+    this.entries.set(hash, hit);
+    return hit;
+  }
+
+  keep(hash: string, value: T): void {
+    this.entries.set(hash, { value, expiresAt: Date.now() + this.ttlMs });
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
+/**
+ * One of the ORM's pooled connections, held for as long as it LISTENs (as the outbox relay holds one).
+ * `changed` runs whenever keys may have changed unheard: a notification, a lost connection, a new LISTEN.
+ */
+class ChangeListener {
+  /** The connection being opened or LISTENing; entries are served only once it LISTENs. */
+  private current: pg.PoolClient | null = null;
+  listening = false;
+  private closed = false;
+  private retry: NodeJS.Timeout | undefined;
+  private ping: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly log: Logger,
+    private readonly o: Pick<typeof API_KEY_CACHE_DEFAULTS, 'reconnectMs' | 'pingMs' | 'pingTimeoutMs'>,
+    private readonly changed: () => void,
+  ) {}
+
+  async connect(): Promise<void> {
+    if (this.closed || this.current) return;
+    let client: pg.PoolClient;
+    try {
+      const pool = (await this.orm.em.getConnection().getNativeClient()) as unknown as pg.Pool;
+      client = await pool.connect();
+    } catch (err) {
+      this.log.warn({ err }, 'API key cache could not get a connection to listen on; reading every key from the database');
+      this.connectLater();
+      return;
+    }
+    if (this.closed) return this.discard(client);
+    this.current = client;
+    client.on('notification', this.changed);
+    client.on('error', (err) => this.lost(client, err));
+    client.once('end', () => this.lost(client));
+    try {
+      await client.query(`set application_name = '${API_KEY_LISTENER_NAME}'`);
+      await client.query(`listen ${API_KEY_CHANNEL}`);
+    } catch (err) {
+      return this.lost(client, err as Error);
+    }
+    if (client !== this.current) return; // lost (or closed) while LISTEN was on its way
+    this.changed(); // whatever changed while nobody listened
+    this.listening = true;
+    this.pingEvery(client);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    clearInterval(this.ping);
+    const client = this.current;
+    this.current = null;
+    this.listening = false;
+    this.changed();
+    if (client) this.discard(client);
+  }
+
+  /** A connection that stopped answering (a silent network failure) counts as lost. */
+  private pingEvery(client: pg.PoolClient): void {
+    this.ping = setInterval(() => {
+      const timeout = setTimeout(() => this.lost(client, new Error('listening connection did not answer')), this.o.pingTimeoutMs);
+      client.query('select 1').then(
+        () => clearTimeout(timeout),
+        (err) => {
+          clearTimeout(timeout);
+          this.lost(client, err);
+        },
+      );
+    }, this.o.pingMs);
+    this.ping.unref();
+  }
+
+  /** The connection failed: stop serving entries at once, then listen again. */
+  private lost(client: pg.PoolClient, err?: Error): void {
+    if (client !== this.current) return; // an old connection's late event
+    const wasListening = this.listening;
+    this.current = null;
+    this.listening = false;
+    this.changed();
+    clearInterval(this.ping);
+    this.discard(client, err);
+    if (wasListening) this.log.warn({ err }, 'API key cache lost its listening connection; reading every key from the database until it is back');
+    else this.log.warn({ err }, 'API key cache could not listen; reading every key from the database');
+    this.connectLater();
+  }
+
+  private connectLater(): void {
+    if (!this.closed) this.retry = setTimeout(() => void this.connect(), this.o.reconnectMs);
+  }
+
   /** Gives the connection back to the pool to be closed (never reused: it LISTENed). */
-  const discard = (client: pg.PoolClient, err?: Error) => {
-    client.removeListener('notification', forget);
+  private discard(client: pg.PoolClient, err?: Error): void {
+    client.removeListener('notification', this.changed);
     try {
       client.release(err ?? true);
     } catch {
       // released already
     }
-  };
-
-  /** The connection failed: stop serving entries at once, then listen again. */
-  function lost(client: pg.PoolClient, err?: Error) {
-    if (client !== current) return; // an old connection's late event
-    const wasListening = listening;
-    current = null;
-    listening = false;
-    forget();
-    clearInterval(ping);
-    discard(client, err);
-    if (wasListening) log.warn({ err }, 'API key cache lost its listening connection; reading every key from the database until it is back');
-    else log.warn({ err }, 'API key cache could not listen; reading every key from the database');
-    if (!closed) retry = setTimeout(connect, o.reconnectMs);
   }
-
-  /** One of the ORM's pooled connections, held for as long as it LISTENs (as the outbox relay holds one). */
-  async function connect() {
-    if (closed || current) return;
-    let client: pg.PoolClient;
-    try {
-      const pool = (await orm.em.getConnection().getNativeClient()) as unknown as pg.Pool;
-      client = await pool.connect();
-    } catch (err) {
-      log.warn({ err }, 'API key cache could not get a connection to listen on; reading every key from the database');
-      if (!closed) retry = setTimeout(connect, o.reconnectMs);
-      return;
-    }
-    if (closed) return discard(client);
-    current = client;
-    client.on('notification', forget);
-    client.on('error', (err) => lost(client, err));
-    client.once('end', () => lost(client));
-    try {
-      await client.query(`set application_name = '${API_KEY_LISTENER_NAME}'`);
-      await client.query(`listen ${API_KEY_CHANNEL}`);
-    } catch (err) {
-      return lost(client, err as Error);
-    }
-    if (client !== current) return; // lost (or closed) while LISTEN was on its way
-    forget(); // whatever changed while nobody listened
-    listening = true;
-    ping = setInterval(() => {
-      // A connection that stopped answering (a silent network failure) counts as lost.
-      const timeout = setTimeout(() => lost(client, new Error('listening connection did not answer')), o.pingTimeoutMs);
-      client.query('select 1').then(
-        () => clearTimeout(timeout),
-        (err) => {
-          clearTimeout(timeout);
-          lost(client, err);
-        },
-      );
-    }, o.pingMs);
-    ping.unref();
-  }
-  void connect();
-
-  return {
-    get listening() {
-      return listening;
-    },
-    async get(hash, load, keep = () => true) {
-      if (listening) {
-        const hit = entries.get(hash);
-        if (hit && hit.expiresAt > Date.now()) {
-          entries.delete(hash); // most recently used last: eviction takes the first
-          entries.set(hash, hit);
-          return hit.value;
-        }
-        if (hit) entries.delete(hash);
-      }
-      const seen = generation;
-      const value = await load();
-      if (value !== null && keep(value) && listening && seen === generation) {
-        entries.set(hash, { value, expiresAt: Date.now() + o.ttlMs });
-        if (entries.size > o.maxEntries) entries.delete(entries.keys().next().value!);
-      }
-      return value;
-    },
-    async close() {
-      closed = true;
-      clearTimeout(retry);
-      clearInterval(ping);
-      const client = current;
-      current = null;
-      listening = false;
-      forget();
-      if (client) discard(client);
-    },
-  };
 }

@@ -2,9 +2,10 @@ import { sessionIdPath } from '../../http/openapi/parameters.js';
 import { errors, ok, PUBLIC_POST } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import { createRateLimiter, publicRateLimit, rateLimit } from '../../http/rate-limit.js';
+import { parseBody } from '../../http/validate.js';
 import { paymentProcessor } from '../processor/index.js';
 import { payAnswerResource, payInput } from './pay.schemas.js';
-import { payCheckout } from './pay.service.js';
+import { payableSession, payCheckout } from './pay.service.js';
 
 /** How long a pay call waits for the outcome before answering `processing`. */
 export const PAY_WAIT_MS = 10_000;
@@ -71,7 +72,10 @@ export const payOperations: Operation[] = [
         publicRateLimit(deps),
         rateLimit(limiter, (ctx) => canonicalSessionId(ctx.params.id)),
         async (ctx) => {
-          ctx.body = { success: true, data: await payCheckout(payDeps, ctx.params.id, ctx.request.body ?? {}) };
+          // The session's own checks come before anything about the body (docs/decisions.md, Order of pay checks).
+          const session = await payableSession(payDeps, ctx.params.id);
+          const input = parseBody(ctx, payInput);
+          ctx.body = { success: true, data: await payCheckout(payDeps, session, input) };
         },
       ];
     },

@@ -78,6 +78,7 @@ export const payInput = z.object({
   email: email().optional(),
   shipping: shippingInput.nullish(),
 });
+export type PayInput = z.output<typeof payInput>;
 
 /** The pay call's answer: the outcome so far, and where the customer goes next (null: stay on the page). */
 export const payAnswerResource = z

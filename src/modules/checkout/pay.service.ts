@@ -9,9 +9,8 @@ import { centsToDecimalString } from '../../domain/money.js';
 import type { LivePayments } from '../../config.js';
 import { DomainError } from '../../domain/errors.js';
 import { requireLivePayments } from '../processor/live-mode.rules.js';
-import { InvalidCardError, type PaymentProcessor } from '../processor/processor.port.js';
-import { parse } from '../../domain/validation.js';
-import { payAnswerResource, payInput } from './pay.schemas.js';
+import { InvalidCardError, type CardToken, type PaymentProcessor } from '../processor/processor.port.js';
+import type { payAnswerResource, PayInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.rules.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
 import { CheckoutSession } from './session.entity.js';
@@ -39,35 +38,89 @@ async function loadSession(deps: PayDeps, sessionId: string): Promise<CheckoutSe
 }
 
 /**
- * Pays a session from the hosted page. The card becomes a token here, in the request; the payment itself
- * runs in the session's checkout workflow (started if it is not running yet), which finishes even if
- * this process dies. The request waits a bounded time for the outcome, then answers what the database says.
+ * The session a pay call names, if it can be paid: known, still `pending`, and in a mode this server pays.
+ * The route asks this before it reads the body: an unknown session, then one that cannot be paid, come
+ * before anything about the body (docs/decisions.md, Order of pay checks).
  */
-export async function payCheckout(deps: PayDeps, sessionId: string, body: unknown): Promise<PayAnswer> {
-  // An unknown session, then one that cannot be paid, before anything about the body.
+export async function payableSession(deps: PayDeps, sessionId: string): Promise<CheckoutSession> {
   const session = await loadSession(deps, sessionId);
   // Past its `expiresAt` it is cancelled now, whether or not the expiry sweep has come by yet.
   const statusNow = isPastExpiry(session) ? await expireSession(deps.orm.em.fork(), session.id) : session.status;
   if (statusNow !== 'pending') throw new DomainError('session_not_payable', { params: { status: statusNow ?? 'cancelled' } });
   // Live mode fails closed: the card reaches neither the simulator's tokenizer nor its charge.
   requireLivePayments(deps.livePayments ?? 'simulated', session.livemode);
-  const input = parse(payInput, body);
+  return session;
+}
+
+/**
+ * Pays a payable session from the hosted page. The card becomes a token here, in the request; the payment
+ * itself runs in the session's checkout workflow (started if it is not running yet), which finishes even if
+ * this process dies. The request waits a bounded time for the outcome, then answers what the database says.
+ */
+export async function payCheckout(deps: PayDeps, session: CheckoutSession, input: PayInput): Promise<PayAnswer> {
   if (session.askShipping && !input.shipping) {
     throw new DomainError('validation_failed', { errors: [{ path: ['shipping'], message: 'Shipping address is required' }] });
   }
+  const card = await tokenize(deps.processor, input.card);
+  // This call's name for its payment attempt: the database records it if this call is the one that pays.
+  const attemptId = randomUUID();
+  const heard = await askWorkflowToPay(deps, session, payRequest(attemptId, card, input, session));
+  if (heard.kind === 'no_answer') await ensureTemporalReachable(deps.temporal);
+  // The database has the answer: whether this call paid, and if not, why the session cannot be paid.
+  const current = await loadSession(deps, session.id);
+  const verdict = payVerdict(current, attemptId, heard);
+  if (verdict.answer === 'not_payable') throw new DomainError('session_not_payable', { params: { status: verdict.status } });
+  if (verdict.answer === 'retry') throw new DomainError('service_unavailable');
+  return { sessionId: current.id, status: verdict.status, redirectUrl: paymentRedirectUrl(current) };
+}
 
-  let card;
+/** The card as a token; a card the processor refuses to tokenize is a validation error on its field. */
+async function tokenize(processor: PaymentProcessor, card: PayInput['card']): Promise<CardToken> {
   try {
-    card = await deps.processor.tokenize(input.card);
+    return await processor.tokenize(card);
   } catch (err) {
     if (!(err instanceof InvalidCardError)) throw err;
     throw new DomainError('validation_failed', { errors: [{ path: ['card', err.field], message: err.message }] });
   }
+}
 
-  // By reference, as every start: the compiler checks `args` against the workflow's parameters.
-  const start = new WithStartWorkflowOperation(checkoutWorkflow, {
+/** What the workflow is asked: the token and who pays, never the card itself. */
+function payRequest(attemptId: string, card: CardToken, input: PayInput, session: CheckoutSession): PayRequest {
+  return {
+    attemptId,
+    token: card.token,
+    cardBrand: card.brand,
+    cardLast4: card.last4,
+    customerName: input.name,
+    customerEmail: input.email ?? null,
+    shipping: session.askShipping && input.shipping ? { ...input.shipping, addressLine2: input.shipping.addressLine2 ?? null } : null,
+  };
+}
+
+/**
+ * The `pay` Update of the session's checkout workflow, started with it if needed, and what was heard by
+ * the deadline. The wait covers admission too: with no worker up, the update is never accepted and the
+ * customer is told `processing` rather than left hanging. A late failure after the deadline is nobody's to handle.
+ */
+async function askWorkflowToPay(deps: PayDeps, session: CheckoutSession, request: PayRequest): Promise<PayHeard> {
+  const outcome = deps.temporal.workflow
+    .startUpdateWithStart(payUpdate, { args: [request], waitForStage: WorkflowUpdateStage.ACCEPTED, startWorkflowOperation: checkoutStart(session, deps.taskQueue) })
+    .then((update) => update.result());
+  outcome.catch(() => undefined);
+  return Promise.race([outcome, wait(deps.waitMs)]).then(
+    (result): PayHeard => (result ? { kind: 'answered', result } : { kind: 'no_answer' }),
+    // Whatever Temporal answered instead of a result (the update failed or was refused, the closed workflow
+    // could not be started again, too many updates in flight, a start deduplicated into a closed run), the
+    // database says whether this call paid.
+    (): PayHeard => ({ kind: 'refused' }),
+  );
+}
+
+/** The session's checkout workflow, by reference as every start: the compiler checks `args` against its parameters. */
+function checkoutStart(session: CheckoutSession, taskQueue: string) {
+  return new WithStartWorkflowOperation(checkoutWorkflow, {
     workflowId: checkoutWorkflowId(session.id),
-    taskQueue: deps.taskQueue,
+    taskQueue,
     args: [{ sessionId: session.id, expiresAt: session.expiresAt.toISOString() }],
     // The first pay starts the session's workflow; a second one (a retry, another tab) finds it running.
     workflowIdConflictPolicy: 'USE_EXISTING',
@@ -83,38 +136,6 @@ export async function payCheckout(deps: PayDeps, sessionId: string, body: unknow
       AmountInCents: session.total,
     }),
   });
-  // This call's name for its payment attempt: the database records it if this call is the one that pays.
-  const attemptId = randomUUID();
-  const request: PayRequest = {
-    attemptId,
-    token: card.token,
-    cardBrand: card.brand,
-    cardLast4: card.last4,
-    customerName: input.name,
-    customerEmail: input.email ?? null,
-    shipping: session.askShipping && input.shipping ? { ...input.shipping, addressLine2: input.shipping.addressLine2 ?? null } : null,
-  };
-  // The wait covers admission too: with no worker up, the update is never accepted and the customer is
-  // told `processing` rather than left hanging. A late failure after the deadline is nobody's to handle.
-  const outcome = deps.temporal.workflow
-    .startUpdateWithStart(payUpdate, { args: [request], waitForStage: WorkflowUpdateStage.ACCEPTED, startWorkflowOperation: start })
-    .then((update) => update.result());
-  outcome.catch(() => undefined);
-
-  const heard = await Promise.race([outcome, wait(deps.waitMs)]).then(
-    (result): PayHeard => (result ? { kind: 'answered', result } : { kind: 'no_answer' }),
-    // Whatever Temporal answered instead of a result (the update failed or was refused, the closed workflow
-    // could not be started again, too many updates in flight, a start deduplicated into a closed run), the
-    // database says whether this call paid.
-    (): PayHeard => ({ kind: 'refused' }),
-  );
-  if (heard.kind === 'no_answer') await ensureTemporalReachable(deps.temporal);
-  // The database has the answer: whether this call paid, and if not, why the session cannot be paid.
-  const current = await loadSession(deps, sessionId);
-  const verdict = payVerdict(current, attemptId, heard);
-  if (verdict.answer === 'not_payable') throw new DomainError('session_not_payable', { params: { status: verdict.status } });
-  if (verdict.answer === 'retry') throw new DomainError('service_unavailable');
-  return { sessionId: current.id, status: verdict.status, redirectUrl: paymentRedirectUrl(current) };
 }
 
 /** How long the check after the deadline gives Temporal to answer. */

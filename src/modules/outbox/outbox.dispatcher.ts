@@ -47,7 +47,7 @@ export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; 
     'workflow.signal': (message) => signalWorkflow(deps.temporal, message),
     ...deps.handlers,
   };
-  const execute = <T extends object[] = object[]>(sql: string, params: unknown[]) => deps.orm.em.getConnection().execute<T>(sql, params);
+  const execute: Execute = <T extends object[]>(sql: string, params: unknown[]) => deps.orm.em.getConnection().execute<T>(sql, params);
   // `in (?)`: the driver expands an array parameter into a list, which `any(?)` would misread.
   const markDispatched = (ids: RowId[]) => execute('update outbox set dispatched_at = now() where id in (?)', [ids]);
   const markLater = batched(markDispatched, deps.log);
@@ -61,47 +61,15 @@ export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; 
       return true;
     } catch (err) {
       deps.log.warn({ err, outboxId: row.id }, 'outbox dispatch failed; the relay will retry');
-      // Backed off by its attempts (1 s, doubling, then every 10 s; the exponent capped so the interval
-      // cannot overflow however long it fails): rows that keep failing would otherwise be claimed again
-      // at every sweep and, a hundred of them, fill every batch ahead of healthy rows.
-      await execute(
-        `update outbox set last_error = ?,
-           claimed_until = now() + least(interval '1 second' * power(2, least(greatest(attempts - 1, 0), 4)), interval '${MAX_BACKOFF_SECONDS} seconds')
-         where id = ?`,
-        [String((err as Error).message).slice(0, 500), row.id],
-      ).catch((bookkeeping) => {
-        // The row keeps its claim and comes back when it runs out; the rest of the batch is still marked.
-        deps.log.warn({ err: bookkeeping, outboxId: row.id }, 'recording an outbox failure failed');
-      });
+      await recordFailure(execute, row, err as Error, deps.log);
       return false;
     }
   }
 
-  async function run(rows: ClaimedRow[]): Promise<RowId[]> {
-    const done: RowId[] = [];
-    let next = 0;
-    const lane = async () => {
-      while (next < rows.length) {
-        const row = rows[next++];
-        if (await handle(row)) done.push(row.id);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, rows.length) }, lane));
-    return done;
-  }
-
-  const claimSql = (filter: string) => `
-    update outbox set attempts = attempts + 1, claimed_until = now() + interval '${CLAIM_SECONDS} seconds'
-    where id in (
-      select id from outbox
-      where dispatched_at is null and (claimed_until is null or claimed_until < now()) and ${filter}
-      order by id limit ? for update skip locked)
-    returning id, message`;
-
   /** Returns how many rows were dispatched (not merely claimed: a failed row is not progress). */
   async function claimAndRun(sql: string, params: unknown[]): Promise<number> {
     const rows = await execute<ClaimedRow[]>(sql, params);
-    const done = await run(rows);
+    const done = await inLanes(rows, handle);
     if (done.length) await markDispatched(done);
     return done.length;
   }
@@ -109,7 +77,7 @@ export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; 
   return {
     /** Fast path for rows `claimForFastPath` claimed, right after the commit that wrote them. */
     async dispatchClaimed(entries: OutboxEntry[]): Promise<void> {
-      const done = await run(entries.map((e) => ({ id: e.id, message: e.message })));
+      const done = await inLanes(entries.map((e) => ({ id: e.id, message: e.message })), handle);
       if (done.length) await markLater(done);
     },
     /** Dispatches committed rows by id, claiming them first (rows written without a claim). */
@@ -125,6 +93,48 @@ export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; 
   };
 }
 export type OutboxDispatcher = ReturnType<typeof createOutboxDispatcher>;
+
+type Execute = <T extends object[] = object[]>(sql: string, params: unknown[]) => Promise<T>;
+
+/** Claims up to `limit` rows that are due and match `filter`, for CLAIM_SECONDS, counting the attempt. */
+const claimSql = (filter: string) => `
+    update outbox set attempts = attempts + 1, claimed_until = now() + interval '${CLAIM_SECONDS} seconds'
+    where id in (
+      select id from outbox
+      where dispatched_at is null and (claimed_until is null or claimed_until < now()) and ${filter}
+      order by id limit ? for update skip locked)
+    returning id, message`;
+
+/** Handles rows CONCURRENCY at a time; returns the ids of those handled. */
+async function inLanes(rows: ClaimedRow[], handle: (row: ClaimedRow) => Promise<boolean>): Promise<RowId[]> {
+  const done: RowId[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < rows.length) {
+      const row = rows[next++];
+      if (await handle(row)) done.push(row.id);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, rows.length) }, lane));
+  return done;
+}
+
+/**
+ * Keeps a failed row's error and backs it off by its attempts (1 s, doubling, then every 10 s; the
+ * exponent capped so the interval cannot overflow however long it fails): rows that keep failing would
+ * otherwise be claimed again at every sweep and, a hundred of them, fill every batch ahead of healthy rows.
+ */
+async function recordFailure(execute: Execute, row: ClaimedRow, err: Error, log: Logger): Promise<void> {
+  await execute(
+    `update outbox set last_error = ?,
+       claimed_until = now() + least(interval '1 second' * power(2, least(greatest(attempts - 1, 0), 4)), interval '${MAX_BACKOFF_SECONDS} seconds')
+     where id = ?`,
+    [String(err.message).slice(0, 500), row.id],
+  ).catch((bookkeeping) => {
+    // The row keeps its claim and comes back when it runs out; the rest of the batch is still marked.
+    log.warn({ err: bookkeeping, outboxId: row.id }, 'recording an outbox failure failed');
+  });
+}
 
 /**
  * Collects ids from many callers and writes them with one statement per window. Each caller's promise

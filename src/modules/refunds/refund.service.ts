@@ -1,9 +1,7 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { refundWorkflow, type RefundWorkflowInput } from '../../../workflows/refunds.js';
 import type { ListTotal } from '../../domain/cursor.js';
 import { newId } from '../../domain/ids.js';
-import { centsToDecimalString } from '../../domain/money.js';
 import type { Caller } from '../businesses/caller.js';
 import { DomainError } from '../../domain/errors.js';
 import { CheckoutSession } from '../checkout/session.entity.js';
@@ -11,10 +9,10 @@ import { recordEvent } from '../events/event.service.js';
 import { cappedTotal, countedTotal } from '../lists/row-count.queries.js';
 import { pageIds } from '../lists/page.queries.js';
 import { lines } from '../ledger/accounts.rules.js';
-import { lockBalance, postTransaction, ownerOf } from '../ledger/ledger.service.js';
+import { lockBalance, postTransaction, ownerOf, type Owner } from '../ledger/ledger.service.js';
+import type { Balance } from '../ledger/ledger.entity.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
-import { workflowStart } from '../outbox/workflow-message.rules.js';
 import { consumeReserves } from '../reserves/reserve.service.js';
 import { Dispute } from '../disputes/dispute.entity.js';
 import { BLOCKS_REFUND } from '../disputes/dispute.rules.js';
@@ -22,10 +20,9 @@ import { RefundReservePart } from './refund-reserve-part.entity.js';
 import { Refund } from './refund.entity.js';
 import { refundCreatedPayload } from './refund.events.js';
 import { refundFunding } from './refund.rules.js';
+import { refundWorkflowStart } from './refund.start.js';
 import type { CreateRefundInput, ListRefundsQuery } from './refund.schemas.js';
-import { refundView } from './refund.view.js';
 import { requireTransaction } from '../../db/transaction.js';
-import { refundWorkflowId } from '../../../contracts/workflow-ids.js';
 
 const UUID = z.uuid();
 
@@ -43,8 +40,45 @@ export async function createRefund(
   const owner = ownerOf(caller);
   // Lock order for every refund move: the balance row, then the session and the refund.
   const balance = await lockBalance(tx, owner);
-  const session = UUID.safeParse(input.checkoutSessionId).success
-    ? await tx.findOne(CheckoutSession, { id: input.checkoutSessionId, ...owner }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+  const session = await refundableSession(tx, owner, input.checkoutSessionId);
+  const amount = session.total;
+  const funds = await takeFunds(tx, owner, balance, amount);
+
+  const now = new Date();
+  const refund = tx.create(Refund, {
+    id: newId('ref'),
+    ...owner,
+    checkoutSessionId: session.id,
+    amountInCents: amount,
+    fromAvailableInCents: funds.fromAvailable,
+    fromReservesInCents: funds.fromReserves,
+    reason: input.reason ?? null,
+    status: 'pending',
+    createdAt: now,
+    updatedAt: now,
+  });
+  // Each reserve's share, so that a failed refund gives it back to the reserve it came from.
+  for (const part of funds.reserveParts) tx.create(RefundReservePart, { refundId: refund.id, reserveId: part.reserveId, amountInCents: part.amount });
+  postTransaction(tx, balance, {
+    kind: 'refund.created',
+    referenceId: refund.id,
+    lines: lines(
+      { account: 'available', amount: -funds.fromAvailable },
+      { account: 'reserved', amount: -funds.fromReserves },
+      { account: 'refunds_in_flight', amount },
+    ),
+    at: now,
+  });
+  recordEvent(tx, owner, 'refund.created', refundCreatedPayload(refund, now), now);
+  // Claimed for the caller's fast path (`afterCommit`); the event's fan-out goes to the relay.
+  const outbox = claimForFastPath(tx.create(OutboxEntry, { createdAt: now, message: refundWorkflowStart(refund) }));
+  return { refund, outbox };
+}
+
+/** The caller's session, locked, if a refund of it may be created; else the spec's error, in the spec's order. */
+async function refundableSession(tx: EntityManager, owner: Owner, checkoutSessionId: string): Promise<CheckoutSession> {
+  const session = UUID.safeParse(checkoutSessionId).success
+    ? await tx.findOne(CheckoutSession, { id: checkoutSessionId, ...owner }, { lockMode: LockMode.PESSIMISTIC_WRITE })
     : null;
   if (!session) throw new DomainError('session_not_found');
   // Checked before the status: a refunded session answers "already exists", not "not completed".
@@ -54,54 +88,21 @@ export async function createRefund(
   const dispute = await tx.findOne(Dispute, { checkoutSessionId: session.id }, { fields: ['status'] });
   if (dispute && BLOCKS_REFUND.includes(dispute.status)) throw new DomainError('refund_session_disputed', { params: { status: dispute.status } });
   if (session.status !== 'completed') throw new DomainError('refund_session_not_completed');
+  return session;
+}
 
-  const amount = session.total;
-  // What the reserves hold is the balance's `reserved`: every reserve move posts to it in the reserve's
-  // transaction, under this lock, and `ledger verify` holds the two equal. consumeReserves below still
-  // refuses a refund the reserves themselves cannot cover.
+/**
+ * The refund's money: available first, then the oldest reserves, whose shares are taken here. What the
+ * reserves hold is the balance's `reserved`: every reserve move posts to it in the reserve's transaction,
+ * under this lock, and `ledger verify` holds the two equal. consumeReserves still refuses a refund the
+ * reserves themselves cannot cover.
+ */
+async function takeFunds(tx: EntityManager, owner: Owner, balance: Balance, amount: number) {
   const funding = refundFunding(amount, { available: balance.available, heldInReserves: balance.reserved });
   if (!funding) throw new DomainError('insufficient_balance_for_refund');
   const consumed = await consumeReserves(tx, owner, funding.fromReserves);
   if (consumed.taken !== funding.fromReserves) throw new DomainError('insufficient_balance_for_refund');
-
-  const now = new Date();
-  const refund = tx.create(Refund, {
-    id: newId('ref'),
-    ...owner,
-    checkoutSessionId: session.id,
-    amountInCents: amount,
-    fromAvailableInCents: funding.fromAvailable,
-    fromReservesInCents: funding.fromReserves,
-    reason: input.reason ?? null,
-    status: 'pending',
-    createdAt: now,
-    updatedAt: now,
-  });
-  // Each reserve's share, so that a failed refund gives it back to the reserve it came from.
-  for (const part of consumed.parts) tx.create(RefundReservePart, { refundId: refund.id, reserveId: part.reserveId, amountInCents: part.amount });
-  postTransaction(tx, balance, {
-    kind: 'refund.created',
-    referenceId: refund.id,
-    lines: lines(
-      { account: 'available', amount: -funding.fromAvailable },
-      { account: 'reserved', amount: -funding.fromReserves },
-      { account: 'refunds_in_flight', amount },
-    ),
-    at: now,
-  });
-  recordEvent(tx, owner, 'refund.created', refundCreatedPayload(refund, now), now);
-  const args: [RefundWorkflowInput] = [{ refundId: refund.id, record: refundView(refund) }];
-  // Claimed for the caller's fast path (`afterCommit`); the event's fan-out goes to the relay.
-  const outbox = claimForFastPath(tx.create(OutboxEntry, {
-    createdAt: now,
-    message: workflowStart(refundWorkflow, {
-      workflowId: refundWorkflowId(refund.id),
-      args,
-      searchAttributes: { BusinessId: owner.businessId, Livemode: owner.livemode, PaymentStatus: 'pending', AmountInCents: amount },
-      summary: `Refund ${refund.id} of $${centsToDecimalString(amount)} for session ${session.id}`,
-    }),
-  }));
-  return { refund, outbox };
+  return { ...funding, reserveParts: consumed.parts };
 }
 
 export async function findRefund(em: EntityManager, caller: Caller, id: string): Promise<Refund> {

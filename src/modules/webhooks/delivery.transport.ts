@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
@@ -63,77 +63,99 @@ export function createWebhookTransport(options: WebhookTransportOptions) {
 
   return function post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome> {
     const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
     return new Promise((resolve) => {
-      let settled = false;
-      let deadline: NodeJS.Timeout | undefined;
-      const finish = (outcome: Omit<PostOutcome, 'durationMs'>) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(deadline);
-        resolve({ ...outcome, durationMs: elapsed() });
-      };
-      const fail = (err: Error, statusCode: number | null = null) =>
-        finish({ ok: false, statusCode, responseBody: null, error: storableText(err.message || String(err)) });
-
+      const attempt = new Attempt(started, resolve);
       let target: URL;
       try {
-        target = new URL(url);
-        if (target.protocol !== 'https:') throw new Error('Refused: webhook URLs must be HTTPS');
-        // A literal address never reaches `lookup`, so it is judged here.
-        const host = bareHost(target.hostname);
-        if (lookup && ipaddr.isValid(host) && !isPublicAddress(host)) throw new NonPublicAddressError(host, [host]);
+        target = receiverUrl(url, lookup !== undefined);
       } catch (err) {
-        fail(err as Error);
+        attempt.fail(err as Error);
         return;
       }
-
       const payload = Buffer.from(body, 'utf8');
-      let req: ReturnType<typeof https.request>;
-      const send = (again: boolean) => {
-        const request = https.request(target, {
-          method: 'POST',
-          agent,
-          lookup,
-          headers: { ...headers, 'Content-Length': String(payload.length) },
-        });
-        req = request;
-        request.on('error', (err: NodeJS.ErrnoException) => {
-          // Node's documented pattern for keep-alive: a reused socket reset before any answer is retried once.
-          if (!again && !settled && request.reusedSocket && STALE_SOCKET_ERRORS.has(err.code ?? '')) send(true);
-          else fail(err);
-        });
-        request.on('response', onResponse);
-        request.end(payload);
-      };
+      const abort = send(target, { method: 'POST', agent, lookup, headers: { ...headers, 'Content-Length': String(payload.length) } }, payload, attempt);
       // One deadline for the attempt, a resend included.
-      deadline = setTimeout(() => req.destroy(new Error(`Timed out after ${timeoutMs / 1000} s`)), timeoutMs);
-      const onResponse = (res: IncomingMessage) => {
-        const statusCode = res.statusCode ?? 0;
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const done = () =>
-          finish({
-            ok: statusCode >= 200 && statusCode < 300,
-            statusCode,
-            responseBody: storableText(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8')),
-            error: statusCode >= 200 && statusCode < 300 ? null : `HTTP ${statusCode}`,
-            retryAfter: typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : null,
-          });
-        res.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
-          size += chunk.length;
-          // Enough is kept for the log; the rest of a large answer is not waited for.
-          if (size >= RESPONSE_BODY_LIMIT) {
-            done();
-            res.destroy();
-          }
-        });
-        res.on('end', done);
-        res.on('error', (err) => fail(err, statusCode));
-      };
-      send(false);
+      attempt.deadline = setTimeout(() => abort(new Error(`Timed out after ${timeoutMs / 1000} s`)), timeoutMs);
     });
   };
 }
 export type WebhookTransport = ReturnType<typeof createWebhookTransport>;
+
+/** An attempt settles once, with its duration: the first of the answer, an error and the deadline wins. */
+class Attempt {
+  settled = false;
+  deadline: NodeJS.Timeout | undefined;
+  private readonly started: number;
+  private readonly resolve: (outcome: PostOutcome) => void;
+
+  constructor(started: number, resolve: (outcome: PostOutcome) => void) {
+    this.started = started;
+    this.resolve = resolve;
+  }
+
+  finish(outcome: Omit<PostOutcome, 'durationMs'>): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.deadline);
+    this.resolve({ ...outcome, durationMs: Math.round(performance.now() - this.started) });
+  }
+
+  fail(err: Error, statusCode: number | null = null): void {
+    this.finish({ ok: false, statusCode, responseBody: null, error: storableText(err.message || String(err)) });
+  }
+}
+
+/** The receiver's URL, refused unless HTTPS, and, when guarded, unless a literal address is public. */
+function receiverUrl(url: string, guarded: boolean): URL {
+  const target = new URL(url);
+  if (target.protocol !== 'https:') throw new Error('Refused: webhook URLs must be HTTPS');
+  // A literal address never reaches `lookup`, so it is judged here.
+  const host = bareHost(target.hostname);
+  if (guarded && ipaddr.isValid(host) && !isPublicAddress(host)) throw new NonPublicAddressError(host, [host]);
+  return target;
+}
+
+/** Sends the POST; returns how to abort whichever request is under way (the first, or its resend). */
+function send(target: URL, options: https.RequestOptions, payload: Buffer, attempt: Attempt): (err: Error) => void {
+  let req: ClientRequest;
+  const request = (again: boolean) => {
+    const sent = https.request(target, options);
+    req = sent;
+    sent.on('error', (err: NodeJS.ErrnoException) => {
+      // Node's documented pattern for keep-alive: a reused socket reset before any answer is retried once.
+      if (!again && !attempt.settled && sent.reusedSocket && STALE_SOCKET_ERRORS.has(err.code ?? '')) request(true);
+      else attempt.fail(err);
+    });
+    sent.on('response', (res: IncomingMessage) => readAnswer(res, attempt));
+    sent.end(payload);
+  };
+  request(false);
+  return (err) => req.destroy(err);
+}
+
+/** The receiver's status, `Retry-After` and the first 1 KB of its body: enough for the log. */
+function readAnswer(res: IncomingMessage, attempt: Attempt): void {
+  const statusCode = res.statusCode ?? 0;
+  const ok = statusCode >= 200 && statusCode < 300;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const done = () =>
+    attempt.finish({
+      ok,
+      statusCode,
+      responseBody: storableText(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8')),
+      error: ok ? null : `HTTP ${statusCode}`,
+      retryAfter: typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : null,
+    });
+  res.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    size += chunk.length;
+    // The rest of a large answer is not waited for.
+    if (size >= RESPONSE_BODY_LIMIT) {
+      done();
+      res.destroy();
+    }
+  });
+  res.on('end', done);
+  res.on('error', (err) => attempt.fail(err, statusCode));
+}

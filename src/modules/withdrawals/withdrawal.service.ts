@@ -1,26 +1,21 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { withdrawalCancelledSignal, withdrawalWorkflow, type WithdrawalWorkflowInput } from '../../../workflows/withdrawals.js';
 import { pageMeta } from '../../domain/cursor.js';
 import { countedTotal } from '../lists/row-count.queries.js';
 import { pageIds } from '../lists/page.queries.js';
 import { newId } from '../../domain/ids.js';
-import { centsToDecimalString } from '../../domain/money.js';
 import type { Caller } from '../businesses/caller.js';
 import { DomainError } from '../../domain/errors.js';
 import { methodDestination, type DestinationType } from './withdrawal-method.entity.js';
-import { coveredPostingStatement, lockBalance, postTransaction, ownerOf } from '../ledger/ledger.service.js';
+import { coveredPostingStatement, lockBalance, postTransaction, ownerOf, type Owner } from '../ledger/ledger.service.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
-import { workflowSignal, workflowStart } from '../outbox/workflow-message.rules.js';
 import { destinationText, matchingDestination, type Destination } from './destination.rules.js';
 import { Withdrawal } from './withdrawal.entity.js';
 import { moneyBack } from './withdrawal.rules.js';
 import type { CreateWithdrawalInput, ListWithdrawalsQuery } from './withdrawal.schemas.js';
-import { withdrawalView } from './withdrawal.view.js';
+import { withdrawalCancelled, withdrawalWorkflowStart } from './withdrawal.start.js';
 import { transfer } from '../ledger/accounts.rules.js';
 import { requireTransaction } from '../../db/transaction.js';
-import { withdrawalWorkflowId } from '../../../contracts/workflow-ids.js';
-
 
 // The withdrawal and its workflow's outbox row, written only with the balance move (`coveredPostingStatement`).
 const INSERT_WITHDRAWAL = `,
@@ -50,7 +45,21 @@ export async function createWithdrawal(
   const owner = ownerOf(caller);
   const destination = await registeredDestination(tx, caller.businessId, input);
   const now = new Date();
-  const withdrawal = {
+  const withdrawal = pendingWithdrawal(owner, input, destination, now);
+  const outbox = claimForFastPath({
+    createdAt: now,
+    dispatchedAt: null,
+    attempts: 0,
+    lastError: null,
+    message: withdrawalWorkflowStart(withdrawal, deps.processingDelayMs),
+  } as OutboxEntry);
+  outbox.id = await insertIfCovered(tx, owner, withdrawal, outbox);
+  return { withdrawal, outbox };
+}
+
+/** The new withdrawal as the statement inserts it and the API answers it (not a managed entity). */
+function pendingWithdrawal(owner: Owner, input: CreateWithdrawalInput, destination: Destination, now: Date): Withdrawal {
+  return {
     id: newId('wd'),
     ...owner,
     amountInCents: input.amount,
@@ -68,42 +77,26 @@ export async function createWithdrawal(
     transactionHash: null,
     failureReason: null,
   } as Withdrawal;
-  const args: [WithdrawalWorkflowInput] = [
-    { withdrawalId: withdrawal.id, processingDelayMs: deps.processingDelayMs, record: withdrawalView(withdrawal) },
-  ];
-  const outbox = claimForFastPath({
-    createdAt: now,
-    dispatchedAt: null,
-    attempts: 0,
-    lastError: null,
-    message: workflowStart(withdrawalWorkflow, {
-      workflowId: withdrawalWorkflowId(withdrawal.id),
-      args,
-      searchAttributes: {
-        BusinessId: caller.businessId,
-        Livemode: caller.livemode,
-        PaymentStatus: 'pending',
-        AmountInCents: input.amount,
-      },
-      // No e-mail or address here: the Temporal UI is for operators, the destination stays in the database.
-      summary: `Withdrawal ${withdrawal.id} of $${centsToDecimalString(input.amount)} to ${input.destinationType}`,
-    }),
-  } as OutboxEntry);
+}
+
+/**
+ * The move from `available` to `pending_withdrawal`, the withdrawal and its outbox row, in one statement
+ * that writes none of them unless `available` covers the amount. Returns the outbox row's id.
+ */
+async function insertIfCovered(tx: EntityManager, owner: Owner, w: Withdrawal, outbox: OutboxEntry): Promise<number> {
   const move = coveredPostingStatement(owner, {
     kind: 'withdrawal.created',
-    referenceId: withdrawal.id,
-    lines: transfer('available', 'pending_withdrawal', input.amount),
-    at: now,
+    referenceId: w.id,
+    lines: transfer('available', 'pending_withdrawal', w.amountInCents),
+    at: w.requestedAt,
   });
-  const w = withdrawal;
   const [row] = await tx.execute<{ id: string }[]>(`with ${move.ctes}${INSERT_WITHDRAWAL}`, [
     ...move.params,
     w.id, w.livemode, w.amountInCents, w.status, w.destinationType, w.destinationDetails, w.notes, w.requestedAt, w.updatedAt,
     JSON.stringify(outbox.message), outbox.createdAt, outbox.claimedUntil,
   ]);
   if (!row) throw new DomainError('insufficient_available_balance');
-  outbox.id = Number(row.id);
-  return { withdrawal, outbox };
+  return Number(row.id);
 }
 
 /**
@@ -127,15 +120,12 @@ async function registeredDestination(tx: EntityManager, businessId: string, requ
 }
 
 /**
- * Cancels a pending withdrawal and returns its money to `available` at once. The record is locked and
- * its status re-read under the lock, so a cancel racing the workflow's move to `processing` has exactly
- * one winner: whichever commits first, the other sees the new status.
- */
-/**
- * Cancels a pending withdrawal: its amount back to available, and the news to its workflow (so it ends
- * at once instead of at its processing time) through the outbox, claimed for the request's fast path, so
- * a process that dies after the commit loses nothing; should the workflow not hear it anyway, its
- * conditional move to processing finds `cancelled` and ends.
+ * Cancels a pending withdrawal: its amount back to available at once, and the news to its workflow (so
+ * it ends at once instead of at its processing time) through the outbox, claimed for the request's fast
+ * path, so a process that dies after the commit loses nothing; should the workflow not hear it anyway,
+ * its conditional move to processing finds `cancelled` and ends. The record is locked and its status
+ * re-read under the lock, so a cancel racing the workflow's move to `processing` has exactly one winner:
+ * whichever commits first, the other sees the new status.
  */
 export async function cancelWithdrawal(tx: EntityManager, caller: Caller, id: string): Promise<{ withdrawal: Withdrawal; outbox: OutboxEntry }> {
   requireTransaction(tx);
@@ -152,8 +142,7 @@ export async function cancelWithdrawal(tx: EntityManager, caller: Caller, id: st
   withdrawal.cancelledAt = now;
   withdrawal.updatedAt = now;
   postTransaction(tx, balance, moneyBack(withdrawal, 'withdrawal.cancelled', now));
-  const signal = workflowSignal(withdrawalCancelledSignal, { workflowId: withdrawalWorkflowId(withdrawal.id), args: [withdrawalView(withdrawal)] });
-  return { withdrawal, outbox: claimForFastPath(tx.create(OutboxEntry, { message: signal, createdAt: now })) };
+  return { withdrawal, outbox: claimForFastPath(tx.create(OutboxEntry, { message: withdrawalCancelled(withdrawal), createdAt: now })) };
 }
 
 export async function findWithdrawal(em: EntityManager, caller: Caller, id: string): Promise<Withdrawal> {
