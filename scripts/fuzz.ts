@@ -52,6 +52,7 @@ async function main(): Promise<number> {
       ADMIN_PORT: String(await freePort()),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
       WEBHOOK_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+      PAYLOAD_ENCRYPTION_KEYS: `fuzz-1:${Buffer.alloc(32, 8).toString('base64')}`,
     });
     const log = createLogger(config.logLevel);
     const temporal = await connectTemporalFor(config);
