@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,6 +48,8 @@ export async function startInfrastructure() {
       await orm.close();
       await temporal.stop();
       await db.stop();
+      // The data (6 GB after a history run at a million sessions) goes with the servers; the rest stays.
+      for (const data of ['pg', 'temporal']) rmSync(path.join(root, data), { recursive: true, force: true });
     },
   };
 }
