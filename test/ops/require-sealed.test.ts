@@ -9,9 +9,7 @@ import { EncryptionCodec, UNSEALED_REFUSED } from '../../src/temporal/payload-co
 import { eventually } from '../support/payments.js';
 import { useStack } from '../support/use-stack.js';
 
-// A task queue of its own: on the jest worker's shared queue, workflows an earlier file left (its webhook
-// deliveries, 8 s a task here) held this worker past the test's wait for one workflow task.
-const stack = useStack({ PAYLOAD_REQUIRE_SEALED: 'true', TEMPORAL_TASK_QUEUE: `require-sealed-${randomUUID().slice(0, 8)}` });
+const stack = useStack({ PAYLOAD_REQUIRE_SEALED: 'true' });
 
 /** The reserve release of a reserve that does not exist: run, it ends at once with nothing to release. */
 const input = () => [{ reserveId: `res_${randomUUID().replaceAll('-', '')}`, releaseAt: new Date(Date.now() - 1000).toISOString() }];

@@ -5,7 +5,7 @@ export function workerDatabaseName(): string {
   return `payments_test_w${process.env.JEST_WORKER_ID ?? '1'}`;
 }
 
-/** One task queue per jest worker, so activities run against that worker's own database. */
+/** The jest worker's prefix of its stacks' task queues (each stack adds a suffix of its own: test/support/stack.ts). */
 export function workerTaskQueue(): string {
   return `payments-test-w${process.env.JEST_WORKER_ID ?? '1'}`;
 }

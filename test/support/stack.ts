@@ -110,8 +110,9 @@ export async function startStack(env: StackEnv = {}, opts: StackOptions = {}): P
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-    // The fault suite runs its files one after another in one jest worker: each gets a queue of its own.
-    TEMPORAL_TASK_QUEUE: opts.processes ? `processes-${opts.processes}-${randomUUID().slice(0, 8)}` : workerTaskQueue(),
+    // A queue of its own for each stack: workflows a file leaves behind (a delivery retrying to a receiver
+    // that is gone, a timer not yet fired) must not take the next file's worker, nor its database.
+    TEMPORAL_TASK_QUEUE: `${opts.processes ? `processes-${opts.processes}` : workerTaskQueue()}-${randomUUID().slice(0, 8)}`,
     PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // A fixed key, so no key file is generated under the repository's data directory.
