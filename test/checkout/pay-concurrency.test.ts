@@ -122,6 +122,25 @@ describe('a payment that outlasts the request', () => {
   });
 });
 
+describe('a pay call whose answer from Temporal is lost after its update was accepted', () => {
+  it('reads its payment\'s outcome from the database by the deadline: completed, charged once', async () => {
+    const session = await createSession(stack, biz.testKey);
+    // The update reaches the workflow and is accepted; then the call hears an error instead of the result.
+    const lossy = {
+      workflow: {
+        startUpdateWithStart: async (...args: Parameters<typeof stack.temporal.workflow.startUpdateWithStart>) => {
+          await stack.temporal.workflow.startUpdateWithStart(...args);
+          throw new Error('connection reset after the update was accepted');
+        },
+      },
+    } as unknown as PayDeps['temporal'];
+    const deps = { orm: stack.orm, temporal: lossy, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 30_000 };
+    expect(await payStraight(deps, session.id, payBody())).toMatchObject({ sessionId: session.id, status: 'completed' });
+    expect(chargesOf(session.id)).toBe(1);
+    expect(await moneyMovedFor(session.id)).toEqual({ payments: 1, events: 1, reserves: 1 });
+  });
+});
+
 describe('beginPayment run again (its answer lost in a Temporal outage, its activity retried)', () => {
   const details = { customerName: 'Ada', cardBrand: 'visa', cardLast4: '4242' };
 

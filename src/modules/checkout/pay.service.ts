@@ -64,10 +64,16 @@ export async function payCheckout(deps: PayDeps, session: CheckoutSession, input
   const card = await tokenize(deps.processor, input.card);
   // This call's name for its payment attempt: the database records it if this call is the one that pays.
   const attemptId = randomUUID();
+  const deadline = Date.now() + deps.waitMs;
   const heard = await askWorkflowToPay(deps, session, payRequest(attemptId, card, input, session));
   if (heard.kind === 'no_answer') await ensureTemporalReachable(deps.temporal);
   // The database has the answer: whether this call paid, and if not, why the session cannot be paid.
-  const current = await loadSession(deps, session.id);
+  let current = await loadSession(deps, session.id);
+  // Temporal's answer was lost (an error reached this call after the workflow had accepted its update), and
+  // the database shows this call's payment under way: its outcome is read there, by the same deadline.
+  if (heard.kind === 'refused' && current.paymentAttemptId === attemptId && current.status === 'processing') {
+    current = await paymentEndedBy(deps, session.id, deadline);
+  }
   const verdict = payVerdict(current, attemptId, heard);
   if (verdict.answer === 'not_payable') throw new DomainError('session_not_payable', { params: { status: verdict.status } });
   if (verdict.answer === 'retry') throw new DomainError('service_unavailable');
@@ -153,6 +159,15 @@ async function ensureTemporalReachable(temporal: Client): Promise<void> {
     await temporal.withDeadline(Date.now() + REACHABLE_CHECK_MS, () => temporal.workflowService.getSystemInfo({}));
   } catch {
     throw new DomainError('service_unavailable');
+  }
+}
+
+/** The session once its payment has ended, or as it is at the deadline. A poll: only a lost answer comes here. */
+async function paymentEndedBy(deps: PayDeps, sessionId: string, deadline: number): Promise<CheckoutSession> {
+  for (;;) {
+    const current = await loadSession(deps, sessionId);
+    if (current.status !== 'processing' || Date.now() >= deadline) return current;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
