@@ -14,7 +14,7 @@ import { createLogger } from '../../src/log.js';
 import { startAdmin } from '../../src/main/runtime.js';
 
 import type { AdminServer } from '../../src/ops/admin-server.js';
-import { CARDS, createSession, pay, payBody } from '../support/payments.js';
+import { CARDS, createSession, payBody, payToCompletion } from '../support/payments.js';
 import { useStack } from '../support/use-stack.js';
 import { launchChromium } from './chromium.js';
 import { checkoutWorkflowId } from '../../contracts/workflow-ids.js';
@@ -61,8 +61,7 @@ beforeAll(async () => {
 it("shows a paid session's workflow decoded through the codec endpoint", async () => {
   const biz = await stack.business();
   const session = await createSession(stack, biz.testKey);
-  const paid = await pay(stack, session.id, payBody(CARDS.success, { name: NAME }));
-  expect(paid.body.data.status).toBe('completed');
+  await payToCompletion(stack, session.id, biz.testKey, payBody(CARDS.success, { name: NAME }));
   const described = await stack.temporal.workflow.getHandle(checkoutWorkflowId(session.id)).describe();
   const expiresAt = new Date(session.expiresAt).toISOString();
 

@@ -88,16 +88,25 @@ export async function paymentPostings(stack: TestStack, sessionId: string): Prom
 
 export async function paidSession(stack: TestStack, biz: TestBusiness, key = biz.testKey, overrides: Record<string, unknown> = {}) {
   const session = await createSession(stack, key, overrides);
-  const res = await pay(stack, session.id);
+  await payToCompletion(stack, session.id, key);
+  return session;
+}
+
+/**
+ * Pays a session and waits until it is `completed`. Pay answers `processing` when the payment outlasts
+ * its 10 s wait (a loaded machine): the workflow still finishes it, and until its worker begins it the
+ * session reads `pending`, so wait for the session itself rather than fail a test that is about
+ * something else. A session that failed or was cancelled fails at once.
+ */
+export async function payToCompletion(stack: TestStack, sessionId: string, key: string, body: unknown = payBody()) {
+  const res = await pay(stack, sessionId, body);
   const status = res.status === 200 ? res.body.data.status : null;
-  // Pay answers `processing` when the payment outlasts its 10 s wait (a loaded machine): the workflow
-  // still finishes it, so wait for the session itself rather than fail a test that is about something else.
   if (status === 'processing') {
-    await eventually(`session ${session.id} to complete`, async () => {
-      const read = await stack.http.get(`/api/checkout/sessions/${session.id}`, { key });
-      if (read.body.data.status !== 'processing' && read.body.data.status !== 'completed') throw new Error(`payment failed: ${read.text}`);
+    await eventually(`session ${sessionId} to complete`, async () => {
+      const read = await stack.http.get(`/api/checkout/sessions/${sessionId}`, { key });
+      if (!['pending', 'processing', 'completed'].includes(read.body.data.status)) throw new Error(`payment failed: ${read.text}`);
       return read.body.data.status === 'completed';
     }, 60_000);
   } else if (status !== 'completed') throw new Error(`payment failed: ${res.status} ${res.text}`);
-  return session;
+  return res;
 }
