@@ -65,6 +65,9 @@ export async function connectWorker(config: Config['temporal'] & { address: stri
   return NativeConnection.connect({ address: config.address, tls: config.tls || Boolean(config.apiKey), apiKey: config.apiKey });
 }
 
+/** Workflow task and local activity slots of a worker: see createWorker. */
+const WORKFLOW_TASK_SLOTS = 200;
+
 export async function createWorker(
   connection: NativeConnection,
   config: Config['temporal'],
@@ -88,6 +91,12 @@ export async function createWorker(
     // A workflow evicted from the cache is replayed from its (short) history at its next task. The
     // default is bounded in src/config.ts: the SDK's own scales with the heap limit (2,000+ on this host).
     maxCachedWorkflows: config.maxCachedWorkflows,
+    // A webhook attempt is a local activity, and a workflow task stays open (its slot taken) while one
+    // runs: up to 30 s against a receiver that hangs. With the SDK's 40 slots, 60 deliveries to one slow
+    // receiver held a payment's workflow task back 7.5 s (test/webhooks/webhook-slow-receiver.test.ts).
+    // Slots cost little while their task waits; the bound is the cache (the SDK allows no more).
+    maxConcurrentWorkflowTaskExecutions: Math.min(WORKFLOW_TASK_SLOTS, config.maxCachedWorkflows ?? WORKFLOW_TASK_SLOTS),
+    maxConcurrentLocalActivityExecutions: WORKFLOW_TASK_SLOTS,
     sinks: { metrics: { workflowFailed: { fn: (_info: unknown, workflowType: string) => metrics.workflowFailure(workflowType) } } },
     ...options,
   });
