@@ -14,7 +14,7 @@ import { createLogger } from '../../src/log.js';
 import { startAdmin } from '../../src/main/runtime.js';
 
 import type { AdminServer } from '../../src/ops/admin-server.js';
-import { CARDS, createSession, payBody, payToCompletion } from '../support/payments.js';
+import { CARDS, createSession, eventually, payBody, payToCompletion } from '../support/payments.js';
 import { useStack } from '../support/use-stack.js';
 import { launchChromium } from './chromium.js';
 import { checkoutWorkflowId } from '../../contracts/workflow-ids.js';
@@ -62,7 +62,11 @@ it("shows a paid session's workflow decoded through the codec endpoint", async (
   const biz = await stack.business();
   const session = await createSession(stack, biz.testKey);
   await payToCompletion(stack, session.id, biz.testKey, payBody(CARDS.success, { name: NAME }));
-  const described = await stack.temporal.workflow.getHandle(checkoutWorkflowId(session.id)).describe();
+  const handle = stack.temporal.workflow.getHandle(checkoutWorkflowId(session.id));
+  // The run has closed, so its history holds the pay update's outcome (on a loaded machine the pay call
+  // can answer, and the session complete, before the update's completion is written).
+  await handle.result();
+  const described = await handle.describe();
   const expiresAt = new Date(session.expiresAt).toISOString();
 
   const page = await browser.context.newPage();
@@ -78,8 +82,10 @@ it("shows a paid session's workflow decoded through the codec endpoint", async (
   await page.getByText(expiresAt).first().waitFor({ timeout: 60_000 });
   expect(decoded[0]).toBe('200');
   // The summary and the pay update's outcome came back from the endpoint, and the page shows the summary.
-  expect(decoded).toContain(JSON.stringify(`Checkout ${session.id} of $46.58`));
-  expect(decoded).toContain(JSON.stringify({ outcome: 'completed', status: 'completed' }));
   await page.getByText(`Checkout ${session.id} of $46.58`).first().waitFor({ timeout: 10_000 });
+  // Each answer is recorded once its body is read: wait for the ones still being read.
+  const outcome = JSON.stringify({ outcome: 'completed', status: 'completed' });
+  await eventually('the pay outcome decoded', () => decoded.includes(outcome));
+  expect(decoded).toContain(JSON.stringify(`Checkout ${session.id} of $46.58`));
   await page.close();
 }, 120_000);
