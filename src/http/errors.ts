@@ -156,19 +156,27 @@ export const SPEC_FIELD_MESSAGES = new Set([
   'URL must be HTTPS',
 ]);
 
+/**
+ * A 503 always says when to come back: a second, as the proxy's own 503 does. It is the one answer a
+ * client may retry at once, and `Retry-After` is what tells a client (and a test) it may.
+ */
+const SERVICE_UNAVAILABLE_RETRY_AFTER = 1;
+
 export class ApiError extends Error {
   readonly type: ErrorType;
   readonly status: number;
+  readonly details: { params?: Record<string, string | number>; errors?: FieldError[]; retryAfter?: number };
 
   constructor(
     readonly code: ErrorCode,
-    readonly details: { params?: Record<string, string | number>; errors?: FieldError[]; retryAfter?: number } = {},
+    details: { params?: Record<string, string | number>; errors?: FieldError[]; retryAfter?: number } = {},
   ) {
     const entry: CatalogueEntry = catalogue[code];
     const headline = code === 'validation_failed' && SPEC_FIELD_MESSAGES.has(details.errors?.[0]?.message ?? '') ? details.errors?.[0]?.message : undefined;
     super(headline ?? (typeof entry.message === 'function' ? entry.message(details.params ?? {}) : entry.message));
     this.type = entry.type;
     this.status = entry.status;
+    this.details = code === 'service_unavailable' ? { retryAfter: SERVICE_UNAVAILABLE_RETRY_AFTER, ...details } : details;
   }
 }
 

@@ -121,7 +121,7 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'The Idempotency-Key was used with a different request',
   429: 'Rate limit exceeded',
   500: 'Unexpected server error',
-  503: 'A dependency (database or Temporal) is unreachable, or the request bodies in flight (of this process, or of this client address) are at their budget; retry, after Retry-After when given',
+  503: 'A dependency (database or Temporal) is unreachable, or the request bodies in flight (of this process, or of this client address) are at their budget; retry after Retry-After (always 1 s)',
 };
 
 /** Example details for the catalogue entries whose message or envelope takes parameters. */
@@ -148,7 +148,7 @@ function errorResponse(status: number, codes: ErrorCode[]): ZodOpenApiResponseOb
     Object.assign(headers, rateLimitHeaders, { 'Retry-After': retryAfter });
   }
   if (status === 405) headers.Allow = allow;
-  if (status === 503) Object.assign(headers, optional({ 'Retry-After': retryAfter }));
+  if (status === 503) Object.assign(headers, { 'Retry-After': retryAfter });
   return {
     description: STATUS_TEXT[status] ?? 'Error',
     headers: z.object(headers),

@@ -26,6 +26,7 @@ export const SERVICE_UNAVAILABLE = {
   type: 'service_unavailable',
   message: 'The service is temporarily unavailable; please retry',
   requestId: expect.stringMatching(/^req_/),
+  retryAfter: 1,
 };
 
 /** An API process and a worker on `stack`, and a business with the money and the rate limit for the load. */

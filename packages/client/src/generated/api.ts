@@ -572,7 +572,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -597,7 +597,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -688,7 +688,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -707,7 +707,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -726,7 +726,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -745,7 +745,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -764,7 +764,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -783,7 +783,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -802,7 +802,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -821,7 +821,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -1424,7 +1424,7 @@ export type components = {
                 "application/json": components["schemas"]["ApiErrorEnvelope"];
             };
         };
-        /** @description A dependency (database or Temporal) is unreachable, or the request bodies in flight (of this process, or of this client address) are at their budget; retry, after Retry-After when given */
+        /** @description A dependency (database or Temporal) is unreachable, or the request bodies in flight (of this process, or of this client address) are at their budget; retry after Retry-After (always 1 s) */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1434,7 +1434,7 @@ export type components = {
                 "X-RateLimit-Reset"?: number;
                 "RateLimit-Policy"?: string;
                 RateLimit?: string;
-                "Retry-After"?: number;
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
