@@ -74,9 +74,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<Ch
       }
       return result;
     },
-    { validator: (request) => {
-      if (!ours(request.sessionId)) throw new Error(`This pay names session ${request.sessionId ?? '(none)'}, not ${input.sessionId}`);
-    } },
+    {
+      validator: (request) => {
+        if (!ours(request.sessionId)) throw new Error(`This pay names session ${request.sessionId ?? '(none)'}, not ${input.sessionId}`);
+      },
+    },
   );
 
   if (owner) {

@@ -70,7 +70,7 @@ export async function payCheckout(deps: PayDeps, session: CheckoutSession, input
   let current = await sessionAfter(deps, session, heard);
   if (!current) return answerFrom(session, heard);
   // Unanswered and nothing moved: whether anything will come of the call is the server's to say.
-  if (heard.kind === 'no_answer' && current.status === 'pending' && current.paymentAttemptId !== attemptId) {
+  if (heard.kind === 'no_answer' && current.status === 'pending') {
     heard = (await updateAdmitted(deps.temporal, session.id, attemptId)) ? { kind: 'admitted' } : { kind: 'refused' };
   }
   // Temporal's answer was lost (an error reached this call after the workflow had accepted its update), and
