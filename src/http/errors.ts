@@ -1,4 +1,5 @@
 import { DomainError, type DomainErrorCode, type FieldError } from '../domain/errors.js';
+import { isTypeMessage } from '../domain/type-messages.js';
 
 
 /**
@@ -145,9 +146,10 @@ const catalogue = {
 export type ErrorCode = keyof typeof catalogue;
 
 /**
- * Messages the spec names for particular rules. When the first problem in a request is one of these,
- * the envelope's top-level message is that message (the spec's error table); otherwise it is the
- * generic "Validation failed". `errors` always lists every problem.
+ * Messages the spec names for particular rules. When the first problem in a request is one of these, or
+ * a field of the wrong type (domain/type-messages.ts: "Price must be a number of dollars, such as
+ * 24.50"), the envelope's top-level message is that message (the spec's error table); otherwise it is
+ * the generic "Validation failed". `errors` always lists every problem.
  */
 export const SPEC_FIELD_MESSAGES = new Set([
   'Price must be between 0.01 and 999999.99',
@@ -165,7 +167,8 @@ export class ApiError extends Error {
     readonly details: { params?: Record<string, string | number>; errors?: FieldError[]; retryAfter?: number } = {},
   ) {
     const entry: CatalogueEntry = catalogue[code];
-    const headline = code === 'validation_failed' && SPEC_FIELD_MESSAGES.has(details.errors?.[0]?.message ?? '') ? details.errors?.[0]?.message : undefined;
+    const first = code === 'validation_failed' ? details.errors?.[0]?.message : undefined;
+    const headline = first !== undefined && (SPEC_FIELD_MESSAGES.has(first) || isTypeMessage(first)) ? first : undefined;
     super(headline ?? (typeof entry.message === 'function' ? entry.message(details.params ?? {}) : entry.message));
     this.type = entry.type;
     this.status = entry.status;

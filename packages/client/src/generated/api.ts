@@ -1701,7 +1701,7 @@ export interface operations {
                         description?: (string & unknown) | null;
                         /**
                          * @description Dollars per unit, at most two decimals.
-                         * @example 19.99
+                         * @example 24.5
                          */
                         price: number;
                         quantity: number;
