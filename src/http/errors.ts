@@ -91,6 +91,10 @@ const catalogue = {
     status: 400,
     message: ({ max }) => `Too many webhook endpoints (max ${max})`,
   },
+  // A request that sends no key, or not as a Bearer token, is told how to send one; "Invalid API key"
+  // (the spec's words) is for a key that was sent and is wrong. None says whether a key exists.
+  api_key_missing: { type: 'authentication_error', status: 401, message: 'No API key: send Authorization: Bearer <key>' },
+  authorization_not_bearer: { type: 'authentication_error', status: 401, message: 'Authorization must use the Bearer scheme' },
   invalid_api_key: { type: 'authentication_error', status: 401, message: 'Invalid API key' },
   read_only_key: { type: 'permission_error', status: 403, message: 'This API key is read-only' },
   business_not_approved: {
