@@ -7,7 +7,7 @@
 # ones with tls.setDefaultCACertificates (24.5). The Node that runs npm itself may be older.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmd="${1:?usage: run.sh start|api|worker|admin|test|test:faults|fuzz|build|rehearse|typecheck [args...]}"; shift
+cmd="${1:?usage: run.sh start|api|worker|admin|clean|test|test:faults|fuzz|build|rehearse|typecheck [args...]}"; shift
 
 stamp=node_modules/.payments-install-stamp
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
@@ -39,6 +39,7 @@ case "$cmd" in
   # garbage on a large host: 861 → 604 → 369 MB of the worker's peak RSS under the benchmark (docs/benchmark.md).
   worker) MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}" NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=384 --max-semi-space-size=4}" exec "${tsnode[@]}" src/main/worker.ts "$@" ;;
   admin) exec "${tsnode[@]}" src/main/admin.ts "$@" ;;
+  clean) exec "${tsnode[@]}" src/main/clean.ts "$@" ;;
   test)
     # The whole suite starts with the static checks: the type-check (jest's SWC transform strips types
     # without checking them) and lint (eslint.config.js: the import direction, no style). Either failing

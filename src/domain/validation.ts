@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DomainError, type FieldError } from './errors.js';
+import { typeMessages } from './type-messages.js';
 
 /**
  * Parsing input with a zod schema, for the HTTP edge and for domain code alike: a failure is the
@@ -38,10 +39,11 @@ export function fieldErrors(error: z.ZodError): FieldError[] {
 
 /**
  * Parses a value with a schema, or throws the spec's validation error. Only parsed values go inward, and
- * none with text the database cannot store.
+ * none with text the database cannot store. A number or boolean of the wrong type is told its type
+ * (type-messages.ts).
  */
 export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, { error: typeMessages(schema) });
   if (!result.success) throw new DomainError('validation_failed', { errors: fieldErrors(result.error) });
   const unstorable = unstorableText(result.data);
   if (unstorable.length) throw new DomainError('validation_failed', { errors: unstorable });

@@ -171,7 +171,7 @@ const ANY: ErrorCode[] = ['https_required', 'internal', 'service_unavailable'];
 /** A body (POST, PUT, PATCH, DELETE) is parsed before anything else. */
 const BODY: ErrorCode[] = ['invalid_json', 'unsupported_media_type', 'unsupported_content_encoding', 'body_too_large', 'body_too_deep', 'request_timeout'];
 /** Every operation behind an API key. */
-export const AUTHENTICATED: ErrorCode[] = [...ANY, 'invalid_api_key', 'business_not_approved', 'rate_limit_exceeded'];
+export const AUTHENTICATED: ErrorCode[] = [...ANY, 'api_key_missing', 'authorization_not_bearer', 'invalid_api_key', 'business_not_approved', 'rate_limit_exceeded'];
 /** A write: a read-only key is refused, and the body is read. */
 export const WRITE: ErrorCode[] = [...AUTHENTICATED, ...BODY, 'read_only_key'];
 /** A POST behind an API key: the Idempotency-Key rules (a malformed key is a validation error). */
