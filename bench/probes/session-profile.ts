@@ -8,10 +8,12 @@
  *   bytes    bytes allocated per create (a sampling heap profile that keeps collected objects), by place
  *   profile  a CPU profile: self time per create by place (a package, a service file, GC) and by function
  *
- * PROBE_SECONDS (5) a window, PROBE_ROUNDS (2), PROBE_TOP (25) functions listed, PROBE_API_ENV
- * (`NAME=value,…`, say LOG_LEVEL=info) added to the API's environment; PROBE_SAVE_DIR keeps each window's
- * `.cpuprofile` and `.heapprofile` (DevTools opens both). Writes
- * bench/results/<date>-session-profile[-PROBE_OUT].json.
+ * PROBE_DISTS (`label=dir,…`) names builds of the API to measure in turn (`node --import tsx
+ * scripts/build.ts --out-dir dir`); without it, the current tree's. PROBE_SECONDS (5) a window,
+ * PROBE_ROUNDS (2), PROBE_TOP (25) functions listed, PROBE_API_ENV (`NAME=value,…`, say LOG_LEVEL=info)
+ * added to the API's environment. PROBE_PROFILE=0 measures the CPU per create alone (an A/B of builds
+ * over more rounds); PROBE_SAVE_DIR keeps each window's `.cpuprofile` and `.heapprofile` (DevTools opens
+ * both). Writes bench/results/<date>-session-profile[-PROBE_OUT].json.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -72,19 +74,29 @@ async function main() {
   const post = { method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body };
   const extraApiEnv = Object.fromEntries((process.env.PROBE_API_ENV ?? '').split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string]));
 
-  const [refPort, refInspect, apiPort, apiAdmin, apiInspect] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
+  // PROBE_DISTS="label=dir,…": builds of the API measured in turn beside the reference; without it, the current tree's.
+  const dists = process.env.PROBE_DISTS
+    ? process.env.PROBE_DISTS.split(',').map((d) => {
+        const [label, dir] = d.split('=');
+        return { label, dir: path.resolve(dir) };
+      })
+    : [{ label: 'api', dir: build.dir }];
+  const [refPort, refInspect] = [await freePort(), await freePort()];
   const ref = await spawnService('bench/floors/session-writes.ts', {
     TLS_CERT: infra.tls.certFile, TLS_KEY: infra.tls.keyFile, PORT: String(refPort), DATABASE_URL: infra.databaseUrl, REFERENCE: 'work',
     NODE_OPTIONS: `--inspect=127.0.0.1:${refInspect}`,
   });
-  const api = await spawnService(path.join(build.dir, 'api.js'), {
-    ...appEnv, ...extraApiEnv, PORT: String(apiPort), ADMIN_PORT: String(apiAdmin),
-    NODE_OPTIONS: `${process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS} --inspect=127.0.0.1:${apiInspect}`,
-  }, apiPort);
-  const targets: Target[] = [
-    { name: 'reference', url: `https://127.0.0.1:${refPort}/`, pid: ref.pid!, inspector: await connectInspector(refInspect) },
-    { name: 'api', url: `https://127.0.0.1:${apiPort}/api/checkout/sessions`, pid: api.pid!, inspector: await connectInspector(apiInspect), adminPort: apiAdmin },
-  ];
+  const targets: Target[] = [{ name: 'reference', url: `https://127.0.0.1:${refPort}/`, pid: ref.pid!, inspector: await connectInspector(refInspect) }];
+  const apis = [];
+  for (const dist of dists) {
+    const [apiPort, apiAdmin, apiInspect] = [await freePort(), await freePort(), await freePort()];
+    const api = await spawnService(path.join(dist.dir, 'api.js'), {
+      ...appEnv, ...extraApiEnv, PORT: String(apiPort), ADMIN_PORT: String(apiAdmin),
+      NODE_OPTIONS: `${process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS} --inspect=127.0.0.1:${apiInspect}`,
+    }, apiPort);
+    apis.push(api);
+    targets.push({ name: dist.label, url: `https://127.0.0.1:${apiPort}/api/checkout/sessions`, pid: api.pid!, inspector: await connectInspector(apiInspect), adminPort: apiAdmin });
+  }
 
   const results: Record<string, unknown>[] = [];
   for (let round = 0; round < Number(process.env.PROBE_ROUNDS ?? 2); round++) {
@@ -106,13 +118,15 @@ async function main() {
       }));
       const cpu = perOperation(before, cpuByGroup({ api: t.pid, workers: [] }), plain.rps * SECONDS);
       const split = { user: round3((ownAfter.user - own.user) / (plain.rps * SECONDS)), system: round3((ownAfter.system - own.system) / (plain.rps * SECONDS)) };
+      // PROBE_PROFILE=0: the CPU per create alone, for an A/B of builds over more rounds.
+      const profiled = process.env.PROBE_PROFILE !== '0';
       let allocated = 0;
       let creates = 0;
-      const heap = await profileAllocations(t.inspector, async () => (allocated = (await run()).rps * SECONDS));
-      const bytes = bytesByPlace(heap);
-      const profile = await profileCpu(t.inspector, async () => (creates = (await run()).rps * SECONDS));
-      const self = cpuByPlace(profile);
-      if (process.env.PROBE_SAVE_DIR) {
+      const heap = profiled ? await profileAllocations(t.inspector, async () => (allocated = (await run()).rps * SECONDS)) : undefined;
+      const bytes = heap ? bytesByPlace(heap) : { places: new Map<string, number>(), functions: new Map<string, number>(), totalBytes: 0 };
+      const profile = profiled ? await profileCpu(t.inspector, async () => (creates = (await run()).rps * SECONDS)) : undefined;
+      const self = profile ? cpuByPlace(profile) : { places: new Map<string, number>(), functions: new Map<string, number>() };
+      if (process.env.PROBE_SAVE_DIR && profile) {
         mkdirSync(process.env.PROBE_SAVE_DIR, { recursive: true });
         writeFileSync(path.join(process.env.PROBE_SAVE_DIR, `${t.name}-${round}.cpuprofile`), JSON.stringify(profile));
         writeFileSync(path.join(process.env.PROBE_SAVE_DIR, `${t.name}-${round}.heapprofile`), JSON.stringify({ head: heap }));
@@ -126,7 +140,7 @@ async function main() {
         cpuMsPerCreate: { process: cpu.api, ...split, postgres: cpu.postgres, generator: cpu.bench },
         gc,
         profiledCreates: creates,
-        bytesPerCreate: Math.round(bytes.totalBytes / allocated),
+        bytesPerCreate: allocated ? Math.round(bytes.totalBytes / allocated) : null,
         bytesByPlace: top(bytes.places, allocated, TOP, Math.round),
         bytesByFunction: top(bytes.functions, allocated, TOP, Math.round),
         // Self time in the profile, µs per create, by where the code lives ((idle) is the process waiting).
@@ -148,7 +162,7 @@ async function main() {
   writeFileSync(out, `${JSON.stringify({ at: new Date().toISOString(), seconds: SECONDS, apiEnv: extraApiEnv, results }, null, 2)}\n`);
   process.stdout.write(`written to ${out}\n`);
   targets.forEach((t) => t.inspector.close());
-  await stopService(api);
+  for (const api of apis) await stopService(api);
   ref.kill('SIGKILL');
   await infra.stop();
   process.exit(0);
