@@ -54,6 +54,8 @@ export interface PassRun {
   apiPeakUnderA: number[];
   /** This round's F4, which (b)'s and (c)'s offered rates follow. */
   lastF4: number;
+  /** This round's F3, shown beside (d)'s CPU bound. */
+  lastF3: number;
 }
 
 /**
@@ -174,6 +176,7 @@ async function temporalFloors(run: PassRun): Promise<void> {
   const cpuBeforeF3 = run.cpuNow();
   const f3 = await floorWorkflowStarts(o.temporalAddress, o.seconds * 1000);
   add('F3 workflow starts, no worker (/s)', f3);
+  run.lastF3 = f3;
   run.addCpu('F3 start', cpuBeforeF3, f3 * o.seconds);
   const cpuBeforeF4 = run.cpuNow();
   run.lastF4 = await floorWorkflowCompletions(o.temporalAddress, o.seconds * 1000);
@@ -235,6 +238,8 @@ async function webhookDeliveries(run: PassRun, round: number): Promise<void> {
     floor = await webhookScenario(run.client, o.orm, run.floorHooks.key, run.floorHooks.businessId, floorUrls, calmRate, calmRate * o.seconds, 1);
     add(figures.floorP50, floor.commitToFirstAttemptP50Ms);
     add(figures.floorP99, floor.commitToFirstAttemptP99Ms);
+    add(`(c) floor at ${calmRate}/s: commit → delivery written, p50 (ms)`, floor.commitToFanOutP50Ms);
+    add(`(c) floor at ${calmRate}/s: delivery written → first attempt, p50 (ms)`, floor.fanOutToFirstAttemptP50Ms);
   };
   for (const step of round % 2 ? [calmBursts, floorSingles] : [floorSingles, calmBursts]) {
     await quiet(o.orm);
@@ -262,6 +267,7 @@ async function withdrawals(run: PassRun, round: number): Promise<void> {
   // What two cores allow at what a withdrawal costs every process of the run: (d) is held to it, not to
   // F3 (a start alone), which a withdrawal, a start and its own work, cannot reach on the same cores.
   add(D_CPU_BOUND, cost.all > 0 ? Math.round((os.availableParallelism() * 1000) / cost.all) : 0);
+  add('(d) beside the bound: F3, a workflow start alone, this round (/s)', run.lastF3);
   add('(d) overdrafts', d.overdrafts);
   run.scenarioRuns.push({ round, d });
 }

@@ -133,6 +133,7 @@ async function startRun(
     scenarioRuns: [],
     apiPeakUnderA: [],
     lastF4: 0,
+    lastF3: 0,
   };
 }
 
