@@ -74,9 +74,9 @@ case "$cmd" in
     else [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"; fi
     exec "${tsnode[@]}" bench/run.ts "$@" ;;
   probe)
-    # One of bench/probes (session-cpu, session-tail, operation-cost): measurements behind the bench's figures.
+    # One of bench/probes (session-cpu, session-profile, session-tail, operation-cost, first-attempt): measurements behind the bench's figures.
     [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"
-    probe="${1:?usage: npm run bench:probe -- session-cpu|session-tail|operation-cost}"; shift
+    probe="${1:?usage: npm run bench:probe -- session-cpu|session-profile|session-tail|operation-cost|first-attempt}"; shift
     exec "${tsnode[@]}" "bench/probes/$probe.ts" "$@" ;;
   soak)
     # Mixed traffic against 2 API processes and a worker on its own PostgreSQL and Temporal (test/soak).
