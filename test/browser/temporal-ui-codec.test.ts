@@ -61,7 +61,7 @@ beforeAll(async () => {
 it("shows a paid session's workflow decoded through the codec endpoint", async () => {
   const biz = await stack.business();
   const session = await createSession(stack, biz.testKey);
-  await payToCompletion(stack, session.id, biz.testKey, payBody(CARDS.success, { name: NAME }));
+  await payToCompletion(stack, session.id, payBody(CARDS.success, { name: NAME }));
   const handle = stack.temporal.workflow.getHandle(checkoutWorkflowId(session.id));
   // The run has closed, so its history holds the pay update's outcome (on a loaded machine the pay call
   // can answer, and the session complete, before the update's completion is written).
