@@ -27,7 +27,7 @@ import type { KnownKey } from '../http/auth.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.crypto.js';
 import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
 import { connectTemporal, eagerStartClient } from '../temporal/client.js';
-import { isLoopbackHost } from '../temporal/codec-server.js';
+import { CODEC_PATH, isLoopbackHost, serveCodec, type CodecEndpoint } from '../temporal/codec-server.js';
 import { EncryptionCodec, payloadKeysFor } from '../temporal/payload-codec.js';
 import { ensureRetentionSchedule, ensureSessionExpirySweep } from '../temporal/schedules.js';
 
@@ -197,7 +197,7 @@ export function startAdmin(opts: {
   codec?: boolean;
 }): Promise<AdminServer> {
   const { config, orm, temporal, log } = opts;
-  const codec = opts.codec
+  const codec: CodecEndpoint | undefined = opts.codec
     ? {
         codec: new EncryptionCodec(payloadKeysFor(config)),
         authToken: config.codec.authToken,
@@ -215,7 +215,7 @@ export function startAdmin(opts: {
       temporal: () => temporal.workflowService.getSystemInfo({}),
     },
     sdkMetricsAddress: opts.worker ? config.temporal.metricsAddress : undefined,
-    codec,
+    mounts: codec ? [{ path: CODEC_PATH, serve: (req, res) => serveCodec(req, res, codec) }] : [],
   });
 }
 
