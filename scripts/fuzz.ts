@@ -18,7 +18,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../src/dev/free-port.js';
-import { startInfrastructure } from '../bench/stack.js';
+import { startFuzzServers } from './fuzz/servers.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { connectTemporalFor, startApi } from '../src/main/runtime.js';
@@ -39,7 +39,7 @@ const phases = process.env.FUZZ_PHASES ?? 'examples,coverage,fuzzing,stateful';
 const reportDir = path.resolve(process.env.FUZZ_REPORT_DIR ?? '.data/fuzz');
 
 async function main(): Promise<number> {
-  const infra = await startInfrastructure();
+  const infra = await startFuzzServers();
   const stops: (() => Promise<unknown>)[] = [() => infra.stop()];
   try {
     const config = loadConfig({
