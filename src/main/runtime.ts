@@ -19,7 +19,7 @@ import { createOutboxDispatcher, type OutboxDispatcher } from '../modules/outbox
 import { startRowCountFolder } from '../modules/lists/row-count.folder.js';
 import { startOutboxRelay } from '../modules/outbox/outbox.relay.js';
 import { createDeliveryAttempts } from '../modules/webhooks/delivery-attempt.service.js';
-import { createWebhookTransport } from '../modules/webhooks/delivery.transport.js';
+import { createWebhookTransport, type WebhookTransport } from '../modules/webhooks/delivery.transport.js';
 import { createEventFanout } from '../modules/webhooks/fanout.service.js';
 import { createFirstAttempts, type FirstAttempts } from '../modules/webhooks/first-attempts.service.js';
 import { createApiKeyCache } from '../modules/businesses/api-key.cache.js';
@@ -134,6 +134,11 @@ export async function startWorker(opts: {
   connection?: NativeConnection;
   /** The processor the activities call; the simulator when absent (an acquirer adapter, or a test's fake). */
   processor?: PaymentProcessor;
+  /**
+   * How webhook attempts reach receivers; node's https with the configured CA when absent. `npm run fuzz`
+   * gives one that opens no connection, as the URLs its fuzzer registers may name any host.
+   */
+  webhookTransport?: WebhookTransport;
 }): Promise<{ worker: Worker; running: Promise<void>; stop: () => Promise<void> }> {
   const { config, orm, temporal, log } = opts;
   // Loaded here, not at the top: the worker SDK (its bundler, the activities) is most of what a process
@@ -146,7 +151,7 @@ export async function startWorker(opts: {
     allowPrivateUrls: config.webhooks.allowPrivateUrls,
     disableAfterMs: config.webhooks.disableAfterMs,
     // One pool of kept-alive connections to receivers, for the activities' attempts and the fan-out's.
-    transport: createWebhookTransport({ caFile: config.webhooks.caFile, allowPrivateUrls: config.webhooks.allowPrivateUrls }),
+    transport: opts.webhookTransport ?? createWebhookTransport({ caFile: config.webhooks.caFile, allowPrivateUrls: config.webhooks.allowPrivateUrls }),
   };
   // Live mode fails closed: with live payments refused, the processor declines every live money move.
   const processor =
