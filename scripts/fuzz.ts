@@ -7,7 +7,7 @@
  * configuration (scripts/fuzz/schemathesis.toml and the seeded ids) into the report directory, then runs
  * `schemathesis run <origin>/api/openapi.json --checks all` with that key. Exits with Schemathesis's
  * code: non-zero on any 5xx, any answer that breaks the document, any other failed check, or any of the
- * warnings the configuration makes failures.
+ * warnings the configuration makes failures; and non-zero too when the ledger does not verify afterwards.
  *
  * A worker runs, so a pay is answered with its outcome rather than `processing` after its 10 s bound, and
  * refunds, withdrawals and disputes move on as they do in service. Its webhook attempts go nowhere: the
@@ -28,6 +28,7 @@ import { createLogger } from '../src/log.js';
 import { connectTemporalFor, startApi, startWorker } from '../src/main/runtime.js';
 import type { PostOutcome } from '../src/modules/webhooks/delivery.transport.js';
 import { createBusiness, DEMO_BUSINESS } from '../src/modules/businesses/business.service.js';
+import { verifyLedger } from '../src/modules/ledger/ledger-verify.service.js';
 import { addWithdrawalMethod } from '../src/modules/withdrawals/withdrawal-method.service.js';
 import { createHttpClient } from '../test/support/http.js';
 import { FUZZ_WALLET, fuzzConfig, rotations, seed } from './fuzz/seed.js';
@@ -106,7 +107,7 @@ async function main(): Promise<number> {
       ...process.argv.slice(2),
     ];
     console.error(`fuzz: ${schemathesis} ${args.join(' ').replace(testKey, 'mp_test_…')}`);
-    return await new Promise<number>((resolve, reject) => {
+    const code = await new Promise<number>((resolve, reject) => {
       const child = spawn(schemathesis, args, {
         stdio: 'inherit',
         // Schemathesis keeps a cache directory where it runs: the report directory, outside the sources.
@@ -114,8 +115,13 @@ async function main(): Promise<number> {
         env: { ...process.env, REQUESTS_CA_BUNDLE: infra.tls.caFile, SCHEMATHESIS_HOOKS: path.resolve('scripts/fuzz/hooks.py'), FUZZ_ROTATE: JSON.stringify(rotations(seeded)) },
       });
       child.once('error', reject);
-      child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+      child.once('exit', (exit, signal) => resolve(exit ?? (signal ? 1 : 0)));
     });
+    // Whatever the fuzzer sent, the money still adds up (what `npm run admin -- ledger verify` checks).
+    const ledger = await verifyLedger(infra.orm.em.fork());
+    for (const problem of ledger.problems) console.error(`fuzz: ledger verify: ${problem}`);
+    console.error(`fuzz: ledger verify: ${ledger.ok ? 'ok' : `${ledger.problems.length} problem(s)`}`);
+    return ledger.ok ? code : 1;
   } finally {
     // A Temporal call the API's outbox still had in flight may fail once its connection is closed; the
     // run's verdict is Schemathesis's, so such a late failure is reported, not thrown.

@@ -32,6 +32,7 @@ it.each(['474', '9021'])('npm run fuzz passes with FUZZ_SEED=%s: every check, ev
   // The summary names each failure, its request as curl, and the seed to run it again.
   expect({ code, summary: code === 0 ? '' : output.slice(-8000) }).toEqual({ code: 0, summary: '' });
   expect(output).toContain(`Seed: ${seed}`);
+  expect(output).toContain('fuzz: ledger verify: ok');
   const [, generated, passed] = /Test cases:\s+(\d+) generated, (\d+) passed/.exec(output) ?? [];
   expect(Number(generated)).toBeGreaterThanOrEqual(MIN_CASES);
   expect(Number(passed)).toBe(Number(generated));
