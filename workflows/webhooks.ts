@@ -1,17 +1,6 @@
 import { log, patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.js';
-import type { WebhookAttemptResult, WebhookDeliveryResult } from '../contracts/webhooks.js';
-
-/** The spec's schedule: the delay before each of the 7 attempts. */
-export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
-  0,
-  60_000, // 1 minute
-  5 * 60_000, // 5 minutes
-  30 * 60_000, // 30 minutes
-  2 * 3600_000, // 2 hours
-  8 * 3600_000, // 8 hours
-  24 * 3600_000, // 24 hours
-];
+import { WEBHOOK_RETRY_DELAYS_MS, type WebhookAttemptResult, type WebhookDeliveryResult } from '../contracts/webhooks.js';
 
 export interface WebhookDeliveryInput {
   deliveryId: string;

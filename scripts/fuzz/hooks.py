@@ -1,5 +1,8 @@
 """Schemathesis hooks for `npm run fuzz` (loaded through SCHEMATHESIS_HOOKS by scripts/fuzz.ts)."""
+import json
+import os
 import re
+import threading
 import uuid
 
 import schemathesis
@@ -7,8 +10,7 @@ import schemathesis
 VALID_KEY = re.compile(r"^[\x20-\x7e]{1,200}$")
 
 
-@schemathesis.hook
-def before_call(context, case, **kwargs):
+def unique_idempotency_key(case):
     """Give each request its own Idempotency-Key.
 
     Keys are per business and shared by every POST, so a fuzzer that draws the key "0" twice is repeating
@@ -23,3 +25,57 @@ def before_call(context, case, **kwargs):
     key = (case.headers or {}).get("Idempotency-Key")
     if isinstance(key, str) and VALID_KEY.match(key):
         case.headers["Idempotency-Key"] = f"{key}.{uuid.uuid4().hex}"
+
+
+PHASES = ["examples", "coverage", "fuzzing", "stateful"]
+
+
+class Rotation:
+    """The next seeded record of a kind, in turn (FUZZ_ROTATE, written by scripts/fuzz/seed.ts `rotations`).
+
+    A record the run spends (a pending session once paid, a paid session once refunded) is named by the
+    fuzzer's draws again and again; a request that names any seeded one of its kind gets the next instead,
+    so the valid cases meet fresh records. Each phase has a share of its own: the coverage phase sends a
+    few hundred cases, and would otherwise leave the fuzzing phase none unspent. An id the fuzzer made
+    up, or took from an answer, is left alone.
+    """
+
+    def __init__(self, spec):
+        self.location = spec["location"]
+        self.name = spec["name"]
+        self.values = spec["values"]
+        self.shares = {phase: self.values[i :: len(PHASES)] or self.values for i, phase in enumerate(PHASES)}
+        # The document's example names a record of the kind too: the coverage phase sends it as the valid value.
+        self.known = set(self.values) | set(spec.get("examples", []))
+        self.taken = {}
+        self.lock = threading.Lock()
+
+    def take(self, phase):
+        share = self.shares.get(phase, self.values)
+        with self.lock:
+            n = self.taken.get(phase, 0)
+            self.taken[phase] = n + 1
+            return share[n % len(share)]
+
+    def names_seeded(self, value):
+        return isinstance(value, str) and value in self.known
+
+    def apply(self, case):
+        phase = str(getattr(getattr(getattr(case, "meta", None), "phase", None), "name", ""))
+        if self.location == "path":
+            params = case.path_parameters or {}
+            if self.names_seeded(params.get(self.name)):
+                params[self.name] = self.take(phase)
+        elif isinstance(case.body, dict) and self.names_seeded(case.body.get(self.name)):
+            case.body[self.name] = self.take(phase)
+
+
+ROTATIONS = {label: Rotation(spec) for label, spec in json.loads(os.environ.get("FUZZ_ROTATE", "{}")).items()}
+
+
+@schemathesis.hook
+def before_call(context, case, **kwargs):
+    unique_idempotency_key(case)
+    rotation = ROTATIONS.get(case.operation.label)
+    if rotation is not None:
+        rotation.apply(case)

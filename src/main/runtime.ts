@@ -19,7 +19,7 @@ import { createOutboxDispatcher, type OutboxDispatcher } from '../modules/outbox
 import { startRowCountFolder } from '../modules/lists/row-count.folder.js';
 import { startOutboxRelay } from '../modules/outbox/outbox.relay.js';
 import { createDeliveryAttempts } from '../modules/webhooks/delivery-attempt.service.js';
-import { createWebhookTransport } from '../modules/webhooks/delivery.transport.js';
+import { createWebhookTransport, type WebhookTransport } from '../modules/webhooks/delivery.transport.js';
 import { createEventFanout } from '../modules/webhooks/fanout.service.js';
 import { createFirstAttempts, type FirstAttempts } from '../modules/webhooks/first-attempts.service.js';
 import { createApiKeyCache } from '../modules/businesses/api-key.cache.js';
@@ -27,7 +27,7 @@ import type { KnownKey } from '../http/auth.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.crypto.js';
 import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
 import { connectTemporal, eagerStartClient } from '../temporal/client.js';
-import { isLoopbackHost } from '../temporal/codec-server.js';
+import { CODEC_PATH, isLoopbackHost, serveCodec, type CodecEndpoint } from '../temporal/codec-server.js';
 import { EncryptionCodec, payloadKeysFor } from '../temporal/payload-codec.js';
 import { ensureRetentionSchedule, ensureSessionExpirySweep } from '../temporal/schedules.js';
 
@@ -145,6 +145,11 @@ export async function startWorker(opts: {
   connection?: NativeConnection;
   /** The processor the activities call; the simulator when absent (an acquirer adapter, or a test's fake). */
   processor?: PaymentProcessor;
+  /**
+   * How webhook attempts reach receivers; node's https with the configured CA when absent. `npm run fuzz`
+   * gives one that opens no connection, as the URLs its fuzzer registers may name any host.
+   */
+  webhookTransport?: WebhookTransport;
 }): Promise<{ worker: Worker; running: Promise<void>; stop: () => Promise<void> }> {
   const { config, orm, temporal, log } = opts;
   // Loaded here, not at the top: the worker SDK (its bundler, the activities) is most of what a process
@@ -157,7 +162,7 @@ export async function startWorker(opts: {
     allowPrivateUrls: config.webhooks.allowPrivateUrls,
     disableAfterMs: config.webhooks.disableAfterMs,
     // One pool of kept-alive connections to receivers, for the activities' attempts and the fan-out's.
-    transport: createWebhookTransport({ caFile: config.webhooks.caFile, allowPrivateUrls: config.webhooks.allowPrivateUrls }),
+    transport: opts.webhookTransport ?? createWebhookTransport({ caFile: config.webhooks.caFile, allowPrivateUrls: config.webhooks.allowPrivateUrls }),
   };
   // Live mode fails closed: with live payments refused, the processor declines every live money move.
   const processor =
@@ -208,7 +213,7 @@ export function startAdmin(opts: {
   codec?: boolean;
 }): Promise<AdminServer> {
   const { config, orm, temporal, log } = opts;
-  const codec = opts.codec
+  const codec: CodecEndpoint | undefined = opts.codec
     ? {
         codec: new EncryptionCodec(payloadKeysFor(config)),
         authToken: config.codec.authToken,
@@ -226,7 +231,7 @@ export function startAdmin(opts: {
       temporal: () => temporal.workflowService.getSystemInfo({}),
     },
     sdkMetricsAddress: opts.worker ? config.temporal.metricsAddress : undefined,
-    codec,
+    mounts: codec ? [{ path: CODEC_PATH, serve: (req, res) => serveCodec(req, res, codec) }] : [],
   });
 }
 

@@ -1,12 +1,21 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { CODEC_PATH, serveCodec, type CodecEndpoint } from '../temporal/codec-server.js';
 import { serveFailpoints } from './failpoints.js';
 import { registry } from './metrics.js';
 
 /** A dependency `/readyz` checks: resolves when reachable, rejects (or times out) when not. */
 export type ReadinessCheck = () => Promise<unknown>;
+
+/**
+ * A service the process mounts on this port under a path of its own (the API process: Temporal's codec
+ * endpoint, src/temporal/codec-server.ts). It answers every method and every path under its prefix; the
+ * admin server only routes, so it knows nothing of what it mounts.
+ */
+export interface AdminMount {
+  path: string;
+  serve: (req: http.IncomingMessage, res: http.ServerResponse) => void;
+}
 
 export interface AdminServer {
   port: number;
@@ -20,9 +29,9 @@ const CHECK_TIMEOUT_MS = 2000;
 /**
  * The operator's port, apart from the API's: Prometheus `/metrics` (this process's registry, plus the
  * Temporal SDK's metrics when a worker exports them), `/healthz` (the process is alive) and `/readyz`
- * (every dependency answers). Plain HTTP on a private interface. The API process also serves the
- * Temporal codec endpoint here (`/codec/decode`), behind the operator's token: the only route on this
- * port that returns business data, decrypted for an operator's Web UI or CLI.
+ * (every dependency answers). Plain HTTP on a private interface. The API process also mounts the
+ * Temporal codec endpoint here (`/codec/decode`, src/main/runtime.ts), behind the operator's token: the
+ * only route on this port that returns business data, decrypted for an operator's Web UI or CLI.
  */
 export async function startAdminServer(opts: {
   host: string;
@@ -31,8 +40,7 @@ export async function startAdminServer(opts: {
   checks: Record<string, ReadinessCheck>;
   /** host:port of the SDK's Prometheus exporter, when this process runs a worker that has one. */
   sdkMetricsAddress?: string;
-  /** The codec endpoint under `/codec`, when this process serves it. */
-  codec?: CodecEndpoint;
+  mounts?: AdminMount[];
 }): Promise<AdminServer> {
   let draining = false;
   const server = http.createServer((req, res) => {
@@ -41,7 +49,8 @@ export async function startAdminServer(opts: {
       res.end(body);
     };
     const path = (req.url ?? '/').split('?')[0];
-    if (opts.codec && (path === CODEC_PATH || path.startsWith(`${CODEC_PATH}/`))) return serveCodec(req, res, opts.codec);
+    const mount = opts.mounts?.find((m) => path === m.path || path.startsWith(`${m.path}/`));
+    if (mount) return mount.serve(req, res);
     if (serveFailpoints(req, res, path)) return;
     if (req.method !== 'GET') return send(405, JSON.stringify({ status: 'method_not_allowed' }));
     if (path === '/healthz') return send(200, JSON.stringify({ status: 'ok' }));

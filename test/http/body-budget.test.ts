@@ -23,9 +23,9 @@ const create = (body: string, localAddress?: string) =>
   stack.http.request('POST', '/api/checkout/sessions', { key: biz.testKey, rawBody: body, headers: { 'Content-Type': 'application/json' }, localAddress, expect5xx: true });
 
 /** An upload from `localAddress` of a `size`-byte body, of which `sent` bytes are sent and held until `finish`. */
-async function holding(localAddress: string, size: number, sent: number): Promise<Upload & { rest: string }> {
+async function holding(localAddress: string, size: number, sent: number, opts: { keepAlive?: boolean } = {}): Promise<Upload & { rest: string }> {
   const body = bigBody(size - 200);
-  const upload = startUpload(stack.origin, '/api/checkout/sessions', { key: biz.testKey, declaredLength: Buffer.byteLength(body), localAddress });
+  const upload = startUpload(stack.origin, '/api/checkout/sessions', { key: biz.testKey, declaredLength: Buffer.byteLength(body), localAddress, ...opts });
   const before = await gauge('http_request_body_bytes_held');
   upload.send(body.slice(0, sent));
   await eventually(`${sent} bytes from ${localAddress} to be held`, async () => (await gauge('http_request_body_bytes_held')) >= before + sent);
@@ -88,12 +88,17 @@ describe('one address at its unfinished bodies (BODY_UNFINISHED_PER_CLIENT)', ()
 
 describe('the body deadline (BODY_READ_TIMEOUT)', () => {
   it('answers a body still unfinished at the deadline 408 and closes its connection, giving its bytes back', async () => {
-    const slow = await holding('127.0.0.8', 5_000, 100);
+    // The client asks to keep the connection and never sends the rest: only the service can end it.
+    const slow = await holding('127.0.0.8', 5_000, 100, { keepAlive: true });
     const outcome = await slow.answer;
     expect(outcome.status).toBe(408);
     expect(outcome.ms).toBeGreaterThanOrEqual(2_900);
     expect(outcome.ms).toBeLessThan(6_000);
     expect(outcome.body.error).toEqual({ type: 'request_timeout', message: 'The request was not received in time; please send it again', requestId: expect.stringMatching(/^req_/) });
+    expect(outcome.headers.connection).toBe('close');
+    // Closed once the answer is written; left open, the connection would wait for the unsent bytes.
+    const closedAt = await Promise.race([slow.closed, new Promise<'still open'>((resolve) => setTimeout(resolve, 5_000, 'still open').unref())]);
+    expect(closedAt).toEqual(expect.any(Number));
     expect(await gauge('http_request_body_bytes_held')).toBe(0);
   });
 

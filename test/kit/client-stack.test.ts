@@ -1,7 +1,7 @@
 import { createPaymentsClient, PaymentsApiError, type PaymentsClient } from '@payments/client';
 import { eventually, pay, payBody } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
-import { failOnServerErrors } from './support/fail-on-server-errors.js';
+import { failOnHiddenAnswers } from './support/hidden-answers.js';
 import { trustTestCa } from './support/trust-test-ca.js';
 
 /** @payments/client against the real service: real PostgreSQL, Temporal and worker, over TLS. */
@@ -9,11 +9,12 @@ const stack = useStack({ DISPUTE_NOTICE_DELAY: '200ms' });
 const biz = useBusiness(stack, { name: 'Kit Coffee' });
 let client: PaymentsClient;
 
-failOnServerErrors();
+// Every client of the file takes this fetch: a 5xx, 429 or 409 it was answered (retried or not) fails the test.
+const answers = failOnHiddenAnswers();
 trustTestCa();
 beforeAll(async () => {
-  // No retries: what the service answered is what the test sees (and any 5xx fails the file besides).
-  client = createPaymentsClient({ apiKey: biz.testKey, baseUrl: `${stack.origin}/api/v1`, retry: { maxRetries: 0 } });
+  // No retries: what the service answered is what the test sees.
+  client = createPaymentsClient({ apiKey: biz.testKey, baseUrl: `${stack.origin}/api/v1`, retry: { maxRetries: 0 }, fetch: answers.fetch });
 });
 
 const cart = (n: number) => ({
@@ -93,7 +94,7 @@ describe('@payments/client against the real service', () => {
       errors: [{ path: ['items'], message: 'At least one item is required' }],
     });
 
-    const badKey = createPaymentsClient({ apiKey: 'mp_test_nope', baseUrl: `${stack.origin}/api/v1` });
+    const badKey = createPaymentsClient({ apiKey: 'mp_test_nope', baseUrl: `${stack.origin}/api/v1`, fetch: answers.fetch });
     await expect(badKey.balance.retrieve()).rejects.toMatchObject({ status: 401, type: 'authentication_error' });
   });
 });

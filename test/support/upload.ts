@@ -12,6 +12,7 @@ import { registry } from '../../src/ops/metrics.js';
 export interface UploadOutcome {
   /** The status answered, or 0 when the connection closed with no answer. */
   status: number;
+  headers: Record<string, string | string[] | undefined>;
   body: any;
   /** From the request's start to its answer (or the close). */
   ms: number;
@@ -25,6 +26,8 @@ export interface Upload {
   /** Stops sending and closes the connection. */
   abort(): void;
   answer: Promise<UploadOutcome>;
+  /** When the connection closed, in ms from the request's start, whichever side closed it. */
+  closed: Promise<number>;
 }
 
 export interface UploadOptions {
@@ -33,6 +36,11 @@ export interface UploadOptions {
   declaredLength?: number;
   localAddress?: string;
   method?: string;
+  /**
+   * Ask to keep the connection open after the answer, as a pooling client does: a close is then the
+   * service's decision, not the request's own `Connection: close`.
+   */
+  keepAlive?: boolean;
 }
 
 const ca = () => readFileSync(process.env.TEST_TLS_CA!);
@@ -43,9 +51,14 @@ export function startUpload(origin: string, path: string, opts: UploadOptions = 
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
   if (opts.declaredLength !== undefined) headers['Content-Length'] = String(opts.declaredLength);
-  // agent: false, a connection of its own: a trickle must not sit in a pool other requests wait on.
-  const req = https.request(new URL(path, origin), { method: opts.method ?? 'POST', headers, ca: ca(), agent: false, localAddress: opts.localAddress });
+  // A connection of its own either way: a trickle must not sit in a pool other requests wait on.
+  const agent = opts.keepAlive ? new https.Agent({ keepAlive: true, maxSockets: 1 }) : false;
+  const req = https.request(new URL(path, origin), { method: opts.method ?? 'POST', headers, ca: ca(), agent, localAddress: opts.localAddress });
   req.flushHeaders();
+  const closed = new Promise<number>((resolve) => {
+    req.once('socket', (socket) => socket.once('close', () => resolve(performance.now() - started)));
+  });
+  if (agent) void closed.then(() => agent.destroy());
   const answer = new Promise<UploadOutcome>((resolve) => {
     let settled = false;
     const settle = (outcome: Omit<UploadOutcome, 'ms'>) => {
@@ -64,18 +77,19 @@ export function startUpload(origin: string, path: string, opts: UploadOptions = 
         } catch {
           /* not JSON: kept as text for the assertion to show */
         }
-        settle({ status: res.statusCode ?? 0, body });
+        settle({ status: res.statusCode ?? 0, headers: res.headers, body });
       });
     });
     // The service closed the connection without answering (or the test aborted it): no status.
-    req.on('error', () => settle({ status: 0, body: null }));
-    req.on('close', () => settle({ status: 0, body: null }));
+    req.on('error', () => settle({ status: 0, headers: {}, body: null }));
+    req.on('close', () => settle({ status: 0, headers: {}, body: null }));
   });
   return {
     send: (bytes) => void req.write(bytes),
     finish: (rest) => void req.end(rest),
     abort: () => req.destroy(),
     answer,
+    closed,
   };
 }
 

@@ -6,7 +6,7 @@ import { recordEvent } from '../../src/modules/events/event.service.js';
 
 import type { PostOutcome } from '../../src/modules/webhooks/delivery.transport.js';
 import { createEventFanout } from '../../src/modules/webhooks/fanout.service.js';
-import { WEBHOOK_RETRY_DELAYS_MS } from '../../workflows/webhooks.js';
+import { WEBHOOK_RETRY_DELAYS_MS } from '../../contracts/webhooks.js';
 import { TEST_WEBHOOK_ENCRYPTION_KEY } from '../support/stack.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually } from '../support/webhook-receiver.js';

@@ -2,7 +2,8 @@ import { jest } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
-import { WEBHOOK_RETRY_DELAYS_MS, webhookDeliveryWorkflow } from '../../workflows/webhooks.js';
+import { WEBHOOK_RETRY_DELAYS_MS } from '../../contracts/webhooks.js';
+import { webhookDeliveryWorkflow } from '../../workflows/webhooks.js';
 import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
 
 let env: TestWorkflowEnvironment;

@@ -11,11 +11,13 @@ export interface StartShopOptions {
   /** The endpoint's signing secret; without one the shop registers its endpoint and keeps the secret. */
   webhookSecret?: string;
   host?: string;
+  /** The fetch under the shop's payments client; the global one by default. */
+  fetch?: typeof fetch;
 }
 
 /** The shop over HTTPS, with its webhook endpoint registered when it has no secret yet. */
 export async function startShop(options: StartShopOptions) {
-  const payments = createPaymentsClient({ apiKey: options.apiKey, baseUrl: options.apiBaseUrl });
+  const payments = createPaymentsClient({ apiKey: options.apiKey, baseUrl: options.apiBaseUrl, fetch: options.fetch });
   let secret = options.webhookSecret ?? '';
   const server = https.createServer(options.tls);
   await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));

@@ -1,6 +1,7 @@
 import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
 import { eventWebhooks } from './events.js';
+import { noNulInRequestText } from './no-nul.js';
 import { everyErrorResponse } from './responses.js';
 import { shareRepeatedResponses } from './shared-responses.js';
 import { operationPaths, type Operation } from '../operation.js';
@@ -91,18 +92,6 @@ function build() {
     },
   }, { override: noNulInRequestText });
   return shareRepeatedResponses(document);
-}
-
-/**
- * The edge refuses U+0000 in any request text (src/http/text-guard.ts), so every string a request
- * carries says so: a pattern of its own beside whatever pattern the schema already has.
- */
-function noNulInRequestText({ jsonSchema, io }: { jsonSchema: { type?: unknown; allOf?: object[] }; io: 'input' | 'output' }): void {
-  if (io !== 'input' || jsonSchema.type !== 'string') return;
-  const noNul = { pattern: '^[^\\u0000]*$' };
-  // Called once per wrapper of a schema (optional, nullable, refined…): added once.
-  if (jsonSchema.allOf?.some((part) => JSON.stringify(part) === JSON.stringify(noNul))) return;
-  jsonSchema.allOf = [...(jsonSchema.allOf ?? []), noNul];
 }
 
 let built: ReturnType<typeof build> | undefined;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { noNulInRequestText } from '../../http/openapi/no-nul.js';
 
 export const MAX_METADATA_ENTRIES = 50;
 export type Metadata = Record<string, string | number | boolean>;
@@ -13,7 +14,8 @@ const value = z.union([z.string().max(255, { error: 'Metadata values must be at 
   error: 'Metadata values must be a string, an integer or a boolean',
 });
 
-const { $schema: _dialect, ...valueJsonSchema } = z.toJSONSchema(value);
+// As the document's generated schemas: a value's text refuses U+0000 (src/http/openapi/no-nul.ts).
+const { $schema: _dialect, ...valueJsonSchema } = z.toJSONSchema(value, { io: 'input', override: ({ jsonSchema }) => noNulInRequestText({ jsonSchema, io: 'input' }) });
 
 const asArray = z.array(z.object({ key, value }));
 const asObject = z.record(z.string(), value);

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { WEBHOOK_RETRY_DELAYS_MS } from '../../../workflows/webhooks.js';
+import { WEBHOOK_RETRY_DELAYS_MS } from '../../../contracts/webhooks.js';
 import type { DeliveryAttempts } from './delivery-attempt.service.js';
 
 /** First attempts under way at once in one process; past it, a delivery's workflow sends its first attempt. */

@@ -554,8 +554,8 @@ export type components = {
             eventType?: "webhook.test" | "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "dispute.created" | "dispute.updated" | "dispute.evidence_due_soon" | "dispute.funds_withdrawn" | "dispute.funds_reinstated" | "dispute.closed" | "webhook_endpoint.disabled" | "checkout.completed" | "withdrawal.completed";
         };
         WebhookRecoverInput: {
-            since: (string & unknown) | (string & unknown);
-            until?: (string & unknown) | (string & unknown);
+            since: string;
+            until?: string;
         };
         MethodNotAllowedEnvelope: {
             /** @constant */
@@ -1588,7 +1588,7 @@ export type components = {
     };
     parameters: {
         /** @description Makes the POST safe to retry: the first answer (status and body) is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a repeat with the same key. Scoped to the business and mode. The same key with another method, path or body is 422 `idempotency_error`; a repeat while the first is still running is 409 `idempotency_error` (both as the IETF Idempotency-Key draft says). Failed requests are not stored, so the key can be reused after fixing the request. */
-        IdempotencyKey: string & unknown;
+        IdempotencyKey: string;
         /** @description One or more ETags from earlier answers (`"…"`, `W/"…"`, comma-separated) or `*`. When one matches the current ETag (weak comparison, RFC 9110) the answer is 304 with no body. */
         IfNoneMatch: string & unknown;
     };
@@ -1625,12 +1625,12 @@ export interface operations {
                 status?: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded" | "all";
                 limit?: number;
                 page?: number;
-                cursor?: string & unknown;
+                cursor?: string;
                 search?: string & unknown;
-                from?: (string & unknown) | (string & unknown);
-                to?: (string & unknown) | (string & unknown);
-                startDate?: (string & unknown) | (string & unknown);
-                endDate?: (string & unknown) | (string & unknown);
+                from?: string;
+                to?: string;
+                startDate?: string;
+                endDate?: string;
             };
             header?: never;
             path?: never;
@@ -1687,7 +1687,7 @@ export interface operations {
                     description: string & unknown;
                     customer: {
                         /** Format: email */
-                        email: string & unknown;
+                        email: string;
                     };
                     /** @default false */
                     askShipping?: boolean;
@@ -1715,10 +1715,10 @@ export interface operations {
                      *     }
                      */
                     metadata?: {
-                        [key: string]: string | number | boolean;
+                        [key: string]: (string & unknown) | number | boolean;
                     } | {
                         key: string;
-                        value: string | number | boolean;
+                        value: (string & unknown) | number | boolean;
                     }[];
                 };
             };
@@ -1765,7 +1765,7 @@ export interface operations {
             };
             path: {
                 /** @description The checkout session id (a UUID). */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -1821,7 +1821,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The checkout session id (a UUID). */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -1833,7 +1833,7 @@ export interface operations {
                          * @description 12 to 19 digits; spaces and dashes are ignored.
                          * @example 4242 4242 4242 4242
                          */
-                        number: string & unknown;
+                        number: string;
                         /** @example 12 */
                         expMonth: number | string;
                         /**
@@ -1841,11 +1841,11 @@ export interface operations {
                          * @example 2030
                          */
                         expYear: number | string;
-                        cvc: string & unknown;
+                        cvc: string;
                     };
                     name: string & unknown;
                     /** Format: email */
-                    email?: string & unknown;
+                    email?: string;
                     shipping?: {
                         addressLine1: string & unknown;
                         addressLine2?: (string & unknown) | null;
@@ -1926,11 +1926,11 @@ export interface operations {
             query?: {
                 type?: "payment" | "fee" | "reserve_hold" | "reserve_release" | "refund" | "refund_failure" | "withdrawal" | "withdrawal_cancel" | "withdrawal_failure" | "dispute" | "dispute_fee" | "dispute_reversal";
                 /** @description Only items created at or after this instant. */
-                createdFrom?: (string & unknown) | (string & unknown);
+                createdFrom?: string;
                 /** @description Only items created before this instant (exclusive). */
-                createdTo?: (string & unknown) | (string & unknown);
+                createdTo?: string;
                 limit?: number;
-                cursor?: string & unknown;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -1982,7 +1982,7 @@ export interface operations {
             };
             path: {
                 /** @description The balance transaction id (`txn_…`). */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -2107,7 +2107,7 @@ export interface operations {
             query?: {
                 status?: "active" | "partially_released" | "released" | "consumed";
                 limit?: number;
-                cursor?: string & unknown;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2266,7 +2266,7 @@ export interface operations {
             };
             path: {
                 /** @description The reserve id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -2450,7 +2450,7 @@ export interface operations {
             };
             path: {
                 /** @description The refund id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -2522,7 +2522,7 @@ export interface operations {
                 /** @description Only the dispute of this checkout session; an id that is not a UUID matches nothing. */
                 checkoutSessionId?: string & unknown;
                 limit?: number;
-                cursor?: string & unknown;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2574,7 +2574,7 @@ export interface operations {
             };
             path: {
                 /** @description The dispute id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -2633,7 +2633,7 @@ export interface operations {
             };
             path: {
                 /** @description The dispute id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -2729,7 +2729,7 @@ export interface operations {
             };
             path: {
                 /** @description The dispute id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -2855,7 +2855,7 @@ export interface operations {
                      */
                     destinationDetails: {
                         /** Format: email */
-                        walletEmail: string & unknown;
+                        walletEmail: string;
                     };
                 } | {
                     /**
@@ -2948,7 +2948,7 @@ export interface operations {
             };
             path: {
                 /** @description The withdrawal id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -3007,7 +3007,7 @@ export interface operations {
             };
             path: {
                 /** @description The withdrawal id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -3181,8 +3181,8 @@ export interface operations {
                 eventType?: "checkout.succeeded" | "checkout.failed" | "refund.created" | "refund.completed" | "refund.failed" | "withdrawal.paid" | "withdrawal.failed" | "dispute.created" | "dispute.updated" | "dispute.evidence_due_soon" | "dispute.funds_withdrawn" | "dispute.funds_reinstated" | "dispute.closed" | "webhook_endpoint.disabled" | "webhook.test" | "checkout.completed" | "withdrawal.completed";
                 endpointId?: string & unknown;
                 status?: "pending" | "delivering" | "succeeded" | "failed";
-                from?: (string & unknown) | (string & unknown);
-                to?: (string & unknown) | (string & unknown);
+                from?: string;
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -3230,7 +3230,7 @@ export interface operations {
             };
             path: {
                 /** @description An event id or a delivery id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -3293,7 +3293,7 @@ export interface operations {
             };
             path: {
                 /** @description The webhook endpoint id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -3349,7 +3349,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The webhook endpoint id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -3416,7 +3416,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The webhook endpoint id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -3473,7 +3473,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The webhook endpoint id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -3543,7 +3543,7 @@ export interface operations {
             };
             path: {
                 /** @description The webhook endpoint id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -3595,7 +3595,7 @@ export interface operations {
             };
             path: {
                 /** @description The webhook endpoint id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };
@@ -3647,7 +3647,7 @@ export interface operations {
             };
             path: {
                 /** @description The webhook endpoint id. */
-                id: string & unknown;
+                id: string;
             };
             cookie?: never;
         };

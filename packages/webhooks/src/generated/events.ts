@@ -308,12 +308,12 @@ export type components = {
         /** @description The body of a `checkout.succeeded` delivery. */
         CheckoutSucceededEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "checkout.succeeded";
             /**
@@ -325,14 +325,14 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** Format: uuid */
-                sessionId: string & unknown;
+                sessionId: string;
                 amount: number;
                 /** @example 46.58 */
-                amountInDecimals: string & unknown;
+                amountInDecimals: string;
                 /** @example USD */
                 currency: string & unknown;
                 customerEmail: string & unknown;
@@ -341,7 +341,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
                 shipping: {
                     addressLine1: string & unknown;
                     city: string & unknown;
@@ -353,10 +353,10 @@ export type components = {
             /** @description Same as `payload`. */
             data: {
                 /** Format: uuid */
-                sessionId: string & unknown;
+                sessionId: string;
                 amount: number;
                 /** @example 46.58 */
-                amountInDecimals: string & unknown;
+                amountInDecimals: string;
                 /** @example USD */
                 currency: string & unknown;
                 customerEmail: string & unknown;
@@ -365,7 +365,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
                 shipping: {
                     addressLine1: string & unknown;
                     city: string & unknown;
@@ -383,12 +383,12 @@ export type components = {
         /** @description The body of a `checkout.failed` delivery. */
         CheckoutFailedEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "checkout.failed";
             /**
@@ -400,11 +400,11 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** Format: uuid */
-                sessionId: string & unknown;
+                sessionId: string;
                 amount: number;
                 /** @example USD */
                 currency: string & unknown;
@@ -415,12 +415,12 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
             };
             /** @description Same as `payload`. */
             data: {
                 /** Format: uuid */
-                sessionId: string & unknown;
+                sessionId: string;
                 amount: number;
                 /** @example USD */
                 currency: string & unknown;
@@ -431,7 +431,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
             };
             /**
              * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
@@ -442,12 +442,12 @@ export type components = {
         /** @description The body of a `refund.created` delivery. */
         RefundCreatedEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "refund.created";
             /**
@@ -459,13 +459,13 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                refundId: string & unknown;
+                refundId: string;
                 /** Format: uuid */
-                sessionId: string & unknown;
+                sessionId: string;
                 amount: number;
                 reason: (string & unknown) | null;
                 /** @enum {string} */
@@ -474,14 +474,14 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
             };
             /** @description Same as `payload`. */
             data: {
                 /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                refundId: string & unknown;
+                refundId: string;
                 /** Format: uuid */
-                sessionId: string & unknown;
+                sessionId: string;
                 amount: number;
                 reason: (string & unknown) | null;
                 /** @enum {string} */
@@ -490,7 +490,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
             };
             /**
              * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
@@ -501,12 +501,12 @@ export type components = {
         /** @description The body of a `refund.completed` delivery. */
         RefundCompletedEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "refund.completed";
             /**
@@ -518,13 +518,13 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                refundId: string & unknown;
+                refundId: string;
                 /** Format: uuid */
-                sessionId: string & unknown;
+                sessionId: string;
                 amount: number;
                 reason: (string & unknown) | null;
                 /** @enum {string} */
@@ -534,14 +534,14 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
             };
             /** @description Same as `payload`. */
             data: {
                 /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                refundId: string & unknown;
+                refundId: string;
                 /** Format: uuid */
-                sessionId: string & unknown;
+                sessionId: string;
                 amount: number;
                 reason: (string & unknown) | null;
                 /** @enum {string} */
@@ -551,7 +551,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
             };
             /**
              * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
@@ -562,12 +562,12 @@ export type components = {
         /** @description The body of a `refund.failed` delivery. */
         RefundFailedEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "refund.failed";
             /**
@@ -579,13 +579,13 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                refundId: string & unknown;
+                refundId: string;
                 /** Format: uuid */
-                sessionId: string & unknown;
+                sessionId: string;
                 amount: number;
                 reason: (string & unknown) | null;
                 /** @enum {string} */
@@ -595,14 +595,14 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
             };
             /** @description Same as `payload`. */
             data: {
                 /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                refundId: string & unknown;
+                refundId: string;
                 /** Format: uuid */
-                sessionId: string & unknown;
+                sessionId: string;
                 amount: number;
                 reason: (string & unknown) | null;
                 /** @enum {string} */
@@ -612,7 +612,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
             };
             /**
              * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
@@ -623,12 +623,12 @@ export type components = {
         /** @description The body of a `withdrawal.paid` delivery. */
         WithdrawalPaidEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "withdrawal.paid";
             /**
@@ -640,14 +640,14 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** @example wd_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                withdrawalId: string & unknown;
+                withdrawalId: string;
                 amount: number;
                 /** @example 46.58 */
-                amountInDecimals: string & unknown;
+                amountInDecimals: string;
                 /** @example USD */
                 currency: string & unknown;
                 /** @enum {string} */
@@ -660,15 +660,15 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
             };
             /** @description Same as `payload`. */
             data: {
                 /** @example wd_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                withdrawalId: string & unknown;
+                withdrawalId: string;
                 amount: number;
                 /** @example 46.58 */
-                amountInDecimals: string & unknown;
+                amountInDecimals: string;
                 /** @example USD */
                 currency: string & unknown;
                 /** @enum {string} */
@@ -681,7 +681,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
             };
             /**
              * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
@@ -692,12 +692,12 @@ export type components = {
         /** @description The body of a `withdrawal.failed` delivery. */
         WithdrawalFailedEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "withdrawal.failed";
             /**
@@ -709,14 +709,14 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** @example wd_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                withdrawalId: string & unknown;
+                withdrawalId: string;
                 amount: number;
                 /** @example 46.58 */
-                amountInDecimals: string & unknown;
+                amountInDecimals: string;
                 /** @example USD */
                 currency: string & unknown;
                 /** @enum {string} */
@@ -728,15 +728,15 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
             };
             /** @description Same as `payload`. */
             data: {
                 /** @example wd_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                withdrawalId: string & unknown;
+                withdrawalId: string;
                 amount: number;
                 /** @example 46.58 */
-                amountInDecimals: string & unknown;
+                amountInDecimals: string;
                 /** @example USD */
                 currency: string & unknown;
                 /** @enum {string} */
@@ -748,7 +748,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
             };
             /**
              * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
@@ -759,12 +759,12 @@ export type components = {
         /** @description The body of a `dispute.created` delivery. */
         DisputeCreatedEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "dispute.created";
             /**
@@ -776,13 +776,13 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                disputeId: string & unknown;
+                disputeId: string;
                 /** Format: uuid */
-                checkoutSessionId: string & unknown;
+                checkoutSessionId: string;
                 /** @enum {string} */
                 status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
                 /** @enum {string} */
@@ -792,14 +792,14 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                evidenceDueBy: string & unknown;
+                evidenceDueBy: string;
             };
             /** @description Same as `payload`. */
             data: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                disputeId: string & unknown;
+                disputeId: string;
                 /** Format: uuid */
-                checkoutSessionId: string & unknown;
+                checkoutSessionId: string;
                 /** @enum {string} */
                 status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
                 /** @enum {string} */
@@ -809,7 +809,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                evidenceDueBy: string & unknown;
+                evidenceDueBy: string;
             };
             /**
              * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
@@ -820,12 +820,12 @@ export type components = {
         /** @description The body of a `dispute.updated` delivery. */
         DisputeUpdatedEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "dispute.updated";
             /**
@@ -837,13 +837,13 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                disputeId: string & unknown;
+                disputeId: string;
                 /** Format: uuid */
-                checkoutSessionId: string & unknown;
+                checkoutSessionId: string;
                 /** @enum {string} */
                 status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
                 /** @enum {string} */
@@ -853,14 +853,14 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                evidenceDueBy: string & unknown;
+                evidenceDueBy: string;
             };
             /** @description Same as `payload`. */
             data: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                disputeId: string & unknown;
+                disputeId: string;
                 /** Format: uuid */
-                checkoutSessionId: string & unknown;
+                checkoutSessionId: string;
                 /** @enum {string} */
                 status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
                 /** @enum {string} */
@@ -870,7 +870,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                evidenceDueBy: string & unknown;
+                evidenceDueBy: string;
             };
             /**
              * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
@@ -881,12 +881,12 @@ export type components = {
         /** @description The body of a `dispute.evidence_due_soon` delivery. */
         DisputeEvidenceDueSoonEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "dispute.evidence_due_soon";
             /**
@@ -898,13 +898,13 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                disputeId: string & unknown;
+                disputeId: string;
                 /** Format: uuid */
-                checkoutSessionId: string & unknown;
+                checkoutSessionId: string;
                 /** @enum {string} */
                 status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
                 /** @enum {string} */
@@ -914,14 +914,14 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                evidenceDueBy: string & unknown;
+                evidenceDueBy: string;
             };
             /** @description Same as `payload`. */
             data: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                disputeId: string & unknown;
+                disputeId: string;
                 /** Format: uuid */
-                checkoutSessionId: string & unknown;
+                checkoutSessionId: string;
                 /** @enum {string} */
                 status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
                 /** @enum {string} */
@@ -931,7 +931,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                evidenceDueBy: string & unknown;
+                evidenceDueBy: string;
             };
             /**
              * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
@@ -942,12 +942,12 @@ export type components = {
         /** @description The body of a `dispute.funds_withdrawn` delivery. */
         DisputeFundsWithdrawnEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "dispute.funds_withdrawn";
             /**
@@ -959,13 +959,13 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                disputeId: string & unknown;
+                disputeId: string;
                 /** Format: uuid */
-                checkoutSessionId: string & unknown;
+                checkoutSessionId: string;
                 /** @enum {string} */
                 status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
                 /** @enum {string} */
@@ -975,14 +975,14 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                evidenceDueBy: string & unknown;
+                evidenceDueBy: string;
             };
             /** @description Same as `payload`. */
             data: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                disputeId: string & unknown;
+                disputeId: string;
                 /** Format: uuid */
-                checkoutSessionId: string & unknown;
+                checkoutSessionId: string;
                 /** @enum {string} */
                 status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
                 /** @enum {string} */
@@ -992,7 +992,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                evidenceDueBy: string & unknown;
+                evidenceDueBy: string;
             };
             /**
              * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
@@ -1003,12 +1003,12 @@ export type components = {
         /** @description The body of a `dispute.funds_reinstated` delivery. */
         DisputeFundsReinstatedEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "dispute.funds_reinstated";
             /**
@@ -1020,13 +1020,13 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                disputeId: string & unknown;
+                disputeId: string;
                 /** Format: uuid */
-                checkoutSessionId: string & unknown;
+                checkoutSessionId: string;
                 /** @enum {string} */
                 status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
                 /** @enum {string} */
@@ -1036,14 +1036,14 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                evidenceDueBy: string & unknown;
+                evidenceDueBy: string;
             };
             /** @description Same as `payload`. */
             data: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                disputeId: string & unknown;
+                disputeId: string;
                 /** Format: uuid */
-                checkoutSessionId: string & unknown;
+                checkoutSessionId: string;
                 /** @enum {string} */
                 status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
                 /** @enum {string} */
@@ -1053,7 +1053,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                evidenceDueBy: string & unknown;
+                evidenceDueBy: string;
             };
             /**
              * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
@@ -1064,12 +1064,12 @@ export type components = {
         /** @description The body of a `dispute.closed` delivery. */
         DisputeClosedEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "dispute.closed";
             /**
@@ -1081,13 +1081,13 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                disputeId: string & unknown;
+                disputeId: string;
                 /** Format: uuid */
-                checkoutSessionId: string & unknown;
+                checkoutSessionId: string;
                 /** @enum {string} */
                 status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
                 /** @enum {string} */
@@ -1097,14 +1097,14 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                evidenceDueBy: string & unknown;
+                evidenceDueBy: string;
             };
             /** @description Same as `payload`. */
             data: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                disputeId: string & unknown;
+                disputeId: string;
                 /** Format: uuid */
-                checkoutSessionId: string & unknown;
+                checkoutSessionId: string;
                 /** @enum {string} */
                 status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
                 /** @enum {string} */
@@ -1114,7 +1114,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                evidenceDueBy: string & unknown;
+                evidenceDueBy: string;
             };
             /**
              * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
@@ -1125,12 +1125,12 @@ export type components = {
         /** @description The body of a `webhook_endpoint.disabled` delivery. */
         WebhookEndpointDisabledEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "webhook_endpoint.disabled";
             /**
@@ -1142,11 +1142,11 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** @example wh_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                endpointId: string & unknown;
+                endpointId: string;
                 url: string & unknown;
                 /** @enum {string} */
                 reason: "failing";
@@ -1154,12 +1154,12 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                disabledAt: string & unknown;
+                disabledAt: string;
             };
             /** @description Same as `payload`. */
             data: {
                 /** @example wh_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                endpointId: string & unknown;
+                endpointId: string;
                 url: string & unknown;
                 /** @enum {string} */
                 reason: "failing";
@@ -1167,7 +1167,7 @@ export type components = {
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                disabledAt: string & unknown;
+                disabledAt: string;
             };
             /**
              * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
@@ -1178,12 +1178,12 @@ export type components = {
         /** @description The body of a `webhook.test` delivery. */
         WebhookTestEvent: {
             /** @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-            id: string & unknown;
+            id: string;
             /**
              * @description Same as `id`: de-duplicate deliveries on it.
              * @example evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e
              */
-            eventId: string & unknown;
+            eventId: string;
             /** @constant */
             eventType: "webhook.test";
             /**
@@ -1195,28 +1195,28 @@ export type components = {
              * Format: date-time
              * @example 2026-11-21T09:30:00.000Z
              */
-            createdAt: string & unknown;
+            createdAt: string;
             livemode: boolean;
             payload: {
                 /** @example wh_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                endpointId: string & unknown;
+                endpointId: string;
                 message: string & unknown;
                 /**
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
             };
             /** @description Same as `payload`. */
             data: {
                 /** @example wh_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
-                endpointId: string & unknown;
+                endpointId: string;
                 message: string & unknown;
                 /**
                  * Format: date-time
                  * @example 2026-11-21T09:30:00.000Z
                  */
-                timestamp: string & unknown;
+                timestamp: string;
             };
             /**
              * @description Present only on a test event (`POST /api/webhooks/{id}/test`).
