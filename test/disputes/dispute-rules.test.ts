@@ -91,10 +91,10 @@ describe('evidence', () => {
   });
 
   it("is decided by the simulated network's test phrases, in any field; losing_evidence wins over winning_evidence", () => {
-    expect(simulatedEvidenceDecision({ uncategorizedText: 'see attached: winning_evidence' })).toBe('won');
-    expect(simulatedEvidenceDecision({ productDescription: 'losing_evidence', uncategorizedText: null })).toBe('lost');
-    expect(simulatedEvidenceDecision({ productDescription: 'winning_evidence', refundPolicy: 'losing_evidence' })).toBe('lost');
-    expect(simulatedEvidenceDecision({ uncategorizedText: 'Delivered and signed for.' })).toBeNull();
+    expect(simulatedEvidenceDecision({ evidence: { uncategorizedText: 'see attached: winning_evidence' } })).toBe('won');
+    expect(simulatedEvidenceDecision({ evidence: { productDescription: 'losing_evidence', uncategorizedText: null } })).toBe('lost');
+    expect(simulatedEvidenceDecision({ evidence: { productDescription: 'winning_evidence', refundPolicy: 'losing_evidence' } })).toBe('lost');
+    expect(simulatedEvidenceDecision({ evidence: { uncategorizedText: 'Delivered and signed for.' } })).toBeNull();
   });
 });
 

@@ -1,4 +1,5 @@
 import type { DisputeReason } from '../../../contracts/disputes.js';
+import type { EvidenceReview } from './processor.port.js';
 
 /**
  * The simulator as the acquirer and the card network for disputes (`PaymentProcessor.disputeNotice`,
@@ -30,7 +31,7 @@ export const LOSING_EVIDENCE = 'losing_evidence';
  * containing `winning_evidence` wins, anything else stays under review until an operator enters the
  * acquirer's decision.
  */
-export function simulatedEvidenceDecision(evidence: Record<string, string | null>): 'won' | 'lost' | null {
+export function simulatedEvidenceDecision({ evidence }: Pick<EvidenceReview, 'evidence'>): 'won' | 'lost' | null {
   const texts = Object.values(evidence).filter((text): text is string => typeof text === 'string');
   if (texts.some((text) => text.includes(LOSING_EVIDENCE))) return 'lost';
   if (texts.some((text) => text.includes(WINNING_EVIDENCE))) return 'won';
