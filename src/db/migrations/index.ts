@@ -19,6 +19,7 @@ import { Migration20261126000000_disputes } from './Migration20261126000000_disp
 import { Migration20261126010000_webhook_recovery_index } from './Migration20261126010000_webhook_recovery_index.js';
 import { Migration20261126020000_row_counts } from './Migration20261126020000_row_counts.js';
 import { Migration20261126030000_history_indexes } from './Migration20261126030000_history_indexes.js';
+import { Migration20261127330000_dispute_reinstatement } from './Migration20261127330000_dispute_reinstatement.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -46,4 +47,5 @@ export const migrationsList = [
   { name: 'Migration20261126010000_webhook_recovery_index', class: Migration20261126010000_webhook_recovery_index },
   { name: 'Migration20261126020000_row_counts', class: Migration20261126020000_row_counts },
   { name: 'Migration20261126030000_history_indexes', class: Migration20261126030000_history_indexes },
+  { name: 'Migration20261127330000_dispute_reinstatement', class: Migration20261127330000_dispute_reinstatement },
 ];
