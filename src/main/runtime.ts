@@ -219,6 +219,6 @@ export function startAdmin(opts: {
   });
 }
 
-export async function connectTemporalFor(config: Config): Promise<Client> {
-  return connectTemporal({ ...config.temporal, address: defaultTemporalAddress(config), encryptionKeys: payloadKeysFor(config) });
+export async function connectTemporalFor(config: Config, opts: { address?: string; connectTimeoutMs?: number } = {}): Promise<Client> {
+  return connectTemporal({ ...config.temporal, address: opts.address ?? defaultTemporalAddress(config), connectTimeoutMs: opts.connectTimeoutMs, encryptionKeys: payloadKeysFor(config) });
 }
