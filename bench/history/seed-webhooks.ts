@@ -77,9 +77,9 @@ const BODY = `json_build_object('id', ev.id, 'eventId', ev.id, 'eventType', ev.t
 const deliveries = (tag: string, endpoint: string, events: string, failed: string, retried: string) => `
   with ev as (${events}),
   d as (
-    insert into webhook_deliveries (id, event_id, endpoint_id, business_id, livemode, generation, status, body, attempt_count,
+    insert into webhook_deliveries (id, event_id, event_created_at, endpoint_id, business_id, livemode, generation, status, body, attempt_count,
       last_status_code, last_error, next_attempt_at, created_at, updated_at, completed_at)
-    select ${seedId('whd', 'ev.created_at', tag, 'ev.rn')}, ev.id, ${endpoint}, p.business_id, p.livemode, 0, o.status, ${BODY}, o.attempts,
+    select ${seedId('whd', 'ev.created_at', tag, 'ev.rn')}, ev.id, ev.created_at, ${endpoint}, p.business_id, p.livemode, 0, o.status, ${BODY}, o.attempts,
       case when o.status = 'failed' then 500 else 200 end, case when o.status = 'failed' then 'HTTP 500' end, null,
       ev.created_at + interval '20 milliseconds', o.done, o.done
     from ev cross join seed_params p

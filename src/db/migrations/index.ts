@@ -20,6 +20,7 @@ import { Migration20261126010000_webhook_recovery_index } from './Migration20261
 import { Migration20261126020000_row_counts } from './Migration20261126020000_row_counts.js';
 import { Migration20261126030000_history_indexes } from './Migration20261126030000_history_indexes.js';
 import { Migration20261127330000_dispute_reinstatement } from './Migration20261127330000_dispute_reinstatement.js';
+import { Migration20261127331000_delivery_event_time } from './Migration20261127331000_delivery_event_time.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -48,4 +49,5 @@ export const migrationsList = [
   { name: 'Migration20261126020000_row_counts', class: Migration20261126020000_row_counts },
   { name: 'Migration20261126030000_history_indexes', class: Migration20261126030000_history_indexes },
   { name: 'Migration20261127330000_dispute_reinstatement', class: Migration20261127330000_dispute_reinstatement },
+  { name: 'Migration20261127331000_delivery_event_time', class: Migration20261127331000_delivery_event_time },
 ];

@@ -29,8 +29,8 @@ export interface FanoutDeps {
 const FAN_OUT = `
   with inserted as (
     insert into webhook_deliveries
-      (id, event_id, endpoint_id, business_id, livemode, generation, status, body, attempt_count, created_at, updated_at)
-    select d.id, ?, d.endpoint_id, ?, ?, 0, 'pending', ?, 0, now(), now()
+      (id, event_id, event_created_at, endpoint_id, business_id, livemode, generation, status, body, attempt_count, created_at, updated_at)
+    select d.id, ?, ?, d.endpoint_id, ?, ?, 0, 'pending', ?, 0, now(), now()
     from jsonb_to_recordset(?::jsonb) as d(id text, endpoint_id text)
     on conflict (event_id, endpoint_id, generation) do nothing
     returning id, endpoint_id, attempt_count)
@@ -93,6 +93,7 @@ export function createEventFanout(deps: FanoutDeps) {
     const owner = { eventId: event.id, businessId: source.business_id, livemode: event.livemode };
     const rows = await em.execute<{ id: string; endpoint_id: string; attempt_count: number }[]>(FAN_OUT, [
       event.id,
+      event.createdAt,
       owner.businessId,
       event.livemode,
       deliveryBody(event),

@@ -60,8 +60,8 @@ export async function retryDeliveries(
       'select max(generation)::int as max from webhook_deliveries where event_id = ? and endpoint_id = ?',
       [source.eventId, source.endpointId],
     );
-    const { eventId, endpointId, businessId, livemode, body } = source;
-    const delivery = newDelivery(tx, { eventId, endpointId, businessId, livemode, body }, max + 1, now);
+    const { eventId, eventCreatedAt, endpointId, businessId, livemode, body } = source;
+    const delivery = newDelivery(tx, { eventId, eventCreatedAt, endpointId, businessId, livemode, body }, max + 1, now);
     created.push(delivery);
     // Claimed for the caller's fast path (`afterCommit`).
     outbox.push(claimForFastPath(tx.create(OutboxEntry, { message: deliveryWorkflowStart(delivery, opts.retryDelaysMs), createdAt: now })));
