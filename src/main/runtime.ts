@@ -114,7 +114,14 @@ export async function startApi(opts: {
     track(handled);
     return handled;
   });
-  const server = await listen(app, { host: config.http.host, port: config.http.port, tls: opts.tls, readTimeoutMs: config.http.intake.readTimeoutMs });
+  const server = await listen(app, {
+    host: config.http.host,
+    port: config.http.port,
+    tls: opts.tls,
+    readTimeoutMs: config.http.intake.readTimeoutMs,
+    bodyTotalMs: config.http.intake.totalTimeoutMs,
+    sendTimeoutMs: config.http.sendTimeoutMs,
+  });
   const scheme = opts.tls ? 'https' : 'http';
   const origin = `${scheme}://localhost:${server.port}`;
   if (!config.checkoutBaseUrl) deps.checkoutBaseUrl = origin;
