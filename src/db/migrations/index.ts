@@ -21,6 +21,7 @@ import { Migration20261126020000_row_counts } from './Migration20261126020000_ro
 import { Migration20261126030000_history_indexes } from './Migration20261126030000_history_indexes.js';
 import { Migration20261127330000_dispute_reinstatement } from './Migration20261127330000_dispute_reinstatement.js';
 import { Migration20261127331000_delivery_event_time } from './Migration20261127331000_delivery_event_time.js';
+import { Migration20261127332000_event_sequence } from './Migration20261127332000_event_sequence.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -50,4 +51,5 @@ export const migrationsList = [
   { name: 'Migration20261126030000_history_indexes', class: Migration20261126030000_history_indexes },
   { name: 'Migration20261127330000_dispute_reinstatement', class: Migration20261127330000_dispute_reinstatement },
   { name: 'Migration20261127331000_delivery_event_time', class: Migration20261127331000_delivery_event_time },
+  { name: 'Migration20261127332000_event_sequence', class: Migration20261127332000_event_sequence },
 ];

@@ -84,7 +84,11 @@ export async function sendTestEvent(
   const type = input.eventType ?? TEST_EVENT_TYPE;
   const owner = { businessId: endpoint.businessId, livemode: endpoint.livemode };
   const event = tx.create(Event, { id: newId('evt'), ...owner, type, payload: samplePayload(type, endpoint, now), test: true, createdAt: now });
-  const delivery = newDelivery(tx, { eventId: event.id, eventCreatedAt: now, endpointId: endpoint.id, ...owner, body: deliveryBody(event) }, 0, now);
+  // The event's sequence is the database's, drawn at its insert: written first, then read, for the body.
+  await tx.flush();
+  const [{ sequence }] = await tx.execute<{ sequence: string }[]>('select sequence from events where id = ?', [event.id]);
+  const body = deliveryBody({ ...event, sequence: Number(sequence) });
+  const delivery = newDelivery(tx, { eventId: event.id, eventCreatedAt: now, endpointId: endpoint.id, ...owner, body }, 0, now);
   const outbox = [claimForFastPath(tx.create(OutboxEntry, { message: deliveryWorkflowStart(delivery, opts.retryDelaysMs), createdAt: now }))];
   await tx.flush();
   return { eventId: event.id, deliveryId: delivery.id, outbox };
