@@ -14,7 +14,7 @@ import { disputeIn, disputeWorkflow, openDispute } from '../support/disputes.js'
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
 
-const stack = useStack({ ALLOW_SIMULATED_LIVE_PAYMENTS: 'false', DISPUTE_REVIEW_PERIOD: '300ms' }, { fabricatesState: true });
+const stack = useStack({ ALLOW_SIMULATED_LIVE_PAYMENTS: 'false', DISPUTE_REVIEW_PERIOD: '300ms' }, { ownDatabase: 'live_review' });
 
 /** A live session paid before live payments were refused (or through a real acquirer): written by hand. */
 async function livePaidSession(biz: TestBusiness): Promise<string> {

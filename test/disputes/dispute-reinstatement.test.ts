@@ -12,7 +12,7 @@ import { eventually, paidSession, sql } from '../support/payments.js';
 import { balance, balanceTransactions, expectLedgerVerified, expectTransactionsSumToBalance, FEE, openDispute, TOTAL } from '../support/disputes.js';
 import { useStack } from '../support/use-stack.js';
 
-const stack = useStack({}, { fabricatesState: true });
+const stack = useStack({}, { ownDatabase: 'reinstatement' });
 
 // Half of each subtotal (4498) held: 2249 in a reserve, 2249 available.
 const HELD = 2249;

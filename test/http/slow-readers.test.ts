@@ -23,7 +23,7 @@ import { useStack } from '../support/use-stack.js';
 const SEND_MS = 3_000;
 const CLIENTS = 50;
 const DISPUTES = 20;
-const stack = useStack({ SEND_TIMEOUT: `${SEND_MS}ms` }, { worker: false, fabricatesState: true });
+const stack = useStack({ SEND_TIMEOUT: `${SEND_MS}ms` }, { worker: false, ownDatabase: 'slow_readers' });
 const script = path.join(path.dirname(fileURLToPath(import.meta.url)), '../support/slow-readers.py');
 
 /** The API's side of each client's connection, from the kernel's table: open (ESTABLISHED) or not. */

@@ -14,7 +14,7 @@ import { addWalletMethod, testMode, WALLET_EMAIL } from '../support/seed.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
 
-const stack = useStack({}, { fabricatesState: true });
+const stack = useStack({}, { ownDatabase: 'verify_drift' });
 
 /** Every problem verify reports about this business or its disputes and reserves. */
 async function problemsOf(...subjects: string[]): Promise<string[]> {
