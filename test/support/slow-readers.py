@@ -1,10 +1,12 @@
 """
 Clients that send a request and then read its answer at a trickle, or not at all, each with a tiny
-receive window: SO_RCVBUF is set before connecting, so the window the kernel advertises stays small and
-loopback buffers cannot take the answer off the server's hands. Node has no way to set a socket's
-receive buffer, hence Python. Used by test/http/slow-readers.test.ts.
+receive window and small segments, as a phone on a poor link has: SO_RCVBUF and TCP_MAXSEG are set before
+connecting. On loopback the server's kernel otherwise grows the connection's send buffer to megabytes at
+once (its segments being 64 KB) and takes a whole answer off the server's hands; a peer's small segments
+keep that buffer to about 120 KB. Node has no way to set either option, hence Python. Used by
+test/http/slow-readers.test.ts.
 
-Argument: a JSON object {host, port, servername, ca, path, key, clients, rcvbuf, trickle, seconds}.
+Argument: a JSON object {host, port, servername, ca, path, key, clients, rcvbuf, mss, trickle, seconds}.
 The first `trickle` clients read one byte a second (at most one TLS record reaches the client each
 time), the others read nothing. Prints {"ports": [...]} (each client's local port) once every request is
 out, then, after `seconds` or once every trickling client saw its connection end, one JSON line per
@@ -29,6 +31,7 @@ clients = []
 for i in range(opts["clients"]):
     raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, opts["rcvbuf"])
+    raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, opts["mss"])
     raw.connect((opts["host"], opts["port"]))
     tls = context.wrap_socket(raw, server_hostname=opts["servername"])
     tls.sendall(request)
