@@ -1,8 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { beginPayment, chargeRequestOf, completePayment, failPayment, type PaymentDetails } from '../src/modules/checkout/payment.lifecycle.js';
-import type { ChargeLookup, ChargeOutcome, PaymentProcessor } from '../src/modules/processor/processor.port.js';
+import type { Logger } from 'pino';
+import { beginPayment, chargeRequestOf, completePayment, failPayment, paymentInDoubt, type PaymentDetails } from '../src/modules/checkout/payment.lifecycle.js';
+import { DECLINE_MESSAGES, type ChargeLookup, type ChargeOutcome, type PaymentProcessor } from '../src/modules/processor/processor.port.js';
 import { simulatorWithBook } from '../src/modules/processor/charges.simulator.js';
 import { postgresChargeBook } from '../src/modules/processor/charge-book.store.js';
+import { failpoint } from '../src/ops/failpoints.js';
 import { metrics } from '../src/ops/metrics.js';
 import type { DisputeTimes } from '../src/config.js';
 
@@ -17,19 +19,41 @@ export interface PaymentActivityDeps {
   processor?: PaymentProcessor;
   /** The dispute clocks a dispute card's payment starts its dispute with (DISPUTE_* in src/config.ts). */
   disputes: DisputeTimes;
+  /** The worker's log: a payment settled in doubt is a warning an operator should see. */
+  log?: Logger;
 }
 
 /** The payment steps the checkout workflow drives; each is a conditional transition, safe to run twice. */
 export function createPaymentActivities(deps: PaymentActivityDeps) {
   const processor = deps.processor ?? simulatorWithBook(postgresChargeBook(deps.orm));
   const em = () => deps.orm.em.fork();
+  const settled = (outcome: 'completed' | 'failed', sessionId: string, how: string) => {
+    metrics.paymentSettled(outcome);
+    deps.log?.warn({ sessionId, outcome }, `payment in doubt settled: session ${sessionId} ${outcome} (${how}); its pay had been lost`);
+  };
+  /** processing → completed, with the dispute the acquirer will report about this charge, if it already says so. */
+  const complete = async (sessionId: string, chargeId: string) => {
+    const notice = processor.disputeNotice(chargeId);
+    const dispute = notice ? { notice, times: deps.disputes } : undefined;
+    const { status, reserveId } = await completePayment(deps.orm.em, sessionId, chargeId, new Date(), dispute);
+    metrics.payment('succeeded');
+    return { status, reserveId };
+  };
+  const fail = async (sessionId: string, failure: { code: string; message: string }) => {
+    const result = await failPayment(deps.orm.em, sessionId, failure);
+    metrics.payment('failed');
+    return result;
+  };
   return {
     /**
      * pending → processing with the customer's details; `started: false` when another attempt got there
      * first. Safe to retry: the attempt that moved the session is told so again.
      */
     async beginPayment(sessionId: string, details: PaymentDetails, attemptId: string) {
-      return beginPayment(em(), sessionId, details, attemptId);
+      await failpoint('pay.before-begin', sessionId);
+      const begun = await beginPayment(em(), sessionId, details, attemptId);
+      await failpoint('pay.after-begin', sessionId);
+      return begun;
     },
 
     /**
@@ -38,7 +62,9 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
      */
     async chargeCard(sessionId: string, token: string): Promise<ChargeOutcome> {
       const request = await chargeRequestOf(deps.orm.em, sessionId);
-      return processor.charge({ token, amountInCents: request.amountInCents, currency: request.currency, idempotencyKey: sessionId, livemode: request.livemode });
+      const outcome = await processor.charge({ token, amountInCents: request.amountInCents, currency: request.currency, idempotencyKey: sessionId, livemode: request.livemode });
+      await failpoint('pay.after-charge', sessionId);
+      return outcome;
     },
 
     /**
@@ -55,18 +81,39 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
      * the dispute the acquirer will report about this charge, if it already says so.
      */
     async completePayment(sessionId: string, chargeId: string) {
-      const notice = processor.disputeNotice(chargeId);
-      const dispute = notice ? { notice, times: deps.disputes } : undefined;
-      const { status, reserveId } = await completePayment(deps.orm.em, sessionId, chargeId, new Date(), dispute);
-      metrics.payment('succeeded');
-      return { status, reserveId };
+      return complete(sessionId, chargeId);
+    },
+
+    /** The session's status and, while `processing`, its attempt and how long it has been so. */
+    async paymentInDoubt(sessionId: string) {
+      return paymentInDoubt(deps.orm.em.fork(), sessionId);
+    },
+
+    /**
+     * Settles a payment in doubt (`processing`, with no pay running it): looks the session's charge up by
+     * its idempotency key, which closes the key, then completes the payment with the charge found, or fails
+     * it (`processing_error` when there is none). Safe to run twice: the lookup answers the same, and both
+     * steps are conditional on `processing`. A transient processor fault throws and is retried.
+     */
+    async settlePayment(sessionId: string): Promise<{ status: string; chargeId: string | null; reason: string }> {
+      const { livemode, status } = await chargeRequestOf(deps.orm.em, sessionId);
+      if (status !== 'processing') return { status, chargeId: null, reason: 'no longer processing' };
+      const charge = await processor.retrieveCharge(sessionId, livemode);
+      if (charge.status === 'succeeded') {
+        const done = await complete(sessionId, charge.chargeId);
+        if (done.status === 'completed') settled('completed', sessionId, `charge ${charge.chargeId} found`);
+        return { status: done.status, chargeId: charge.chargeId, reason: 'charge found' };
+      }
+      const failure = charge.status === 'declined' ? { code: charge.code, message: charge.message } : { code: 'processing_error', message: DECLINE_MESSAGES.processing_error };
+      const reason = charge.status === 'declined' ? `declined: ${charge.code}` : 'no charge under the session\'s key';
+      const done = await fail(sessionId, failure);
+      if (done.status === 'failed') settled('failed', sessionId, reason);
+      return { status: done.status, chargeId: null, reason };
     },
 
     /** processing → failed with the decline and `checkout.failed`. */
     async failPayment(sessionId: string, failure: { code: string; message: string }) {
-      const result = await failPayment(deps.orm.em, sessionId, failure);
-      metrics.payment('failed');
-      return result;
+      return fail(sessionId, failure);
     },
   };
 }

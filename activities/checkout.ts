@@ -1,10 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { expireSession, sweepExpiredSessions } from '../src/modules/checkout/expiry.rules.js';
+import { expireSession } from '../src/modules/checkout/expiry.rules.js';
 
 export interface CheckoutActivityDeps {
   orm: MikroORM;
-  /** SESSION_TTL: bounds how long the expiry sweep sleeps when no session is pending. */
-  sessionTtlMs: number;
 }
 
 export function createCheckoutActivities(deps: CheckoutActivityDeps) {
@@ -16,12 +14,6 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps) {
      */
     async expireSession(sessionId: string): Promise<string | null> {
       return expireSession(deps.orm.em.fork(), sessionId);
-    },
-
-    /** One run of the expiry sweep; the ISO time of the next one goes back to its workflow. */
-    async expireDueSessions(): Promise<{ expired: number; nextSweepAt: string }> {
-      const { expired, nextSweepAt } = await sweepExpiredSessions(deps.orm.em.fork(), deps.sessionTtlMs);
-      return { expired, nextSweepAt: nextSweepAt.toISOString() };
     },
   };
 }

@@ -7,14 +7,16 @@ import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js
 import { createRefundActivities, type RefundActivityDeps } from './refunds.js';
 import { createWithdrawalActivities, type WithdrawalActivityDeps } from './withdrawals.js';
 import { createDisputeActivities } from './disputes.js';
+import { createSessionSweepActivities, type SessionSweepActivityDeps } from './session-sweep.js';
 
-export type ActivityDeps = CheckoutActivityDeps & PaymentActivityDeps & WithdrawalActivityDeps & RefundActivityDeps & WebhookActivityDeps;
+export type ActivityDeps = CheckoutActivityDeps & SessionSweepActivityDeps & PaymentActivityDeps & WithdrawalActivityDeps & RefundActivityDeps & WebhookActivityDeps;
 
 /** Built once per worker process; workflows import only the type of this. */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createCheckoutActivities(deps),
     ...createPaymentActivities(deps),
+    ...createSessionSweepActivities(deps),
     ...createReserveActivities(deps),
     ...createIdempotencyActivities(deps),
     ...createRetentionActivities(deps),

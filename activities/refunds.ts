@@ -8,6 +8,7 @@ import { refundView } from '../src/modules/refunds/refund.view.js';
 import type { RefundResource } from '../src/modules/refunds/refund.schemas.js';
 import { REFUND_DECLINED } from '../contracts/failure-types.js';
 import { declined, withHeartbeats } from './processor-call.js';
+import { failpoint } from '../src/ops/failpoints.js';
 import { metrics } from '../src/ops/metrics.js';
 
 export interface RefundActivityDeps {
@@ -22,7 +23,9 @@ export function createRefundActivities(deps: RefundActivityDeps) {
   return {
     /** `pending` → `processing`; returns the refund either way. */
     async startRefundProcessing(refundId: string): Promise<RefundResource> {
-      return refundView(await startRefundProcessing(em(), refundId));
+      const refund = await startRefundProcessing(em(), refundId);
+      await failpoint('refund.after-processing', refund.checkoutSessionId);
+      return refundView(refund);
     },
 
     /**
@@ -42,6 +45,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
           livemode: refund.livemode,
         }),
       );
+      await failpoint('refund.after-processor', refund.checkoutSessionId);
       if (outcome.status === 'declined') throw declined(REFUND_DECLINED, outcome.message);
       return outcome.refundId;
     },

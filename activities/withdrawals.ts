@@ -13,6 +13,7 @@ import { withdrawalView } from '../src/modules/withdrawals/withdrawal.view.js';
 import type { WithdrawalResource } from '../src/modules/withdrawals/withdrawal.schemas.js';
 import { declined, withHeartbeats } from './processor-call.js';
 import { PAYOUT_DECLINED } from '../contracts/failure-types.js';
+import { failpoint } from '../src/ops/failpoints.js';
 import { metrics } from '../src/ops/metrics.js';
 
 export interface WithdrawalActivityDeps {
@@ -27,7 +28,9 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
   return {
     /** `pending` → `processing` unless a cancel won; returns the record either way. */
     async startWithdrawalProcessing(withdrawalId: string): Promise<WithdrawalResource> {
-      return withdrawalView(await startWithdrawalProcessing(em(), withdrawalId));
+      const withdrawal = await startWithdrawalProcessing(em(), withdrawalId);
+      await failpoint('withdrawal.after-processing', withdrawal.businessId);
+      return withdrawalView(withdrawal);
     },
 
     /**
@@ -45,6 +48,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
           livemode: withdrawal.livemode,
         }),
       );
+      await failpoint('withdrawal.after-payout', withdrawal.businessId);
       if (outcome.status === 'declined') throw declined(PAYOUT_DECLINED, outcome.message);
       const { status: _paid, ...reference } = outcome;
       return reference;

@@ -17,17 +17,38 @@ function ticks(pid: number, children = false): number {
   }
 }
 
-/** CPU milliseconds used so far by each group; the API's and workers' processes are given by pid. */
+/** Each process's parent, from /proc: the processes this run started are those descended from it. */
+function parents(): Map<number, number> {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      parentOf.set(Number(entry), Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ')[1]));
+    } catch {
+      // exited while listed
+    }
+  }
+  return parentOf;
+}
+
+/**
+ * CPU milliseconds used so far by each group; the API's and workers' processes are given by pid. Only
+ * this run's own processes count (those descended from this one: its PostgreSQLs, its Temporal), not
+ * another run's on a shared machine, whose servers carry the same command lines.
+ */
 export function cpuByGroup(pids: { api?: number; workers: (number | undefined)[] }): CpuGroups {
   const realServer = process.env.TEMPORAL_SERVER_PATH;
   const groups: CpuGroups = { api: 0, worker: 0, temporal: 0, postgres: 0, bench: ticks(process.pid) };
   const workers = new Set(pids.workers.filter((p): p is number => p !== undefined));
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
+  const parentOf = parents();
+  const ours = (pid: number) => {
+    for (let p = parentOf.get(pid), hops = 0; p !== undefined && p > 1 && hops < 16; p = parentOf.get(p), hops++) if (p === process.pid) return true;
+    return false;
+  };
+  for (const pid of parentOf.keys()) {
     if (pid === pids.api) groups.api += ticks(pid);
     else if (workers.has(pid)) groups.worker += ticks(pid);
-    else {
+    else if (ours(pid)) {
       let cmd = '';
       try {
         cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');

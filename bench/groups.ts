@@ -10,9 +10,11 @@ import { floorBalanceLock } from './floors/balance-lock.js';
 import { floorWorkflowCompletions, floorWorkflowStarts } from './floors/temporal.js';
 import { cpuByGroup, perOperation, type CpuGroups } from './cpu.js';
 import { load } from './load.js';
+import os from 'node:os';
 import { fixedRateLatency, type JsonClient } from './open-loop.js';
 import { deliveryWorkflowsClosed, quiet, refundsScenario, webhookScenario, withdrawalsScenario } from './scenarios.js';
 import { peakRssMb, resetPeakRss } from './stack.js';
+import { A_HALF_RATE_P99, A_REFERENCE_HALF_RATE_P99, cFigures, D_CPU_BOUND } from './targets.js';
 
 /** The options of a pass that its groups read. */
 export interface MeasureOptions {
@@ -40,6 +42,8 @@ export interface PassRun {
   businessId: string;
   /** (c)'s endpoints subscribe to every event, on a business of their own, so other scenarios' events do not load them. */
   hooks: { key: string; businessId: string };
+  /** (c)'s floor: one endpoint, on a business of its own, so each event is one delivery. */
+  floorHooks: { key: string; businessId: string };
   /** A session create as autocannon sends it. */
   post: { method: 'POST'; headers: Record<string, string>; body: string };
   add(name: string, value: number): void;
@@ -50,28 +54,45 @@ export interface PassRun {
   apiPeakUnderA: number[];
   /** This round's F4, which (b)'s and (c)'s offered rates follow. */
   lastF4: number;
+  /** This round's F3, shown beside (d)'s CPU bound. */
+  lastF3: number;
 }
 
-/** (a): the floors F1 and F2, the by-hand references, then the API at its max, at half that rate, and in bursts. */
-async function sessionCreates(run: PassRun): Promise<void> {
+/**
+ * (a): the floors F1 and F2; the by-hand references and the API flat out; the API and its reference
+ * (key lookup, rate count, writes) each at half the API's max, open loop; the API in autocannon's bursts.
+ */
+async function sessionCreates(run: PassRun, round: number): Promise<void> {
   const { o, add, post } = run;
   add('F1 bare Koa 201 (req/s)', (await load({ url: `https://127.0.0.1:${o.references.f1Port}/`, durationSec: o.seconds, connections: 32 })).rps);
   add('F2 Koa + INSERT (req/s)', (await load({ url: `https://127.0.0.1:${o.references.f2Port}/`, method: 'POST', durationSec: o.seconds, connections: 32 })).rps);
-  await byHandReferences(run);
   const sessionsUrl = `${run.origin}/api/checkout/sessions`;
-  await load({ url: sessionsUrl, ...post, durationSec: 2, connections: 32 });
-  // The API's peak under (a) alone: its high-water mark reset before, read after.
-  resetPeakRss(run.api.pid);
-  const cpuBeforeA = run.cpuNow();
-  const a = await load({ url: sessionsUrl, ...post, durationSec: o.seconds, connections: 32 });
-  run.addCpu('session create at max', cpuBeforeA, a.rps * o.seconds);
-  add('(a) create session, max (req/s)', a.rps);
-  if (a.non2xx || a.errors) process.stderr.write(`(a) answered ${JSON.stringify(a.statuses)} with ${a.errors} errors\n`);
-  add('(a) workflow-start backlog after the max run, drained in (ms)', await quiet(o.orm));
-  // The max run's inserts are due an autovacuum that would land in the next run's tail; vacuumed now, as pgbench does.
-  await o.orm.em.getConnection().execute('vacuum analyze checkout_sessions, session_items');
-  const halfRate = Math.max(1, Math.floor(a.rps / 2));
-  await halfRateOpenLoop(run, sessionsUrl, halfRate);
+  let max = 0;
+  const apiAtMax = async () => {
+    await load({ url: sessionsUrl, ...post, durationSec: 2, connections: 32 });
+    // The API's peak under (a) alone: its high-water mark reset before, read after.
+    resetPeakRss(run.api.pid);
+    const cpuBeforeA = run.cpuNow();
+    const a = await load({ url: sessionsUrl, ...post, durationSec: o.seconds, connections: 32 });
+    run.addCpu('session create at max', cpuBeforeA, a.rps * o.seconds);
+    add('(a) create session, max (req/s)', a.rps);
+    if (a.non2xx || a.errors) process.stderr.write(`(a) answered ${JSON.stringify(a.statuses)} with ${a.errors} errors\n`);
+    add('(a) workflow-start backlog after the max run, drained in (ms)', await quiet(o.orm));
+    max = a.rps;
+  };
+  // The references and the API flat out, then both at half the API's max: each pair in an order that
+  // flips each round, so neither always runs on the warmer or the quieter machine.
+  for (const step of round % 2 ? [() => byHandReferences(run), apiAtMax] : [apiAtMax, () => byHandReferences(run)]) {
+    await vacuumSessions(o.orm);
+    await step();
+  }
+  const halfRate = Math.max(1, Math.floor(max / 2));
+  const sides = [() => halfRateOpenLoop(run, sessionsUrl, halfRate), () => referenceOpenLoop(run, halfRate)];
+  for (const side of round % 2 ? sides : [...sides].reverse()) {
+    await quiet(o.orm);
+    await vacuumSessions(o.orm);
+    await side();
+  }
   await quiet(o.orm);
   const bursts = await load({ url: sessionsUrl, ...post, durationSec: o.seconds, connections: 64, rate: halfRate });
   add("(a) at half rate in autocannon's per-second bursts: p99 (ms)", bursts.p99);
@@ -79,6 +100,9 @@ async function sessionCreates(run: PassRun): Promise<void> {
   run.apiPeakUnderA.push(peakUnderA);
   process.stderr.write(`(a) API peak RSS this round: ${peakUnderA} MB\n`);
 }
+
+/** The previous run's inserts are due an autovacuum that would land in the next one's figures; vacuumed first, as pgbench does. */
+const vacuumSessions = (orm: MikroORM) => orm.em.getConnection().execute('vacuum analyze checkout_sessions, session_items');
 
 /** (a)'s references in raw pg: the writes alone, then key lookup, rate count and writes; each warmed for 2 s first (JIT, pools). */
 async function byHandReferences({ o, add, post }: PassRun): Promise<void> {
@@ -125,12 +149,25 @@ async function halfRateOpenLoop({ o, add, post, apiAdminPort }: PassRun, session
   }
   add('(a) create session at half rate, achieved (req/s)', half.rps);
   add('(a) at half rate, open loop: p50 (ms)', half.p50);
-  add('(a) at half rate, open loop: p99 (ms)', half.p99);
+  add(A_HALF_RATE_P99, half.p99);
   add('(a) at half rate: sockets the generator opened while measuring', half.socketsOpened);
   add("(a) at half rate: the generator's own event-loop delay, max (ms)", half.generatorDelayMs.max);
   process.stderr.write(
     `(a) at ${halfRate}/s, open loop: p50 ${half.p50} ms, p99 ${half.p99} ms; ${half.socketsOpened} sockets opened; generator loop delay p99 ${half.generatorDelayMs.p99} ms, max ${half.generatorDelayMs.max} ms\n`,
   );
+}
+
+/** (a)'s by-hand reference (key lookup, rate count, writes) at the API's half rate, with the same generator: the tail's reference. */
+async function referenceOpenLoop({ o, add, post }: PassRun, halfRate: number): Promise<void> {
+  const url = `https://127.0.0.1:${o.references.workPort}/`;
+  const ref = await fixedRateLatency({ url, ...post, ca: o.ca, rate: halfRate, durationSec: o.seconds });
+  if (ref.errors || Object.keys(ref.statuses).some((code) => code !== '201')) {
+    process.stderr.write(`(a) reference at half rate answered ${JSON.stringify(ref.statuses)} with ${ref.errors} errors\n`);
+  }
+  add('(a) reference at half rate, open loop: p50 (ms)', ref.p50);
+  add(A_REFERENCE_HALF_RATE_P99, ref.p99);
+  add("(a) reference at half rate: the generator's own event-loop delay, max (ms)", ref.generatorDelayMs.max);
+  process.stderr.write(`(a) reference at ${halfRate}/s, open loop: p50 ${ref.p50} ms, p99 ${ref.p99} ms; ${ref.socketsOpened} sockets opened\n`);
 }
 
 /** Temporal's floors, which (b), (c) and (d) are measured against: F3 starts with no worker, F4 one-activity workflows. */
@@ -139,6 +176,7 @@ async function temporalFloors(run: PassRun): Promise<void> {
   const cpuBeforeF3 = run.cpuNow();
   const f3 = await floorWorkflowStarts(o.temporalAddress, o.seconds * 1000);
   add('F3 workflow starts, no worker (/s)', f3);
+  run.lastF3 = f3;
   run.addCpu('F3 start', cpuBeforeF3, f3 * o.seconds);
   const cpuBeforeF4 = run.cpuNow();
   run.lastF4 = await floorWorkflowCompletions(o.temporalAddress, o.seconds * 1000);
@@ -182,13 +220,32 @@ async function webhookDeliveries(run: PassRun, round: number): Promise<void> {
   add('(c) delivery workflows closed (/s)', Math.round(((c.deliveries * 1000) / Math.max(1, closedAt - c.firstEventAt)) * 10) / 10);
   add('(c) commit → first attempt p50 (ms)', c.commitToFirstAttemptP50Ms);
   add('(c) commit → first attempt p99 (ms)', c.commitToFirstAttemptP99Ms);
-  // At a rate the service keeps up with: the path's own latency, not queueing.
-  const calm = await webhookScenario(run.client, o.orm, hooks.key, hooks.businessId, [], o.rates.calmEvent, o.rates.calmEvent * o.seconds, receivers);
-  add(`(c) commit → first attempt at ${o.rates.calmEvent * 10} deliveries/s, p50 (ms)`, calm.commitToFirstAttemptP50Ms);
-  add(`(c) commit → first attempt at ${o.rates.calmEvent * 10} deliveries/s, p99 (ms)`, calm.commitToFirstAttemptP99Ms);
-  add(`(c) at ${o.rates.calmEvent * 10} deliveries/s: commit → deliveries written, p50 (ms)`, calm.commitToFanOutP50Ms);
-  add(`(c) at ${o.rates.calmEvent * 10} deliveries/s: deliveries written → first attempt, p50 (ms)`, calm.fanOutToFirstAttemptP50Ms);
-  run.scenarioRuns.push({ round, c, calm });
+  // At a rate the service keeps up with: the path's own latency, not queueing; beside it its floor, the
+  // same path at the same deliveries a second but one per event (each alone), in an order that flips each round.
+  const calmRate = o.rates.calmEvent * 10;
+  const figures = cFigures(calmRate);
+  let calm: Awaited<ReturnType<typeof webhookScenario>> | undefined;
+  let floor: Awaited<ReturnType<typeof webhookScenario>> | undefined;
+  const calmBursts = async () => {
+    calm = await webhookScenario(run.client, o.orm, hooks.key, hooks.businessId, [], o.rates.calmEvent, o.rates.calmEvent * o.seconds, receivers);
+    add(figures.p50, calm.commitToFirstAttemptP50Ms);
+    add(figures.p99, calm.commitToFirstAttemptP99Ms);
+    add(`(c) at ${calmRate} deliveries/s: commit → deliveries written, p50 (ms)`, calm.commitToFanOutP50Ms);
+    add(`(c) at ${calmRate} deliveries/s: deliveries written → first attempt, p50 (ms)`, calm.fanOutToFirstAttemptP50Ms);
+  };
+  const floorSingles = async () => {
+    const floorUrls = round === 1 ? o.receivers.urls.slice(0, 1) : [];
+    floor = await webhookScenario(run.client, o.orm, run.floorHooks.key, run.floorHooks.businessId, floorUrls, calmRate, calmRate * o.seconds, 1);
+    add(figures.floorP50, floor.commitToFirstAttemptP50Ms);
+    add(figures.floorP99, floor.commitToFirstAttemptP99Ms);
+    add(`(c) floor at ${calmRate}/s: commit → delivery written, p50 (ms)`, floor.commitToFanOutP50Ms);
+    add(`(c) floor at ${calmRate}/s: delivery written → first attempt, p50 (ms)`, floor.fanOutToFirstAttemptP50Ms);
+  };
+  for (const step of round % 2 ? [calmBursts, floorSingles] : [floorSingles, calmBursts]) {
+    await quiet(o.orm);
+    await step();
+  }
+  run.scenarioRuns.push({ round, c, calm, floor });
 }
 
 /** (d): withdrawals from 16 clients on one business, beside the balance lock's floor F6. */
@@ -196,11 +253,21 @@ async function withdrawals(run: PassRun, round: number): Promise<void> {
   const { o, add } = run;
   add('F6 balance lock txn, 1 client (/s)', await floorBalanceLock(o.databaseUrl, 1, o.seconds * 1000));
   add('F6 balance lock txn, 16 clients (/s)', await floorBalanceLock(o.databaseUrl, 16, o.seconds * 1000));
-  const cpuBeforeD = run.cpuNow();
-  const d = await withdrawalsScenario(run.origin, o.orm, run.key, run.businessId, o.seconds);
+  // The CPU window is the load alone: not the funding before it, nor the ledger verify after it.
+  let cpuBeforeD = run.cpuNow();
+  let cpuAfterD = cpuBeforeD;
+  const d = await withdrawalsScenario(run.origin, o.orm, run.key, run.businessId, o.seconds, {
+    beforeLoad: () => void (cpuBeforeD = run.cpuNow()),
+    afterLoad: () => void (cpuAfterD = run.cpuNow()),
+  });
   // The withdrawals' creates and their workflows' starts; their processing waits 20 s, past this reading.
-  run.addCpu('withdrawal create', cpuBeforeD, d.withdrawals);
+  const cost = perOperation(cpuBeforeD, cpuAfterD, d.withdrawals);
+  for (const [group, ms] of Object.entries(cost)) add(`CPU ms per withdrawal create: ${group}`, ms);
   add('(d) withdrawals, 16 clients on one business (/s)', d.withdrawalsPerSec);
+  // What two cores allow at what a withdrawal costs every process of the run: (d) is held to it, not to
+  // F3 (a start alone), which a withdrawal, a start and its own work, cannot reach on the same cores.
+  add(D_CPU_BOUND, cost.all > 0 ? Math.round((os.availableParallelism() * 1000) / cost.all) : 0);
+  add('(d) beside the bound: F3, a workflow start alone, this round (/s)', run.lastF3);
   add('(d) overdrafts', d.overdrafts);
   run.scenarioRuns.push({ round, d });
 }

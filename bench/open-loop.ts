@@ -33,6 +33,8 @@ interface FixedRateOptions {
   rate: number;
   durationSec: number;
   warmupSec?: number;
+  /** Keep each measured request's due moment (epoch ms) and latency, to place a tail in time. */
+  keepSamples?: boolean;
 }
 
 interface FixedRateLatency {
@@ -43,6 +45,8 @@ interface FixedRateLatency {
   errors: number;
   socketsOpened: number;
   generatorDelayMs: { p99: number; max: number };
+  /** With `keepSamples`: each answered request's due moment (epoch ms) and latency (ms). */
+  samples?: [number, number][];
 }
 
 /**
@@ -61,6 +65,7 @@ export async function fixedRateLatency(opts: FixedRateOptions): Promise<FixedRat
   const agent = new https.Agent({ ca: opts.ca, keepAlive: true, maxSockets: 256 });
   const statuses: Record<string, number> = {};
   const latencies: number[] = [];
+  const samples: [number, number][] = [];
   let errors = 0;
   const run = (seconds: number, record: boolean) =>
     openLoop(opts.rate, Math.round(opts.rate * seconds), (_i, dueMs) =>
@@ -70,7 +75,10 @@ export async function fixedRateLatency(opts: FixedRateOptions): Promise<FixedRat
           res.on('end', () => {
             if (record) {
               statuses[res.statusCode ?? 0] = (statuses[res.statusCode ?? 0] ?? 0) + 1;
-              if (res.statusCode && res.statusCode < 300) latencies.push(performance.now() - dueMs);
+              if (res.statusCode && res.statusCode < 300) {
+                latencies.push(performance.now() - dueMs);
+                if (opts.keepSamples) samples.push([performance.timeOrigin + dueMs, latencies.at(-1)!]);
+              }
             }
             resolve();
           });
@@ -101,6 +109,7 @@ export async function fixedRateLatency(opts: FixedRateOptions): Promise<FixedRat
     errors,
     socketsOpened: socketsOpened(),
     generatorDelayMs: { p99: Math.round(delay.percentile(99) / 1e5) / 10, max: Math.round(delay.max / 1e5) / 10 },
+    ...(opts.keepSamples ? { samples } : {}),
   };
 }
 

@@ -105,6 +105,7 @@ async function startRun(
 ): Promise<PassRun & { samples: Record<string, number[]> }> {
   const { business, key } = await benchBusiness(o.orm, `Bench (${o.name})`);
   const hooks = await benchBusiness(o.orm, `Bench webhooks (${o.name})`);
+  const floorHooks = await benchBusiness(o.orm, `Bench webhook floor (${o.name})`);
   const origin = `https://127.0.0.1:${api.port}`;
   const client = jsonClient(origin, o.ca);
   const probe = await client.post('/api/checkout/sessions', JSON.parse(o.sessionBody), key);
@@ -121,6 +122,7 @@ async function startRun(
     key,
     businessId: business.id,
     hooks: { key: hooks.key, businessId: hooks.business.id },
+    floorHooks: { key: floorHooks.key, businessId: floorHooks.business.id },
     post: { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: o.sessionBody },
     samples,
     add,
@@ -131,6 +133,7 @@ async function startRun(
     scenarioRuns: [],
     apiPeakUnderA: [],
     lastF4: 0,
+    lastF3: 0,
   };
 }
 

@@ -37,21 +37,30 @@ export function writeResults(
   const stamp = results.date.slice(0, 10) + suffix;
   const { passes } = results;
   const names = [...new Set(passes.flatMap((p) => Object.keys(p.figures)))];
-  const cell = (v: number | undefined) => (v === undefined ? '–' : String(v));
+  // The median, and beside it each round's figure when there were several.
+  const cell = (p: PassResult, k: string) => {
+    const v = p.figures[k];
+    if (v === undefined) return '–';
+    const rounds = p.samples[k] ?? [];
+    return rounds.length > 1 ? `${v} (${rounds.join(', ')})` : String(v);
+  };
   const md = [
     `## Benchmark ${results.date}`,
     '',
     ...(passes.length
       ? [
-          `| measure (median) | ${passes.map((p) => p.name).join(' | ')} |`,
+          `| measure: median (each round) | ${passes.map((p) => p.name).join(' | ')} |`,
           `|---|${passes.map(() => '---|').join('')}`,
-          ...names.map((k) => `| ${k} | ${passes.map((p) => cell(p.figures[k])).join(' | ')} |`),
+          ...names.map((k) => `| ${k} | ${passes.map((p) => cell(p, k)).join(' | ')} |`),
           '',
         ]
       : []),
-    '| Temporal | measure | measured | reference | ratio | goal | met |',
+    '| Temporal | measure | measured | reference | ratio, median of the rounds (each round: measured / reference = ratio) | goal | met |',
     '|---|---|---|---|---|---|---|',
-    ...results.targets.map((t) => `| ${t.temporal} | ${t.metric} | ${t.measured} | ${t.reference ?? ''} | ${t.ratio ?? ''} | ${t.target} | ${t.met ? 'yes' : '**no**'} |`),
+    ...results.targets.map(
+      (t) =>
+        `| ${t.temporal} | ${t.metric} | ${t.measured} | ${t.reference ?? ''} | ${t.ratio ?? ''}${t.rounds ? ` (${t.rounds.map((r) => `${r.measured} / ${r.reference} = ${r.ratio}`).join('; ')})` : ''} | ${t.target} | ${t.met ? 'yes' : '**no**'} |`,
+    ),
     '',
     ...passes.flatMap((p) => [
       `**${p.name}**: peak RSS API ${p.peaks.api} MB (under (a) alone: ${p.peaks.apiUnderA === null ? '(a) not run' : `${p.peaks.apiUnderA} MB`}), worker${p.peaks.workers.length > 1 ? 's' : ''} ${p.peaks.workers.join(' and ')} MB; load average ${p.loadAverage.before.join(', ')} before, ${p.loadAverage.after.join(', ')} after.`,

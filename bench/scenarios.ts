@@ -196,7 +196,14 @@ export async function quiet(orm: MikroORM, timeoutMs = 900_000): Promise<number>
 }
 
 /** (d) 16 clients withdrawing one cent each from one business, flat out; then the ledger is checked. */
-export async function withdrawalsScenario(origin: string, orm: MikroORM, key: string, businessId: string, seconds: number) {
+export async function withdrawalsScenario(
+  origin: string,
+  orm: MikroORM,
+  key: string,
+  businessId: string,
+  seconds: number,
+  hooks: { beforeLoad?: () => void; afterLoad?: () => void } = {},
+) {
   const owner = { businessId, livemode: false };
   await addWithdrawalMethod(orm.em.fork(), businessId, 'wallet', { walletEmail: 'bench@payouts.test' });
   await credit(orm, owner, 1_000_000);
@@ -204,6 +211,7 @@ export async function withdrawalsScenario(origin: string, orm: MikroORM, key: st
     Number((await sql<{ count: string }>(orm, `select count(*)::text as count from withdrawals where business_id = ?`, [businessId]))[0].count);
   const before = (await readBalance(orm.em.fork(), owner))!;
   const rowsBefore = await countRows();
+  hooks.beforeLoad?.();
   const result = await load({
     url: `${origin}/api/withdrawals`,
     method: 'POST',
@@ -212,6 +220,7 @@ export async function withdrawalsScenario(origin: string, orm: MikroORM, key: st
     durationSec: seconds,
     connections: 16,
   });
+  hooks.afterLoad?.();
   await sleep(2000); // let requests cut off at the end of the run finish before reading the outcome
   const after = (await readBalance(orm.em.fork(), owner))!;
   // Rounds share the business, so only this round's withdrawals are compared with the money it moved.

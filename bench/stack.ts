@@ -96,12 +96,13 @@ export function buildDist(): { dir: string; buildMs: number } {
  * under tsx. Resolves once it says `ready` over IPC, or once `readyPort`
  * accepts connections, or (`readyPort` 0) straight away for a process with no port of its own.
  */
-export async function spawnService(script: string, env: Record<string, string>, readyPort?: number): Promise<ChildProcess> {
+export async function spawnService(script: string, env: Record<string, string>, readyPort?: number, execArgv: string[] = []): Promise<ChildProcess> {
   // BENCH_CPU_PROF=<dir>: every service writes a V8 CPU profile there when it exits (open it in Chrome's
   // DevTools or speedscope). NODE_OPTIONS refuses --cpu-prof, hence the flag here.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child = fork(script, [], {
-    execArgv: [...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), ...profile],
+    // `execArgv`: V8 flags NODE_OPTIONS refuses (a probe's variants), given on the command line as a start script would.
+    execArgv: [...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), ...profile, ...execArgv],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

@@ -7,7 +7,7 @@
 # ones with tls.setDefaultCACertificates (24.5). The Node that runs npm itself may be older.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmd="${1:?usage: run.sh start|api|worker|admin|test|test:faults|fuzz|build|rehearse|typecheck [args...]}"; shift
+cmd="${1:?usage: run.sh start|api|worker|admin|clean|test|test:faults|fuzz|build|rehearse|typecheck [args...]}"; shift
 
 stamp=node_modules/.payments-install-stamp
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
@@ -39,6 +39,7 @@ case "$cmd" in
   # garbage on a large host: 861 → 604 → 369 MB of the worker's peak RSS under the benchmark (docs/benchmark.md).
   worker) MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}" NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=384 --max-semi-space-size=4}" exec "${tsnode[@]}" src/main/worker.ts "$@" ;;
   admin) exec "${tsnode[@]}" src/main/admin.ts "$@" ;;
+  clean) exec "${tsnode[@]}" src/main/clean.ts "$@" ;;
   test)
     # The whole suite starts with the static checks: the type-check (jest's SWC transform strips types
     # without checking them) and lint (eslint.config.js: the import direction, no style). Either failing
@@ -73,9 +74,9 @@ case "$cmd" in
     else [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"; fi
     exec "${tsnode[@]}" bench/run.ts "$@" ;;
   probe)
-    # One of bench/probes (session-cpu, session-tail, operation-cost): measurements behind the bench's figures.
+    # One of bench/probes (session-cpu, session-profile, session-tail, operation-cost, first-attempt): measurements behind the bench's figures.
     [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"
-    probe="${1:?usage: npm run bench:probe -- session-cpu|session-tail|operation-cost}"; shift
+    probe="${1:?usage: npm run bench:probe -- session-cpu|session-profile|session-tail|operation-cost|first-attempt}"; shift
     exec "${tsnode[@]}" "bench/probes/$probe.ts" "$@" ;;
   soak)
     # Mixed traffic against 2 API processes and a worker on its own PostgreSQL and Temporal (test/soak).

@@ -73,6 +73,8 @@ export interface Config {
   logLevel: string;
   /** ALLOW_TEST_ENV: the explicit opt-in an entry point needs to start with NODE_ENV=test. */
   allowTestEnv: boolean;
+  /** FAILPOINTS: the fault suite's pause points, armed over the admin port (src/ops/failpoints.ts). Test runs only. */
+  failpoints: boolean;
   /** What `npm start` prints below its banner (src/dev/terminal-logs.ts); its log files are JSON either way. */
   logFormat: 'short' | 'json';
   /** The ORM's log lines on stderr (DEBUG_ORM). */
@@ -146,6 +148,7 @@ export function loadConfig(
     livePayments: (c.ALLOW_SIMULATED_LIVE_PAYMENTS ?? c.NODE_ENV !== 'production') ? 'simulated' : 'refused',
     logLevel: c.LOG_LEVEL,
     allowTestEnv: c.ALLOW_TEST_ENV,
+    failpoints: c.FAILPOINTS,
     logFormat: c.LOG_FORMAT,
     debugOrm: c.DEBUG_ORM,
     dev: { postgresPort: c.DEV_POSTGRES_PORT, temporalPort: c.DEV_TEMPORAL_PORT, temporalUiPort: c.DEV_TEMPORAL_UI_PORT, temporalCliPath: c.TEMPORAL_CLI_PATH },
@@ -167,6 +170,10 @@ function parseEnvironment(env: NodeJS.ProcessEnv, defaultEnv: 'development' | 'p
 function assertConsistent(c: Environment): void {
   if (c.WEBHOOK_RETRY_DELAYS && c.NODE_ENV !== 'test') {
     throw new ConfigError('Invalid configuration: WEBHOOK_RETRY_DELAYS is for tests only; the spec fixes the schedule');
+  }
+  // Anyone who reaches a process's admin port could pause its payments: never outside the fault suite.
+  if (c.FAILPOINTS && c.NODE_ENV !== 'test') {
+    throw new ConfigError('Invalid configuration: FAILPOINTS is for the fault suite only (it lets the admin port pause payments); unset it');
   }
   if (c.TRUST_PROXY && c.TRUSTED_PROXIES.length === 0) {
     throw new ConfigError(

@@ -169,6 +169,8 @@ export const environmentSchema = z.object({
   WEBHOOK_DISABLE_AFTER: durationMs.default(5 * 24 * 3600 * 1000),
   /** NODE_ENV=test weakens a process (below); an entry point starts under it only with this set. */
   ALLOW_TEST_ENV: flag.default(false),
+  /** The fault suite's pause points (src/ops/failpoints.ts), driven over the admin port; NODE_ENV=test only. */
+  FAILPOINTS: flag.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `npm start`'s terminal: short lines for people, or the JSON. The production entry points always write JSON. */
   LOG_FORMAT: z.enum(['short', 'json']).default('short'),

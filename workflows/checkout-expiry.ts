@@ -1,7 +1,7 @@
 import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { CheckoutActivities } from '../activities/checkout.js';
+import type { SessionSweepActivities } from '../activities/session-sweep.js';
 
-const { expireDueSessions } = proxyActivities<CheckoutActivities>({
+const { expireDueSessions } = proxyActivities<SessionSweepActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
@@ -22,6 +22,7 @@ const SWEEPS_PER_RUN = 500;
  * clock: it sleeps on a durable timer until the next pending session's `expiresAt`, then cancels every
  * session due. One timer for all sessions, where a workflow per session would cost a workflow start
  * on every `POST /checkout/sessions`. The database says which sessions are due; this only says when.
+ * Each sweep also hands payments left in doubt to their owner (activities/session-sweep.ts).
  */
 export async function sessionExpiryWorkflow(): Promise<never> {
   let woken = false;

@@ -1,9 +1,11 @@
-import { ActivityFailure, defineUpdate, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, defineUpdate, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, sleep, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
 import type { ChargeLookup, PaymentActivities, PaymentDetails } from '../activities/checkout-payment.js';
 import { PaymentStatus } from '../contracts/search-attributes.js';
 
 /** What the API sends: the card's token (never the card) and the customer's details. */
 export interface PayRequest extends PaymentDetails {
+  /** The session it pays: the workflow refuses a pay that names another (absent in updates sent before it). */
+  sessionId?: string;
   token: string;
   /**
    * Names this pay call's attempt in the database (the session's `paymentAttemptId`), so the API can tell
@@ -42,10 +44,24 @@ const { chargeCard } = proxyActivities<PaymentActivities>({
 // its record of the charge until it answers, with backoff held durably by this workflow and no limit:
 // a session left `processing` (visible by its PaymentStatus search attribute) is better than a charged
 // session shown as failed.
-const { lookUpCharge } = proxyActivities<PaymentActivities>({
+const lookUpOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-});
+} as const;
+const { lookUpCharge, settlePayment } = proxyActivities<PaymentActivities>(lookUpOptions);
+
+/**
+ * How long after its start a checkout workflow asks whether a payment is in doubt when no pay has reached
+ * it: it is started by a pay, whose update comes with the start unless the server lost it.
+ */
+export const IN_DOUBT_CHECK_MS = 30_000;
+/**
+ * The least time a session has been `processing` before a payment in doubt is settled. Settling closes the
+ * charge's key at the processor, so a charge still on its way would be refused rather than land (never
+ * both): this leaves a charge that an earlier run began (one an operator terminated) its first try, its
+ * start-to-close timeout, to land and be found.
+ */
+export const SETTLE_AFTER_MS = 30_000;
 
 function step(status: string, details: string) {
   upsertSearchAttributes([{ key: PaymentStatus, value: status }]);
@@ -58,7 +74,7 @@ function step(status: string, details: string) {
  * pending to processing charges the card.
  */
 export async function runPayment(sessionId: string, request: PayRequest): Promise<PayResult> {
-  const { token, attemptId: callAttemptId, ...details } = request;
+  const { token, attemptId: callAttemptId, sessionId: _named, ...details } = request;
   // Payments begun before this patch scheduled the three database steps as activities and replay that way.
   const { beginPayment, completePayment, failPayment } = patched('local-database-steps') ? localSteps : remoteSteps;
   // Names this attempt in the database, so a retried beginPayment knows the move it made. The pay call's
@@ -85,7 +101,6 @@ export async function runPayment(sessionId: string, request: PayRequest): Promis
   }
   // The processor has no charge under the key (and a lookup closes it): the charge never happened.
   if (charge.status === 'not_found') charge = { status: 'declined', ...PROCESSING_ERROR };
-
   if (charge.status === 'succeeded') {
     setCurrentDetails(`Charge ${charge.chargeId} succeeded; recording the payment in the ledger`);
     const done = await completePayment(sessionId, charge.chargeId);
@@ -96,4 +111,23 @@ export async function runPayment(sessionId: string, request: PayRequest): Promis
   const done = await failPayment(sessionId, { code: charge.code, message: charge.message });
   step(done.status, `Payment failed: ${charge.message}`);
   return { outcome: 'failed', status: done.status };
+}
+
+/**
+ * A payment in doubt: the session is `processing`, but no pay this run is running began it (its update
+ * was lost with a restarted server after its first step committed, or the run that paid it was
+ * terminated). Settled from the processor's record of the session's charge, looked up by its idempotency
+ * key (the session id), which the lookup closes: a charge found completes the payment; none fails it with
+ * `processing_error`, and none can land afterwards, so the customer is never charged for a failed session.
+ * Nothing to settle when the session is not `processing` (`not_payable`, with its status).
+ */
+export async function settlePaymentInDoubt(sessionId: string): Promise<PayResult> {
+  const doubt = await localSteps.paymentInDoubt(sessionId);
+  if (doubt.status !== 'processing') return { outcome: 'not_payable', status: doubt.status };
+  step('processing', `Payment attempt ${doubt.attemptId ?? '(unnamed)'} is in processing and no pay in this workflow runs it; settling it from the processor's record of the charge`);
+  if (doubt.processingForMs < SETTLE_AFTER_MS) await sleep(SETTLE_AFTER_MS - doubt.processingForMs);
+  const settled = await settlePayment(sessionId);
+  step(settled.status, settled.chargeId ? `Settled: charge ${settled.chargeId} found; the payment is recorded` : `Settled: ${settled.status} (${settled.reason})`);
+  if (settled.status === 'completed' || settled.status === 'failed') return { outcome: settled.status, status: settled.status };
+  return { outcome: 'not_payable', status: settled.status };
 }

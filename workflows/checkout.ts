@@ -1,6 +1,6 @@
-import { allHandlersFinished, condition, defineQuery, defineSignal, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, defineQuery, defineSignal, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/checkout.js';
-import { payUpdate, runPayment, type PayResult } from './checkout-payment.js';
+import { IN_DOUBT_CHECK_MS, payUpdate, runPayment, settlePaymentInDoubt, type PayResult } from './checkout-payment.js';
 import { PaymentStatus } from '../contracts/search-attributes.js';
 
 export { payUpdate, type PayRequest, type PayResult } from './checkout-payment.js';
@@ -13,7 +13,13 @@ export interface CheckoutWorkflowInput {
 
 export type CheckoutWorkflowState = 'awaiting_payment' | 'paying' | 'expired' | 'closed';
 
-export const sessionClosedSignal = defineSignal<[status: string]>('sessionClosed');
+/** The session was closed outside the workflow (the customer's cancel): its id, and its status then. */
+export const sessionClosedSignal = defineSignal<[sessionId: string, status?: string]>('sessionClosed');
+/**
+ * Sent by the expiry sweep for a session left `processing` with no payment running that it can see: the
+ * workflow settles it (`settlePaymentInDoubt`). Carries the session's id, which must be the workflow's own.
+ */
+export const settlePaymentSignal = defineSignal<[sessionId: string]>('settlePayment');
 export const checkoutStateQuery = defineQuery<CheckoutWorkflowState>('status');
 
 const { expireSession } = proxyActivities<CheckoutActivities>({
@@ -22,43 +28,96 @@ const { expireSession } = proxyActivities<CheckoutActivities>({
 });
 
 /**
- * One per checkout session (`checkout-<session id>`). Owns the session's clock (a session still pending
- * at `expiresAt` becomes `cancelled`) and runs its payment (the `pay` update), so a payment finishes
- * even if the API that asked for it dies. The database stays the truth; every step is conditional on it.
+ * One per checkout session (`checkout-<session id>`), from its first pay. Owns the session's clock (a
+ * session still pending at `expiresAt` becomes `cancelled`) and its payment (the `pay` update), so a
+ * payment finishes even if the API that asked for it dies, and every payment it begins ends.
+ *
+ * A pay's update lives only in the server's memory until the workflow task that accepts it completes,
+ * while its first step (`beginPayment`, a local activity) commits `pending → processing` inside that task:
+ * a server restarted in between leaves a session in `processing` that no run of this workflow knows of.
+ * So the workflow owns that case too: when a pay it runs finds the session in `processing` with nobody
+ * paying it here, when no pay has arrived by IN_DOUBT_CHECK_MS after it started (it is started by one), when
+ * the expiry sweep signals it, and at `expiresAt`, it settles the payment in doubt from the processor's
+ * record of its charge. The database stays the truth; every step is conditional on it.
  */
 export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<CheckoutWorkflowState> {
+  // Runs begun before this patch neither check a message's session nor settle payments in doubt.
+  const owner = patched('payment-in-doubt');
   let state: CheckoutWorkflowState = 'awaiting_payment';
   let closed = false;
   let payment: Promise<PayResult> | null = null;
-  setHandler(checkoutStateQuery, () => state);
-  setHandler(sessionClosedSignal, () => {
-    closed = true;
-  });
-  setHandler(payUpdate, async (request) => {
-    // A second pay while one is under way is answered at once; the database would refuse it anyway.
-    if (payment) return { outcome: 'not_payable', status: 'processing' };
-    state = 'paying';
-    payment = runPayment(input.sessionId, request);
-    const result = await payment;
-    if (result.outcome === 'not_payable') {
-      payment = null;
-      state = 'awaiting_payment';
-    } else {
-      closed = true;
-    }
-    return result;
-  });
+  let paysArrived = 0;
+  let inDoubt = false;
+  const ours = (sessionId: string | undefined) => !owner || sessionId === input.sessionId;
 
-  const remaining = Math.max(1, Date.parse(input.expiresAt) - Date.now());
-  const closedInTime = await condition(() => closed, remaining);
-  if (!closedInTime) {
+  setHandler(checkoutStateQuery, () => state);
+  setHandler(sessionClosedSignal, (sessionId) => {
+    if (ours(sessionId)) closed = true;
+  });
+  setHandler(settlePaymentSignal, (sessionId) => {
+    if (ours(sessionId)) inDoubt = true;
+  });
+  setHandler(
+    payUpdate,
+    async (request) => {
+      paysArrived++;
+      // A second pay while one is under way is answered at once; the database would refuse it anyway.
+      if (payment) return { outcome: 'not_payable', status: 'processing' };
+      state = 'paying';
+      const result = await (payment = runPayment(input.sessionId, request));
+      payment = null;
+      if (result.outcome !== 'not_payable') closed = true;
+      else {
+        state = 'awaiting_payment';
+        // Nobody pays the session here, yet it is `processing`: an attempt whose update this run never heard.
+        if (owner && result.status === 'processing') inDoubt = true;
+      }
+      return result;
+    },
+    {
+      validator: (request) => {
+        if (!ours(request.sessionId)) throw new Error(`This pay names session ${request.sessionId ?? '(none)'}, not ${input.sessionId}`);
+      },
+    },
+  );
+
+  if (owner) {
+    // Started by a pay whose update comes with the start: none by now means it was lost with the server.
+    if (!(await condition(() => paysArrived > 0 || closed || inDoubt, IN_DOUBT_CHECK_MS))) inDoubt = true;
+    await settleUntilClosedOrExpired();
+  } else {
+    await condition(() => closed, remainingMs());
+  }
+  if (!closed) {
     const status = await expireSession(input.sessionId);
+    if (status === 'processing' && owner && !payment) await settle();
     // While a payment is under way, it reports the status itself when it ends.
-    if (status && !payment) upsertSearchAttributes([{ key: PaymentStatus, value: status }]);
+    else if (status && !payment) upsertSearchAttributes([{ key: PaymentStatus, value: status }]);
     if (status === 'cancelled') state = 'expired';
   }
   // A payment under way when the session expired still runs to its end before the workflow closes.
   await condition(allHandlersFinished);
   if (state !== 'expired') state = 'closed';
   return state;
+
+  function remainingMs(): number {
+    return Math.max(1, Date.parse(input.expiresAt) - Date.now());
+  }
+
+  /** Settles every payment in doubt that comes up, until the session is closed or its `expiresAt`. */
+  async function settleUntilClosedOrExpired(): Promise<void> {
+    while (await condition(() => closed || (inDoubt && !payment), remainingMs())) {
+      if (closed) return;
+      await settle();
+    }
+  }
+
+  async function settle(): Promise<void> {
+    inDoubt = false;
+    state = 'paying';
+    const result = await (payment = settlePaymentInDoubt(input.sessionId));
+    payment = null;
+    if (result.outcome === 'not_payable') state = 'awaiting_payment';
+    else closed = true;
+  }
 }

@@ -24,7 +24,11 @@ export interface RunningService {
 const demoEnvFile = (dataDir: string) => path.join(dataDir, 'demo.env');
 const bannerFile = (dataDir: string) => path.join(dataDir, 'banner.json');
 
-/** Single quotes keep a path with spaces one word for the shell and for Node's env-file parser alike. */
+/**
+ * Single quotes keep a path with spaces one word for the shell and for Node's env-file parser alike.
+ * `export` so that a program started from the shell after `. .data/demo.env` sees them too; Node's
+ * `--env-file` and `process.loadEnvFile` read the `export` prefix as well.
+ */
 const quoted = (value: string) => {
   if (value.includes("'")) throw new Error(`cannot write ${value} to demo.env: it contains a single quote`);
   return `'${value}'`;
@@ -38,8 +42,9 @@ export function writeRunningService(dataDir: string, service: RunningService): v
     ...(service.caFile ? { PAYMENTS_CA_FILE: service.caFile } : {}),
   };
   const lines = [
-    '# Written by `npm start` for the service it runs; removed when it stops. In a shell: . .data/demo.env',
-    ...Object.entries(settings).map(([name, value]) => `${name}=${quoted(value)}`),
+    '# Written by `npm start` for the service it runs; removed when it stops.',
+    '# In a shell: . .data/demo.env   For a Node program: node --env-file=.data/demo.env app.js',
+    ...Object.entries(settings).map(([name, value]) => `export ${name}=${quoted(value)}`),
   ];
   writeFileSync(demoEnvFile(dataDir), `${lines.join('\n')}\n`, { mode: 0o600 });
   const running: RunningFile = { pid: process.pid, banner: service.banner, temporalAddress: service.temporalAddress };

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
+import compose from 'koa-compose';
 import { newRequestId } from '../domain/ids.js';
 import { checkoutPages } from '../modules/checkout-page/page.routes.js';
 import { authenticate, authorize } from './auth.js';
@@ -33,8 +34,9 @@ export function createApp(deps: AppDeps): Koa {
   app.use(clientAddress(deps.config.http.trustedProxies));
   app.use(async (ctx: Context, next: Next) => {
     ctx.state.requestId = newRequestId();
-    ctx.set('X-Request-Id', ctx.state.requestId);
-    ctx.set('API-Version', 'v1');
+    // On the response itself, as the rate-limit headers: ctx.set allocates per header, on every request.
+    ctx.res.setHeader('X-Request-Id', ctx.state.requestId);
+    ctx.res.setHeader('API-Version', 'v1');
     await next();
   });
   app.use(requestLog(deps));
@@ -69,10 +71,9 @@ export function createApp(deps: AppDeps): Koa {
   // Every operation that needs an API key, at `/api` and at the spec's intended `/api/v1`.
   for (const prefix of ['/api', '/api/v1']) {
     const api = new Router({ prefix });
-    api.use(authenticate(deps.orm, deps.apiKeys));
-    api.use(apiKeyRateLimits(deps));
-    api.use(authorize);
-    api.use(idempotencyKeys(deps));
+    // One router layer for the four: the router builds a closure, a capture and a params object per
+    // matched layer per request, and these run on every authenticated request.
+    api.use(compose([authenticate(deps.orm, deps.apiKeys), apiKeyRateLimits(deps), authorize, idempotencyKeys(deps)]));
     register(api, apiRoutes, deps);
     app.use(api.routes());
     app.use(api.allowedMethods(methodErrors));
@@ -99,7 +100,8 @@ function requestLog(deps: AppDeps) {
       // The route template, not the path, so ids do not explode the label set; unrouted requests share one.
       const route = typeof ctx._matchedRoute === 'string' ? ctx._matchedRoute : 'unmatched';
       httpRequestDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, seconds);
-      deps.log.info(
+      // Not even the record is built when info is off (LOG_LEVEL=warn): this runs for every request.
+      if (deps.log.isLevelEnabled('info')) deps.log.info(
         {
           requestId: ctx.state.requestId,
           businessId: caller?.businessId,

@@ -40,15 +40,27 @@ async function readKey(orm: MikroORM, hash: string): Promise<KnownKey | null> {
 }
 
 /**
+ * The token of an `Authorization: Bearer <token>` header (the scheme in any letter case, RFC 9110), or
+ * the refusal that says what is wrong with the header: none (or a scheme with no token) is "No API key",
+ * another scheme (`Basic …`, or a key sent bare) "Authorization must use the Bearer scheme". Whether a
+ * token names a key is decided after, with one answer for every wrong one.
+ */
+function bearerToken(header: string): string {
+  const [scheme, ...rest] = header.trim().split(/\s+/);
+  if (!scheme) throw new ApiError('api_key_missing');
+  if (scheme.toLowerCase() !== 'bearer') throw new ApiError('authorization_not_bearer');
+  if (rest.length === 0) throw new ApiError('api_key_missing');
+  return rest.join(' ');
+}
+
+/**
  * Finds the caller's key, from the process's key cache when it has one (src/main/runtime.ts gives the
  * API one: LISTEN/NOTIFY-invalidated, and bypassed while its listener is down) or from the database.
  */
 export function authenticate(orm: MikroORM, cache?: ApiKeyCache<KnownKey>) {
   return async function auth(ctx: Context, next: Next): Promise<void> {
-    const header = ctx.get('Authorization');
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const secret = match?.[1];
-    if (!secret || !keyMode(secret)) throw new ApiError('invalid_api_key');
+    const secret = bearerToken(ctx.get('Authorization'));
+    if (!keyMode(secret)) throw new ApiError('invalid_api_key');
     const hash = hashApiKey(secret);
     // A live key of a business not yet approved is not cached, so its approval works at the next request;
     // a revocation is caught by the rate-limit statement that follows (src/http/api-key-rate-limit.ts).

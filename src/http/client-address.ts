@@ -1,3 +1,4 @@
+import { isIPv4 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { Context, Next } from 'koa';
 
@@ -29,6 +30,8 @@ function isProxy(address: ipaddr.IPv4 | ipaddr.IPv6, ranges: Range[]): boolean {
  * each IPv6 address alone would hand a card tester a fresh budget per request.
  */
 export function addressBudgetKey(ip: string): string {
+  // Dotted decimal as node writes it (what every request from an IPv4 peer carries) is its own key.
+  if (isIPv4(ip)) return ip;
   const address = parseAddress(ip);
   if (!address) return ip || 'unknown';
   if (address.kind() === 'ipv4') return address.toString();
@@ -74,8 +77,19 @@ export function forwardedRequest(peer: string, forwardedFor: string, forwardedPr
  */
 export function clientAddress(trustedProxies: readonly string[]) {
   const ranges = proxyRanges(trustedProxies);
+  // A connection's peer does not change, and a peer that is no configured proxy makes every request on the
+  // connection the same answer, whatever its headers say: worked out once per connection, not per request.
+  const direct = new WeakMap<object, ForwardedRequest | null>();
+  const directRequest = (peer: string): ForwardedRequest | null => {
+    const address = parseAddress(peer);
+    return address && isProxy(address, ranges) ? null : Object.freeze(forwardedRequest(peer, '', '', ranges));
+  };
   return async function forwarded(ctx: Context, next: Next): Promise<void> {
-    const request = forwardedRequest(ctx.req.socket.remoteAddress ?? '', ctx.get('X-Forwarded-For'), ctx.get('X-Forwarded-Proto'), ranges);
+    const socket = ctx.req.socket;
+    const peer = socket.remoteAddress ?? '';
+    let known = direct.get(socket);
+    if (known === undefined) direct.set(socket, (known = directRequest(peer)));
+    const request = known ?? forwardedRequest(peer, ctx.get('X-Forwarded-For'), ctx.get('X-Forwarded-Proto'), ranges);
     ctx.request.ip = request.client;
     ctx.state.forwarded = request;
     await next();

@@ -1,4 +1,5 @@
 import { DomainError, type DomainErrorCode, type FieldError } from '../domain/errors.js';
+import { isTypeMessage } from '../domain/type-messages.js';
 
 
 /**
@@ -90,6 +91,10 @@ const catalogue = {
     status: 400,
     message: ({ max }) => `Too many webhook endpoints (max ${max})`,
   },
+  // A request that sends no key, or not as a Bearer token, is told how to send one; "Invalid API key"
+  // (the spec's words) is for a key that was sent and is wrong. None says whether a key exists.
+  api_key_missing: { type: 'authentication_error', status: 401, message: 'No API key: send Authorization: Bearer <key>' },
+  authorization_not_bearer: { type: 'authentication_error', status: 401, message: 'Authorization must use the Bearer scheme' },
   invalid_api_key: { type: 'authentication_error', status: 401, message: 'Invalid API key' },
   read_only_key: { type: 'permission_error', status: 403, message: 'This API key is read-only' },
   business_not_approved: {
@@ -145,9 +150,10 @@ const catalogue = {
 export type ErrorCode = keyof typeof catalogue;
 
 /**
- * Messages the spec names for particular rules. When the first problem in a request is one of these,
- * the envelope's top-level message is that message (the spec's error table); otherwise it is the
- * generic "Validation failed". `errors` always lists every problem.
+ * Messages the spec names for particular rules. When the first problem in a request is one of these, or
+ * a field of the wrong type (domain/type-messages.ts: "Price must be a number of dollars, such as
+ * 24.50"), the envelope's top-level message is that message (the spec's error table); otherwise it is
+ * the generic "Validation failed". `errors` always lists every problem.
  */
 export const SPEC_FIELD_MESSAGES = new Set([
   'Price must be between 0.01 and 999999.99',
@@ -156,19 +162,28 @@ export const SPEC_FIELD_MESSAGES = new Set([
   'URL must be HTTPS',
 ]);
 
+/**
+ * A 503 always says when to come back: a second, as the proxy's own 503 does. It is the one answer a
+ * client may retry at once, and `Retry-After` is what tells a client (and a test) it may.
+ */
+const SERVICE_UNAVAILABLE_RETRY_AFTER = 1;
+
 export class ApiError extends Error {
   readonly type: ErrorType;
   readonly status: number;
+  readonly details: { params?: Record<string, string | number>; errors?: FieldError[]; retryAfter?: number };
 
   constructor(
     readonly code: ErrorCode,
-    readonly details: { params?: Record<string, string | number>; errors?: FieldError[]; retryAfter?: number } = {},
+    details: { params?: Record<string, string | number>; errors?: FieldError[]; retryAfter?: number } = {},
   ) {
     const entry: CatalogueEntry = catalogue[code];
-    const headline = code === 'validation_failed' && SPEC_FIELD_MESSAGES.has(details.errors?.[0]?.message ?? '') ? details.errors?.[0]?.message : undefined;
+    const first = code === 'validation_failed' ? details.errors?.[0]?.message : undefined;
+    const headline = first !== undefined && (SPEC_FIELD_MESSAGES.has(first) || isTypeMessage(first)) ? first : undefined;
     super(headline ?? (typeof entry.message === 'function' ? entry.message(details.params ?? {}) : entry.message));
     this.type = entry.type;
     this.status = entry.status;
+    this.details = code === 'service_unavailable' ? { retryAfter: SERVICE_UNAVAILABLE_RETRY_AFTER, ...details } : details;
   }
 }
 

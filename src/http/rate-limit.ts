@@ -113,11 +113,14 @@ export function stateOf(policy: string, windowSeconds: number, limit: number, re
  * limit (the balance's) replaces all five, so they always describe one policy.
  */
 export function setRateLimitHeaders(ctx: Context, state: RateLimitState): void {
-  ctx.set('X-RateLimit-Limit', String(state.limit));
-  ctx.set('X-RateLimit-Remaining', String(state.remaining));
-  ctx.set('X-RateLimit-Reset', String(state.resetAt));
-  ctx.set('RateLimit-Policy', `"${state.policy}";q=${state.limit};w=${state.windowSeconds}`);
-  ctx.set('RateLimit', `"${state.policy}";r=${state.remaining};t=${state.resetInSeconds}`);
+  // On the response itself: Koa's ctx.set builds four arrays and a closure per header, and every
+  // authenticated request sets these five before any answer is written.
+  const { res } = ctx;
+  res.setHeader('X-RateLimit-Limit', String(state.limit));
+  res.setHeader('X-RateLimit-Remaining', String(state.remaining));
+  res.setHeader('X-RateLimit-Reset', String(state.resetAt));
+  res.setHeader('RateLimit-Policy', `"${state.policy}";q=${state.limit};w=${state.windowSeconds}`);
+  res.setHeader('RateLimit', `"${state.policy}";r=${state.remaining};t=${state.resetInSeconds}`);
 }
 
 /** The spec's 429: `rate_limit_exceeded`, `retryAfter` in the body and a `Retry-After` header. */

@@ -5,14 +5,15 @@ import type Koa from 'koa';
 import { newRequestId } from '../domain/ids.js';
 import { errorBody } from './error-middleware.js';
 import { ApiError, type ErrorCode } from './errors.js';
+import { refusePlainHttp } from './plain-http.js';
 import { enforceDeadlines } from './deadlines.js';
 
 /** SEND_TIMEOUT's default (src/environment.ts), for a caller that names none. */
 const DEFAULT_SEND_TIMEOUT_MS = 30_000;
 
 /**
- * HTTPS only: with a certificate the API speaks TLS, and a plain-HTTP request to its port fails the
- * handshake. Without one it may listen in plain HTTP only behind a TLS-terminating proxy (TRUST_PROXY),
+ * HTTPS only: with a certificate the API speaks TLS, and a plain-HTTP request to its port is answered
+ * 400 in one line of plain text, naming the https:// URL, and closed (plain-http.ts). Without one it may listen in plain HTTP only behind a TLS-terminating proxy (TRUST_PROXY),
  * where the app refuses requests whose X-Forwarded-Proto is not https.
  *
  * `readTimeoutMs` (BODY_READ_TIMEOUT) bounds how long a client may take over its request: the first
@@ -35,6 +36,7 @@ export async function listen(
   const server = opts.tls
     ? https.createServer({ ...opts.tls, ...limits, handshakeTimeout: opts.readTimeoutMs }, app.callback())
     : http.createServer(limits, app.callback());
+  if (opts.tls) refusePlainHttp(server as https.Server, opts.readTimeoutMs);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
   enforceDeadlines(server, { tls: Boolean(opts.tls), headersMs: opts.readTimeoutMs, sendMs: opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS });

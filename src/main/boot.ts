@@ -1,5 +1,6 @@
 import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING } from '../config.js';
 import { createLogger } from '../log.js';
+import { enableFailpoints } from '../ops/failpoints.js';
 import { withKeys } from './keys.js';
 import { connectTemporalFor, openDatabaseFor } from './runtime.js';
 
@@ -14,6 +15,7 @@ export async function bootService() {
   const config = withKeys(loaded);
   const log = createLogger(config.logLevel);
   if (config.env === 'test') log.warn(TEST_ENV_WARNING);
+  if (config.failpoints) enableFailpoints();
   const orm = await openDatabaseFor(config, log);
   const temporal = await connectTemporalFor(config);
   return { config, log, orm, temporal };

@@ -141,7 +141,7 @@ function bannerText(s: {
     '',
     `  curl --cacert ${s.caFile ?? '<your CA>'} -H "Authorization: Bearer ${s.testKey}" ${s.apiOrigin}/api/checkout/sessions`,
     '',
-    '  Below: a line for each payment, refund, withdrawal, webhook failure, warning and error.',
+    '  Below: a line for each payment, refund, withdrawal, dispute, webhook failure, warning and error.',
     '  npm run admin -- banner prints this again. Press Ctrl-C to stop.',
     '',
   ];

@@ -109,10 +109,18 @@ export async function startApi(opts: {
     apiKeys: config.http.apiKeyCache ? createApiKeyCache<KnownKey>(orm, log, config.http.apiKeyCache) : undefined,
   };
   const app = createApp(deps);
+  // Every request's handler too, counted rather than kept in the set: a Set entry and two promises a
+  // request were measurable on the busiest request (docs/benchmark.md).
+  let handling = 0;
+  let whenHandled: (() => void) | undefined;
+  const handled = () => {
+    if (--handling === 0) whenHandled?.();
+  };
   app.middleware.unshift((_ctx, next) => {
-    const handled = next();
-    track(handled);
-    return handled;
+    handling++;
+    const result = next();
+    result.then(handled, handled);
+    return result;
   });
   const server = await listen(app, {
     host: config.http.host,
@@ -127,7 +135,10 @@ export async function startApi(opts: {
   if (!config.checkoutBaseUrl) deps.checkoutBaseUrl = origin;
   const close = async () => {
     await server.close();
-    while (inFlight.size) await Promise.allSettled([...inFlight]);
+    while (handling || inFlight.size) {
+      if (handling) await new Promise<void>((resolve) => (whenHandled = resolve));
+      await Promise.allSettled([...inFlight]);
+    }
     await deps.apiKeys?.close();
   };
   return { port: server.port, origin, close, deps };

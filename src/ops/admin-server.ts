@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { CODEC_PATH, serveCodec, type CodecEndpoint } from '../temporal/codec-server.js';
+import { serveFailpoints } from './failpoints.js';
 import { registry } from './metrics.js';
 
 /** A dependency `/readyz` checks: resolves when reachable, rejects (or times out) when not. */
@@ -41,6 +42,7 @@ export async function startAdminServer(opts: {
     };
     const path = (req.url ?? '/').split('?')[0];
     if (opts.codec && (path === CODEC_PATH || path.startsWith(`${CODEC_PATH}/`))) return serveCodec(req, res, opts.codec);
+    if (serveFailpoints(req, res, path)) return;
     if (req.method !== 'GET') return send(405, JSON.stringify({ status: 'method_not_allowed' }));
     if (path === '/healthz') return send(200, JSON.stringify({ status: 'ok' }));
     if (path === '/readyz') {

@@ -23,6 +23,13 @@ const paymentsTotal = new Counter({
   registers: [registry],
 });
 
+const paymentsSettledTotal = new Counter({
+  name: 'payments_settled_total',
+  help: 'Payments in doubt (processing, with no pay running them) that their checkout workflow settled, by outcome (completed, failed)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 const refundsTotal = new Counter({
   name: 'refunds_total',
   help: 'Refunds, by outcome (created, completed, failed)',
@@ -108,6 +115,7 @@ export function reportIntake(budget: NonNullable<typeof intake>): void {
 /** What other modules call; each is one line at the place the outcome becomes final. */
 export const metrics = {
   payment: (outcome: 'succeeded' | 'failed') => paymentsTotal.inc({ outcome }),
+  paymentSettled: (outcome: 'completed' | 'failed') => paymentsSettledTotal.inc({ outcome }),
   refund: (outcome: 'created' | 'completed' | 'failed') => refundsTotal.inc({ outcome }),
   withdrawal: (outcome: 'requested' | 'completed' | 'failed' | 'cancelled') => withdrawalsTotal.inc({ outcome }),
   webhookAttempt: (outcome: 'delivered' | 'failed') => webhookAttemptsTotal.inc({ outcome }),

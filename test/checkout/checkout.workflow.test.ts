@@ -28,7 +28,9 @@ async function runWith(activities: Partial<Activities>, fn: (taskQueue: string) 
 describe('checkout session expiry', () => {
   it('cancels a session still pending 24 h after creation, and not a moment before', async () => {
     const expireSession = jest.fn<Activities["expireSession"]>().mockResolvedValue('cancelled');
-    await runWith({ expireSession }, async (taskQueue) => {
+    // No pay came: the workflow asks once whether one was begun and lost, and finds the session pending.
+    const paymentInDoubt = jest.fn<Activities['paymentInDoubt']>().mockResolvedValue({ status: 'pending', attemptId: null, processingForMs: 0 });
+    await runWith({ expireSession, paymentInDoubt }, async (taskQueue) => {
       const expiresAt = new Date((await env.currentTimeMs()) + DAY).toISOString();
       const handle = await env.client.workflow.start(checkoutWorkflow, {
         workflowId: `checkout-expiry-${Math.random()}`,
@@ -52,7 +54,7 @@ describe('checkout session expiry', () => {
         taskQueue,
         args: [{ sessionId: 's-2', expiresAt }],
       });
-      await handle.signal(sessionClosedSignal, 'completed');
+      await handle.signal(sessionClosedSignal, 's-2', 'completed');
       expect(await handle.result()).toBe('closed');
       expect(expireSession).not.toHaveBeenCalled();
     });

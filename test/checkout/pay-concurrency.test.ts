@@ -8,9 +8,11 @@ import { simulatorProcessor } from '../../src/modules/processor/charges.simulato
 import { createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { expectRateLimited } from '../support/rate-limited.js';
+import { armFailpoint, enableFailpoints, failpointWaiting, releaseFailpoint } from '../../src/ops/failpoints.js';
 
 const stack = useStack();
 const biz = useBusiness(stack);
+beforeAll(() => enableFailpoints());
 
 // The in-process worker charges through this same simulator object, so the spy sees every charge.
 const charge = jest.spyOn(simulatorProcessor, 'charge');
@@ -112,8 +114,15 @@ describe('many sessions paid at once, 20 calls each (straight to the service)', 
 describe('a payment that outlasts the request', () => {
   it('answers processing when the outcome is not in by the deadline, and the workflow still finishes it', async () => {
     const session = await createSession(stack, biz.testKey);
-    const deps = { orm: stack.orm, temporal: stack.temporal, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 0 };
-    expect(await payStraight(deps, session.id, payBody())).toEqual({ sessionId: session.id, status: 'processing', redirectUrl: null });
+    // The payment is held after its charge until the call has answered: it outlasts the request whatever the machine's pace.
+    armFailpoint('pay.after-charge', session.id);
+    const deps = { orm: stack.orm, temporal: stack.temporal, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 3_000 };
+    try {
+      expect(await payStraight(deps, session.id, payBody())).toEqual({ sessionId: session.id, status: 'processing', redirectUrl: null });
+      expect(failpointWaiting('pay.after-charge', session.id)).toBe(1);
+    } finally {
+      releaseFailpoint('pay.after-charge', session.id);
+    }
     await eventually(`session ${session.id} to be completed by its workflow`, async () => {
       const [row] = await sql(stack, 'select status from checkout_sessions where id = ?', [session.id]);
       return row.status === 'completed';
@@ -127,6 +136,7 @@ describe('a pay call whose answer from Temporal is lost after its update was acc
     const session = await createSession(stack, biz.testKey);
     // The update reaches the workflow and is accepted; then the call hears an error instead of the result.
     const lossy = {
+      withDeadline: stack.temporal.withDeadline.bind(stack.temporal),
       workflow: {
         startUpdateWithStart: async (...args: Parameters<typeof stack.temporal.workflow.startUpdateWithStart>) => {
           await stack.temporal.workflow.startUpdateWithStart(...args);

@@ -72,6 +72,20 @@ describe('POST /api/checkout/:id/pay: errors', () => {
     );
   });
 
+  it.each([
+    ['a boolean month', { expMonth: true }, 'expMonth', 'Expiry month must be a whole number, such as 12'],
+    ['a month in words', { expMonth: 'May' }, 'expMonth', 'Expiry month must be a whole number, such as 12'],
+    ['a fractional month', { expMonth: 5.5 }, 'expMonth', 'Expiry month must be a whole number, such as 12'],
+    ['a year as an object', { expYear: { year: 2030 } }, 'expYear', 'Expiry year must be a whole number, such as 2030'],
+    ['a month out of range, as a number', { expMonth: 13 }, 'expMonth', 'Expiry month must be 1-12'],
+    ['a month out of range, as digits', { expMonth: '13' }, 'expMonth', 'Expiry month must be 1-12'],
+  ])('tells %s its type, or its range when the type is right', async (_case, card, field, message) => {
+    const session = await createSession(stack, biz.testKey);
+    const res = await pay(stack, session.id, { ...payBody(), card: { ...payBody().card, ...card } });
+    expect(res.status).toBe(400);
+    expect(error(res).errors).toEqual([{ path: ['card', field], message }]);
+  });
+
   it('refuses an expiry in the past and a number that fails Luhn, leaving the session payable', async () => {
     const session = await createSession(stack, biz.testKey);
     const expired = await pay(stack, session.id, { ...payBody(), card: { number: CARDS.success, expMonth: 1, expYear: 2020, cvc: '123' } });

@@ -108,4 +108,14 @@ describe('GET /api/checkout/sessions', () => {
     expect(res.body.error.type).toBe('validation_error');
     expect(res.body.error.errors[0].path).toEqual([param]);
   });
+
+  it.each([
+    ['limit=ten', 'limit', 'Limit must be an integer, such as 20'],
+    ['limit=2.5', 'limit', 'Limit must be an integer, such as 20'],
+    ['page=two', 'page', 'Page must be an integer, such as 1'],
+  ])('says %s is not an integer, in its entry and the top-level message', async (query, param, message) => {
+    const res = await list(`?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'validation_error', message, errors: [{ path: [param], message }] });
+  });
 });

@@ -36,6 +36,18 @@ describe('POST /api/checkout/sessions validation (spec error table and limits)',
     await expectInvalid(body({ items: [item({ price: 1_000_000 })] }), ['items', 0, 'price'], PRICE, PRICE);
   });
 
+  it('says a price of the wrong type is one, in its entry and the top-level message, with an example', async () => {
+    const message = 'Price must be a number of dollars, such as 24.50';
+    for (const price of ['24.50', null, true]) await expectInvalid(body({ items: [item(), item({ price })] }), ['items', 1, 'price'], message, message);
+    const res = await post(body({ items: [item({ price: '24.50' })] }));
+    expect(res.body.error.errors).toEqual([{ path: ['items', 0, 'price'], message }]);
+  });
+
+  it('says a quantity and askShipping of the wrong type are', async () => {
+    await expectInvalid(body({ items: [item({ quantity: '2' })] }), ['items', 0, 'quantity'], 'Quantity must be an integer, such as 1', 'Quantity must be an integer, such as 1');
+    await expectInvalid(body({ askShipping: 'yes' }), ['askShipping'], 'askShipping must be true or false', 'askShipping must be true or false');
+  });
+
   it('accepts the price bounds 0.01 and 999999.99', async () => {
     const res = await post(body({ items: [item({ price: 0.01 }), item({ price: 999_999.99 })] }));
     expect(res.status).toBe(201);
@@ -63,7 +75,7 @@ describe('POST /api/checkout/sessions validation (spec error table and limits)',
     await expectInvalid(body({ items: [item({ description: 'd'.repeat(257) })] }), ['items', 0, 'description'], 'Description must be at most 256 characters');
     await expectInvalid(body({ items: [item({ quantity: 0 })] }), ['items', 0, 'quantity'], 'Quantity must be between 1 and 1000000');
     await expectInvalid(body({ items: [item({ quantity: 1_000_001 })] }), ['items', 0, 'quantity'], 'Quantity must be between 1 and 1000000');
-    await expectInvalid(body({ items: [item({ quantity: 1.5 })] }), ['items', 0, 'quantity'], 'Quantity must be an integer');
+    await expectInvalid(body({ items: [item({ quantity: 1.5 })] }), ['items', 0, 'quantity'], 'Quantity must be an integer, such as 1', 'Quantity must be an integer, such as 1');
     await expectInvalid(body({ items: [item({ imageUrl: 'ftp://x.test/a.png' })] }), ['items', 0, 'imageUrl'], 'Must be an http or https URL');
     await expectInvalid(body({ items: [item({ imageUrl: `https://x.test/${'a'.repeat(250)}` })] }), ['items', 0, 'imageUrl'], 'Must be at most 256 characters');
     const ok = await post(body({ items: [item({ description: 'd'.repeat(256), quantity: 1_000_000, price: 0.01, imageUrl: null })] }));

@@ -45,13 +45,37 @@ async function revokeUnheard(keyId: string) {
 
 describe('authentication (spec: Authentication)', () => {
   it.each([
-    ['no Authorization header', undefined],
     ['a malformed key', 'Bearer nope'],
     ['an unknown key of the right shape', `Bearer mp_test_${'A'.repeat(32)}`],
-    ['a Basic scheme', 'Basic dXNlcjpwYXNz'],
-  ])('%s gives 401 authentication_error "Invalid API key"', async (_, header) => {
-    const res = await stack.http.get('/api/checkout/sessions', { headers: header ? { Authorization: header } : {} });
+    ['two tokens', `Bearer ${'mp_test_'.padEnd(40, 'A')} extra`],
+  ])('%s gives 401 authentication_error "Invalid API key" (the spec’s words)', async (_, header) => {
+    const res = await stack.http.get('/api/checkout/sessions', { headers: { Authorization: header } });
     expectError(res, 401, 'authentication_error', 'Invalid API key');
+  });
+
+  it.each([
+    ['no Authorization header', undefined],
+    ['an empty one', ''],
+    ['the scheme with no key', 'Bearer'],
+    ['the scheme and blanks', 'Bearer   '],
+  ])('%s gives 401 authentication_error "No API key: send Authorization: Bearer <key>"', async (_, header) => {
+    const res = await stack.http.get('/api/checkout/sessions', { headers: header === undefined ? {} : { Authorization: header } });
+    expectError(res, 401, 'authentication_error', 'No API key: send Authorization: Bearer <key>');
+  });
+
+  it.each([
+    ['a Basic scheme', 'Basic dXNlcjpwYXNz'],
+    ['a key sent bare, with no scheme', () => biz.testKey],
+    ['a real key under another scheme', () => `Token ${biz.testKey}`],
+  ])('%s gives 401 authentication_error "Authorization must use the Bearer scheme"', async (_, header) => {
+    const value = typeof header === 'function' ? header() : header;
+    const res = await stack.http.get('/api/checkout/sessions', { headers: { Authorization: value } });
+    expectError(res, 401, 'authentication_error', 'Authorization must use the Bearer scheme');
+  });
+
+  it('takes the scheme in any letter case', async () => {
+    expect((await stack.http.get('/api/checkout/sessions', { headers: { Authorization: `bearer ${biz.testKey}` } })).status).toBe(200);
+    expect((await stack.http.get('/api/checkout/sessions', { headers: { Authorization: `BEARER  ${biz.testKey}` } })).status).toBe(200);
   });
 
   it('a revoked key gives 401', async () => {

@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { errorMiddleware, isUnavailable } from '../../src/http/error-middleware.js';
 
-async function call(app: Koa): Promise<{ status: number; body: any }> {
+async function call(app: Koa): Promise<{ status: number; body: any; headers: Record<string, string> }> {
   const server = http.createServer(app.callback()).listen(0);
   const { port } = server.address() as AddressInfo;
   try {
     const res = await fetch(`http://127.0.0.1:${port}/`);
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: await res.json(), headers: Object.fromEntries(res.headers) };
   } finally {
     server.close();
   }
@@ -34,7 +34,7 @@ describe('error middleware', () => {
     expect(reported).toHaveLength(1);
   });
 
-  it('maps a refused database connection to 503', async () => {
+  it('maps a refused database connection to 503, which says when to retry (Retry-After: 1, retryAfter: 1)', async () => {
     const app = new Koa();
     app.on('error', () => {});
     app.use(errorMiddleware);
@@ -43,7 +43,11 @@ describe('error middleware', () => {
     });
     const res = await call(app);
     expect(res.status).toBe(503);
-    expect(res.body.error.type).toBe('service_unavailable');
+    expect(res.body).toEqual({
+      success: false,
+      error: { type: 'service_unavailable', message: 'The service is temporarily unavailable; please retry', retryAfter: 1 },
+    });
+    expect(res.headers['retry-after']).toBe('1');
   });
 
   // What a PostgreSQL restart and a Temporal outage throw, each seen by the fault suite (test/faults).

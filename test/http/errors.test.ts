@@ -26,10 +26,12 @@ describe('error catalogue', () => {
     ['insufficient_balance_for_refund', 400, 'validation_error', 'Insufficient balance for refund'],
     ['webhook_url_not_https', 400, 'validation_error', 'URL must be HTTPS'],
     ['invalid_api_key', 401, 'authentication_error', 'Invalid API key'],
+    ['api_key_missing', 401, 'authentication_error', 'No API key: send Authorization: Bearer <key>'],
+    ['authorization_not_bearer', 401, 'authentication_error', 'Authorization must use the Bearer scheme'],
     ['withdrawal_not_found', 404, 'not_found', 'Withdrawal not found'],
     ['refund_not_found', 404, 'not_found', 'Refund not found'],
     ['webhook_endpoint_not_found', 404, 'not_found', 'Webhook endpoint not found'],
-  ] as const)('%s is %i %s "%s", as the spec says', (code, status, type, message) => {
+  ] as const)('%s is %i %s "%s", as the spec (or docs/decisions.md) says', (code, status, type, message) => {
     const error = new ApiError(code);
     expect([error.status, error.type, error.message]).toEqual([status, type, message]);
   });

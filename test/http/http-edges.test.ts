@@ -9,13 +9,13 @@ const biz = useBusiness(stack);
 const port = () => new URL(stack.origin).port;
 
 describe('HTTPS only', () => {
-  it('a plain http:// request to the API port fails', async () => {
-    const attempt = new Promise<number>((resolve, reject) => {
-      const req = http.get(`http://localhost:${port()}/api/checkout/sessions`, (res) => resolve(res.statusCode ?? 0));
+  it('a plain http:// request to the API port fails: 400 in plain text, not the API (test/http/plain-http.test.ts)', async () => {
+    const attempt = new Promise<{ status: number; type?: string }>((resolve, reject) => {
+      const req = http.get(`http://localhost:${port()}/api/checkout/sessions`, (res) => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'] }));
       req.on('error', reject);
       req.setTimeout(5000, () => req.destroy(new Error('timeout')));
     });
-    await expect(attempt).rejects.toThrow();
+    await expect(attempt).resolves.toEqual({ status: 400, type: 'text/plain; charset=utf-8' });
   });
 
   it('a TLS client that does not trust the CA is refused by the handshake', async () => {

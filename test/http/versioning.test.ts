@@ -39,7 +39,7 @@ describe('/api/v1 serves every /api operation identically, with API-Version: v1'
 
       const unauthenticated = await stack.http.get(`${prefix}/checkout/sessions`);
       expect(unauthenticated.status).toBe(401);
-      expect(unauthenticated.body.error.message).toBe('Invalid API key');
+      expect(unauthenticated.body.error.message).toBe('No API key: send Authorization: Bearer <key>');
       expect(unauthenticated.headers['api-version']).toBe('v1');
 
       const missing = await stack.http.get(`${prefix}/checkout/sessions/00000000-0000-7000-8000-000000000000`, { key: biz.testKey });

@@ -166,3 +166,36 @@ describe('@payments/client lists', () => {
     expect(seen).toHaveLength(1);
   });
 });
+
+describe('options a caller forgot', () => {
+  const fetch = (async () => json(200, {})) as typeof globalThis.fetch;
+
+  it.each([
+    ['no baseUrl (an unset PAYMENTS_API_URL)', { apiKey: 'mp_test_key', baseUrl: process.env.PAYMENTS_UNSET_URL_FOR_THIS_TEST }],
+    ['an empty one', { apiKey: 'mp_test_key', baseUrl: '' }],
+  ])('%s: a TypeError naming baseUrl and PAYMENTS_API_URL', (_, options) => {
+    expect(() => createPaymentsClient({ ...options, fetch } as never)).toThrow(
+      new TypeError(
+        "createPaymentsClient: baseUrl is missing. Give the API's URL with its version, such as https://payments.example.com/api/v1 (the README's examples read it from PAYMENTS_API_URL: is that variable set?)",
+      ),
+    );
+  });
+
+  it('a baseUrl that is not an absolute URL: a TypeError saying which', () => {
+    expect(() => createPaymentsClient({ apiKey: 'mp_test_key', baseUrl: 'localhost:3443/api/v1', fetch })).toThrow(
+      new TypeError('createPaymentsClient: baseUrl must be an absolute URL such as https://payments.example.com/api/v1, not "localhost:3443/api/v1"'),
+    );
+  });
+
+  it('no apiKey: a TypeError naming apiKey and PAYMENTS_API_KEY', () => {
+    expect(() => createPaymentsClient({ baseUrl: 'https://pay.example/api/v1', fetch } as never)).toThrow(
+      new TypeError(
+        "createPaymentsClient: apiKey is missing. Give your business's key, mp_test_… or mp_live_… (the README's examples read it from PAYMENTS_API_KEY: is that variable set?)",
+      ),
+    );
+  });
+
+  it('no options at all: the baseUrl message first', () => {
+    expect(() => (createPaymentsClient as (o?: unknown) => unknown)()).toThrow(/baseUrl is missing/);
+  });
+});

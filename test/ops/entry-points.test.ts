@@ -67,6 +67,14 @@ describe('NODE_ENV=test outside the test suite', () => {
   });
 });
 
+describe('FAILPOINTS outside the test suite', () => {
+  it.each(['api', 'worker'] as const)('stops %s in production with one line naming it: its admin port could pause payments', async (entry) => {
+    const { code, stderr } = await run(entry, { NODE_ENV: 'production', FAILPOINTS: 'true' }).exited;
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toEqual(['Invalid configuration: FAILPOINTS is for the fault suite only (it lets the admin port pause payments); unset it']);
+  });
+});
+
 describe('SIGTERM', () => {
   const common = () => ({
     DATABASE_URL: stack.databaseUrl,

@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -9,7 +9,7 @@ import { DATA_ROOT, effectiveDataDir } from '../../src/dev/postgres-user.js';
 import { launchChromium } from '../browser/chromium.js';
 import { eventually } from '../support/payments.js';
 import { forceStop, freshClone, readmeQuickStart, runLine, troubleIn, userEnv, waitFor, type Clone, type Running } from '../support/quick-start.js';
-import { fillPlaceholders, readmeBlocks, startShell, type Shell } from '../support/readme-blocks.js';
+import { fillPlaceholders, lastIdOf, placeholdersOf, readmeBlocks, readmeTypeScript, startShell, unreadFences, type Shell } from '../support/readme-blocks.js';
 
 /**
  * The README, followed from the top by a newcomer: a fresh clone in a directory only its owner can
@@ -17,13 +17,17 @@ import { fillPlaceholders, readmeBlocks, startShell, type Shell } from '../suppo
  * running here), then every shell block in order, in one shell, as written; the example shop started
  * by its README command and used in a real browser: bought, paid, a delivery sent twice, refunded. The
  * machine presets NODE_EXTRA_CA_CERTS to the system's bundle, as some do, which must not stop the shop
- * trusting the API. Then Ctrl-C, and `npm test` in the clone. As root and as anyone else.
+ * trusting the API. Then Ctrl-C, the README's clean-up, and `npm test` in the clone. As root and as
+ * anyone else. Before all that: every fenced block is one the test runs, compiles or shows as text, and
+ * the TypeScript compiles against the kit as a reader would paste it.
  */
 const repo = process.cwd();
 const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');
 const commands = readmeQuickStart(readme);
 const blocks = readmeBlocks(readme);
 const SYSTEM_CAS = '/etc/ssl/certs/ca-certificates.crt';
+/** What the README's TypeScript leaves to the reader's own code, declared so that the rest is checked. */
+const READERS_OWN = 'declare function fulfil(sessionId: string): void;';
 const root = process.getuid?.() === 0;
 
 let clone: Clone;
@@ -62,6 +66,29 @@ afterAll(async () => {
 }, 90_000);
 
 describe('the README, followed from the top in a fresh clone', () => {
+  it('has no fenced block the test would skip unseen: each is sh (run), ts (compiled) or text (shown)', () => {
+    expect(unreadFences(readme)).toEqual([]);
+    expect(blocks.length).toBeGreaterThan(5);
+  });
+
+  it('compiles its TypeScript (the constructEvent example) against the kit, with the repository’s compiler options', () => {
+    const snippets = readmeTypeScript(readme);
+    expect(snippets.length).toBeGreaterThan(0);
+    // Under node_modules, so the kit's packages resolve as in the repository (workspace links, source condition).
+    const dir = mkdtempSync(path.join(repo, 'node_modules', '.readme-ts-'));
+    try {
+      const files = snippets.map((code, i) => {
+        writeFileSync(path.join(dir, `snippet-${i}.ts`), `${code}\n${READERS_OWN}\n`);
+        return `snippet-${i}.ts`;
+      });
+      writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: path.join(repo, 'tsconfig.json'), compilerOptions: { noEmit: true }, include: [], files }));
+      const tsc = spawnSync(process.execPath, [path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { encoding: 'utf8' });
+      expect({ status: tsc.status, output: `${tsc.stdout}${tsc.stderr}`.replaceAll(dir, '<snippet>') }).toEqual({ status: 0, output: '' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('starts with two commands: npm start and npm test', () => {
     expect(commands.map((c) => c.replace(/\s*#.*$/, ''))).toEqual(['npm start', 'npm test']);
   });
@@ -84,8 +111,15 @@ describe('the README, followed from the top in a fresh clone', () => {
     shell = startShell(clone.dir, env);
     let shown = banner; // what the reader has seen: ids to copy come from here
     const ran: string[] = [];
+    const terminal = () => start!.output().slice(banner.length);
     const run = async (command: string) => {
-      const filled = fillPlaceholders(command, shown);
+      for (const prefix of placeholdersOf(command)) {
+        if (lastIdOf(prefix, shown)) continue;
+        // An id no command printed is on npm start's terminal (a dispute's, 2 s after its payment): a
+        // reader waits for its line.
+        await eventually(`npm start's terminal to show a ${prefix}_ id for ${command}`, async () => lastIdOf(prefix, terminal()) !== undefined, 90_000);
+      }
+      const filled = fillPlaceholders(command, shown, terminal());
       const { status, output } = await shell!.run(filled, 240_000);
       shown += output;
       ran.push(filled);
@@ -103,7 +137,7 @@ describe('the README, followed from the top in a fresh clone', () => {
     const walk = shopWalk(shopOrigin, `https://localhost:${ports.PORT}`);
     let retried = '';
     for (const block of blocks) {
-      if (block.marker.kind === 'skip') continue;
+      if (block.marker.kind === 'skip' || block.marker.kind === 'after-stop') continue;
       if (block.marker.kind === 'background') {
         for (const command of block.commands) {
           const started = runLine(command, clone.dir, env);
@@ -131,11 +165,17 @@ describe('the README, followed from the top in a fresh clone', () => {
     const moves = rows.slice(1).map((row) => `${row[1]} ${row[2]} ${row[5]}`);
     expect(moves).toEqual(expect.arrayContaining(['payment 2306 available', 'reserve_hold 245 reserved', 'refund -2551 available']));
 
-    // The terminal under the banner: a short line per payment and refund, no JSON.
-    const terminal = start!.output().slice(banner.length);
-    expect(terminal.match(/^\d\d:\d\d:\d\d {2}payment of \$25\.51 succeeded/gm)).toHaveLength(2);
-    expect(terminal).toMatch(/^\d\d:\d\d:\d\d {2}refund of \$25\.51 completed/m);
-    expect(terminal).not.toMatch(/"level":/);
+    // The terminal under the banner: a short line per payment (the README's two, the shop's two), refund
+    // and step of the dispute, with its id, amount, kind, reason and due date; no JSON.
+    expect(terminal().match(/^\d\d:\d\d:\d\d {2}payment of \$25\.51 succeeded/gm)).toHaveLength(4);
+    expect(terminal()).toMatch(/^\d\d:\d\d:\d\d {2}refund of \$25\.51 completed/m);
+    expect(terminal()).toMatch(
+      /^\d\d:\d\d:\d\d {2}dispute of \$25\.51 opened, a chargeback \(fraudulent\): evidence due by \d{4}-\d\d-\d\d \d\d:\d\d UTC \(dsp_[0-9a-f]{32}, session [0-9a-f-]{36}\)$/m,
+    );
+    expect(terminal()).toMatch(/^\d\d:\d\d:\d\d {2}dispute of \$25\.51: evidence submitted, now under review \(dsp_/m);
+    // The README's evidence wins (the simulated network decides 5 s after the submission).
+    await eventually('the dispute won', async () => /^\d\d:\d\d:\d\d {2}dispute of \$25\.51 won: the amount was returned to the balance/m.test(terminal()), 60_000);
+    expect(terminal()).not.toMatch(/"level":|^\d\d:\d\d:\d\d {2}event /m);
   }, 900_000);
 
   it('Ctrl-C stops npm start, its database and Temporal, and leaves nothing to say', async () => {
@@ -156,7 +196,18 @@ describe('the README, followed from the top in a fresh clone', () => {
     expect(runningEmbeddedPort(path.join(clone.dir, '.data', 'pg'))).toBeNull();
     expect(await accepts(Number(ports.DEV_TEMPORAL_PORT))).toBe(false);
     expect(existsSync(path.join(clone.dir, '.data', 'demo.env'))).toBe(false); // it described a service now gone
-  }, 120_000);
+
+    // Then the README's clean-up: the data is gone, the database's too wherever it was (as root, outside the clone).
+    const database = effectiveDataDir(path.join(clone.dir, '.data', 'pg'));
+    expect(existsSync(path.join(database, 'PG_VERSION'))).toBe(true);
+    const cleanUp = blocks.filter((b) => b.marker.kind === 'after-stop').flatMap((b) => b.commands);
+    expect(cleanUp).toEqual(['npm run clean']);
+    for (const command of cleanUp) {
+      const { status, output } = await shell!.run(command, 120_000);
+      expect({ command, status, output: status ? output : '' }).toEqual({ command, status: 0, output: '' });
+    }
+    expect([existsSync(path.join(clone.dir, '.data')), existsSync(database), existsSync(path.dirname(database))]).toEqual([false, false, false]);
+  }, 240_000);
 
   it('npm test runs in the clone (one small file, through the README command)', async () => {
     const run = runLine(`${commands[1]!.replace(/\s*#.*$/, '')} -- test/http/versioning.test.ts`, clone.dir, userEnv(repo));

@@ -12,7 +12,9 @@
  * real history of the old code too.
  */
 
+import { randomUUID } from 'node:crypto';
 import { DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
+import { checkoutWorkflow } from '../../workflows/checkout.js';
 import { recordEvent } from '../../src/modules/events/event.service.js';
 import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
@@ -31,6 +33,8 @@ import { checkoutWorkflowId, disputeWorkflowId, refundWorkflowId, reserveRelease
 /** The commit that made an unknown charge outcome a lookup; its parent is the payment workflow before it. */
 const LOOKUP_COMMIT = 'c86a951b157b535181a6dbc0203f1899ae7ed632';
 const TIMEOUT_CHARGED = '4000000000000408';
+/** The commit before the checkout workflow owned payments in doubt (and checked the session its messages name). */
+const IN_DOUBT_PARENT = 'b02302caa4e60982bee9285183ce038bedf7eec1';
 
 const record = process.env.RECORD_HISTORIES === '1' ? describe : describe.skip;
 const recorded: Fixture[] = [];
@@ -50,6 +54,49 @@ async function payAndRecord(stack: TestStack, biz: TestBusiness, card: string, n
   const { sessionId, workflowId, history } = await payAndWait(stack, biz, card);
   recorded.push(saveHistory(history, { name, workflowId, workflowType: 'checkoutWorkflow', branch, recordedWith }));
   return sessionId;
+}
+
+/** A checkout workflow started as a lost pay leaves it: the run exists, no update ever reaches it. */
+async function startWithoutPay(stack: TestStack, sessionId: string, workflow: typeof checkoutWorkflow | 'checkoutWorkflow' = checkoutWorkflow) {
+  const [{ expires_at }] = await sql<{ expires_at: Date }>(stack, 'select expires_at from checkout_sessions where id = ?', [sessionId]);
+  return stack.temporal.workflow.start(workflow, {
+    workflowId: checkoutWorkflowId(sessionId),
+    taskQueue: stack.config.temporal.taskQueue,
+    args: [{ sessionId, expiresAt: new Date(expires_at).toISOString() }],
+  });
+}
+
+/**
+ * A session left `processing` by an attempt whose pay was lost (written as `beginPayment` writes it, a
+ * minute ago), and its checkout workflow with no pay: the in-doubt check finds it and settles it. No
+ * charge was made, so it fails.
+ */
+async function recordSettledInDoubt(stack: TestStack, biz: TestBusiness) {
+  const session = await createSession(stack, biz.testKey);
+  await sql(stack, `update checkout_sessions set status = 'processing', payment_attempt_id = ?, updated_at = now() - interval '1 minute' where id = ?`, [
+    randomUUID(),
+    session.id,
+  ]);
+  const handle = await startWithoutPay(stack, session.id);
+  const history = await closedHistory(stack.temporal, handle.workflowId, 120_000);
+  recorded.push(saveHistory(history, { name: 'checkout-payment-settled-in-doubt', workflowId: handle.workflowId, workflowType: 'checkoutWorkflow', branch: 'payment in doubt: no pay reached the workflow, the session is processing; settled (no charge: failed)' }));
+}
+
+/** The customer cancels a session whose checkout workflow waits for a pay: the workflow hears it and closes. */
+async function recordCancelled(stack: TestStack, biz: TestBusiness, old?: { recordedWith: string }) {
+  const session = await createSession(stack, biz.testKey);
+  const handle = await startWithoutPay(stack, session.id, old ? 'checkoutWorkflow' : checkoutWorkflow);
+  if (old) {
+    // The signal as the API sent it before it named its session.
+    await sql(stack, `update checkout_sessions set status = 'cancelled' where id = ?`, [session.id]);
+    await handle.signal('sessionClosed', 'cancelled');
+  } else {
+    const res = await stack.http.post(`/checkout/${session.id}/cancel`, undefined, { offDocument: true });
+    if (res.status !== 303) throw new Error(`cancel: ${res.status} ${res.text}`);
+  }
+  const name = old ? 'checkout-session-cancelled-before-payment-in-doubt' : 'checkout-session-cancelled';
+  const branch = old ? 'checkout: the customer cancels; the closed signal without its session id (code before payment-in-doubt)' : 'checkout: the customer cancels the session its workflow waits on';
+  recorded.push(saveHistory(await closedHistory(stack.temporal, handle.workflowId), { name, workflowId: handle.workflowId, workflowType: 'checkoutWorkflow', branch, recordedWith: old?.recordedWith }));
 }
 
 /** Waits for a reserve's release and records it. */
@@ -108,6 +155,8 @@ record('recording replay fixtures from the real dev server', () => {
       await payAndRecord(stack, biz, CARDS.declined, 'checkout-payment-declined', 'payment: decline');
       await payAndRecord(stack, biz, TIMEOUT_CHARGED, 'checkout-payment-unknown-then-charged', 'payment: unknown outcome resolved, charged (lookUpCharge finds it)');
       await payAndRecord(stack, biz, CARDS.processingError, 'checkout-payment-unknown-then-not-found', 'payment: unknown outcome resolved, not found (failed)');
+      await recordSettledInDoubt(stack, biz);
+      await recordCancelled(stack, biz);
 
       await refundAndRecord(stack, biz, CARDS.success, 'refund-completed', 'refund: completed');
       await refundAndRecord(stack, biz, CARDS.refundDeclined, 'refund-failed', 'refund: failed (the processor declines it)');
@@ -308,6 +357,15 @@ record('recording replay fixtures from the real dev server', () => {
         'payment: charge failed, declined at once (code before the unknown-charge-lookup patch)',
         `workflows/checkout-payment.ts at ${LOOKUP_COMMIT.slice(0, 7)}^`,
       );
+    }, 300_000);
+
+    it('the checkout workflow before `payment-in-doubt`: the closed signal without its session id', async () => {
+      old?.remove();
+      await stopWorker?.();
+      old = copyOfWorkflows(IN_DOUBT_PARENT, ['checkout.ts', 'checkout-payment.ts']);
+      stopWorker = await startWorkerOn(stack, old.workflowsPath);
+      const biz = await stack.business({ ...DEMO_BUSINESS, name: 'Old code' });
+      await recordCancelled(stack, biz, { recordedWith: `workflows/checkout.ts at ${IN_DOUBT_PARENT.slice(0, 7)}` });
     }, 300_000);
   });
 });

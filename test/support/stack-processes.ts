@@ -75,12 +75,13 @@ export function stackProcesses(wiring: Wiring) {
      * `src/main/worker.ts` (workflows, activities and the outbox relay), or a test's own worker `entry`
      * wired the same way; resolves once it says `worker running`.
      */
-    async worker(opts: { name?: string; entry?: string; env?: Record<string, string> } = {}): Promise<ServiceProcess> {
-      const proc = run(opts.name ?? 'worker', opts.entry ?? 'src/main/worker.ts', { ADMIN_PORT: String(await freePort()), ...opts.env });
+    async worker(opts: { name?: string; entry?: string; env?: Record<string, string> } = {}): Promise<ServiceProcess & { adminOrigin: string }> {
+      const adminPort = await freePort();
+      const proc = run(opts.name ?? 'worker', opts.entry ?? 'src/main/worker.ts', { ADMIN_PORT: String(adminPort), ...opts.env });
       // A worker bundles its workflows (webpack) before it polls: seconds alone, over a minute when the
       // machine's two cores are busy.
       await proc.waitFor('worker running', 180_000);
-      return proc;
+      return { ...proc, adminOrigin: `http://127.0.0.1:${adminPort}` };
     },
   };
 }

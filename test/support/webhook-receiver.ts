@@ -31,12 +31,16 @@ export async function startReceiver() {
   const tls = await ensureDevCertificate(dir);
   const received: ReceivedWebhook[] = [];
   const scripts = new Map<string, Answer[]>();
+  /** Requests of each path that arrived and are still open: held, their sender still waiting. */
+  const open = new Map<string, number>();
   const server = https.createServer({ cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const route = req.url ?? '/';
       received.push({ path: route, headers: req.headers, rawBody: Buffer.concat(chunks), at: Date.now() });
+      open.set(route, (open.get(route) ?? 0) + 1);
+      res.once('close', () => open.set(route, open.get(route)! - 1));
       const answers = scripts.get(route) ?? [{ status: 200, body: 'ok' }];
       const answer = answers.length > 1 ? answers.shift()! : answers[0];
       const reply = () => {
@@ -64,6 +68,8 @@ export async function startReceiver() {
       return `https://localhost:${port}${route}`;
     },
     at: (url: string) => received.filter((r) => r.path === new URL(url).pathname),
+    /** How many requests to `url` are held open now (answered or cut off by their sender: no longer counted). */
+    openAt: (url: string) => open.get(new URL(url).pathname) ?? 0,
     received,
     /** An outage: the port refuses connections until `recover`. */
     down: stopListening,

@@ -174,8 +174,9 @@ describe('per-endpoint throttle: rateLimitPerSecond', () => {
 
   it('is 1 to 1000 on create and update; null removes it', async () => {
     const url = receiver.url();
-    const message = 'rateLimitPerSecond must be an integer from 1 to 1000';
-    for (const bad of [0, 1001, 2.5, '5']) {
+    const range = 'rateLimitPerSecond must be an integer from 1 to 1000';
+    const type = 'rateLimitPerSecond must be an integer, such as 1';
+    for (const [bad, message] of [[0, range], [1001, range], [2.5, type], ['5', type]] as const) {
       const res = await stack.http.post('/api/webhooks', { url, events: ['*'], rateLimitPerSecond: bad }, { key: biz.testKey });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ type: 'validation_error', errors: [{ path: ['rateLimitPerSecond'], message }] });

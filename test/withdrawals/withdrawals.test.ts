@@ -91,6 +91,16 @@ describe('POST /api/withdrawals', () => {
     expect(await balanceOf(stack.orm, testMode(biz.id))).toMatchObject({ available: 0, reserved: 450, pendingWithdrawal: 4_048 });
   });
 
+  it('says an amount given as text must be a number of dollars, before anything else is checked', async () => {
+    const biz = await fundedBusiness(0);
+    const message = 'Amount must be a number of dollars, such as 125.50';
+    for (const amount of ['10.00', null]) {
+      const res = await withdraw(biz, wallet(amount as unknown as number));
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ type: 'validation_error', message, errors: [{ path: ['amount'], message }] });
+    }
+  });
+
   it('refuses a business with no withdrawal method: "Withdrawal method not found"', async () => {
     const biz = await stack.business();
     await creditAvailable(stack.orm, testMode(biz.id), 1_000);
@@ -112,7 +122,6 @@ describe('POST /api/withdrawals', () => {
     ['a zero amount', wallet(0), ['amount']],
     ['a negative amount', wallet(-5), ['amount']],
     ['more than two decimals', wallet(1.005), ['amount']],
-    ['an amount given as text', wallet('10' as never), ['amount']],
   ])('rejects %s with a validation error naming the field', async (_name, body, path) => {
     const biz = await fundedBusiness(100_000);
     const res = await withdraw(biz, body);
@@ -246,6 +255,14 @@ describe('GET /api/withdrawals', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.errors[0].path).toEqual([path]);
     }
+  });
+
+  it('says a page that is no integer is not one', async () => {
+    const biz = await fundedBusiness(0);
+    const res = await stack.http.get('/api/withdrawals?page=second', { key: biz.testKey });
+    expect(res.status).toBe(400);
+    const message = 'Page must be an integer, such as 1';
+    expect(res.body.error).toMatchObject({ type: 'validation_error', message, errors: [{ path: ['page'], message }] });
   });
 
   it('reads one withdrawal with its destination, and 404 "Withdrawal not found" for an unknown id', async () => {

@@ -31,11 +31,36 @@ async function ok<D>(call: Promise<{ data?: D; error?: unknown; response: Respon
 }
 
 /**
+ * What a caller forgot, said as such: a `baseUrl` read from an unset variable used to fail inside with
+ * "Cannot read properties of undefined (reading 'replace')". Each names the option and the variable
+ * the README's examples set it from.
+ */
+function checkOptions(options: PaymentsClientOptions | undefined): void {
+  const { baseUrl, apiKey } = (options ?? {}) as { baseUrl?: unknown; apiKey?: unknown };
+  if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
+    throw new TypeError(
+      "createPaymentsClient: baseUrl is missing. Give the API's URL with its version, such as https://payments.example.com/api/v1 " +
+        "(the README's examples read it from PAYMENTS_API_URL: is that variable set?)",
+    );
+  }
+  if (!/^https?:\/\//i.test(baseUrl) || !URL.canParse(baseUrl)) {
+    throw new TypeError(`createPaymentsClient: baseUrl must be an absolute URL such as https://payments.example.com/api/v1, not ${JSON.stringify(baseUrl)}`);
+  }
+  if (typeof apiKey !== 'string' || apiKey.trim() === '') {
+    throw new TypeError(
+      "createPaymentsClient: apiKey is missing. Give your business's key, mp_test_… or mp_live_… " +
+        "(the README's examples read it from PAYMENTS_API_KEY: is that variable set?)",
+    );
+  }
+}
+
+/**
  * The Payments API for a merchant's server: every operation of the document, typed from it, answering
  * the envelope's `data`. POSTs carry a fresh `Idempotency-Key` (the same one on each retry); network
  * errors, 429 and 5xx are retried with backoff; lists are async iterables over every page.
  */
 export function createPaymentsClient(options: PaymentsClientOptions) {
+  checkOptions(options);
   const api: Client<paths> = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { Authorization: `Bearer ${options.apiKey}` },

@@ -19,6 +19,7 @@ import { Migration20261126000000_disputes } from './Migration20261126000000_disp
 import { Migration20261126010000_webhook_recovery_index } from './Migration20261126010000_webhook_recovery_index.js';
 import { Migration20261126020000_row_counts } from './Migration20261126020000_row_counts.js';
 import { Migration20261126030000_history_indexes } from './Migration20261126030000_history_indexes.js';
+import { Migration20261127010000_processing_index } from './Migration20261127010000_processing_index.js';
 import { Migration20261127330000_dispute_reinstatement } from './Migration20261127330000_dispute_reinstatement.js';
 import { Migration20261127331000_delivery_event_time } from './Migration20261127331000_delivery_event_time.js';
 import { Migration20261127332000_event_sequence } from './Migration20261127332000_event_sequence.js';
@@ -49,6 +50,7 @@ export const migrationsList = [
   { name: 'Migration20261126010000_webhook_recovery_index', class: Migration20261126010000_webhook_recovery_index },
   { name: 'Migration20261126020000_row_counts', class: Migration20261126020000_row_counts },
   { name: 'Migration20261126030000_history_indexes', class: Migration20261126030000_history_indexes },
+  { name: 'Migration20261127010000_processing_index', class: Migration20261127010000_processing_index },
   { name: 'Migration20261127330000_dispute_reinstatement', class: Migration20261127330000_dispute_reinstatement },
   { name: 'Migration20261127331000_delivery_event_time', class: Migration20261127331000_delivery_event_time },
   { name: 'Migration20261127332000_event_sequence', class: Migration20261127332000_event_sequence },

@@ -121,7 +121,7 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'The Idempotency-Key was used with a different request',
   429: 'Rate limit exceeded',
   500: 'Unexpected server error',
-  503: 'A dependency (database or Temporal) is unreachable, or the request bodies in flight (of this process, or of this client address) are at their budget; retry, after Retry-After when given',
+  503: 'A dependency (database or Temporal) is unreachable, or the request bodies in flight (of this process, or of this client address) are at their budget; retry after Retry-After (always 1 s)',
 };
 
 /** Example details for the catalogue entries whose message or envelope takes parameters. */
@@ -148,7 +148,7 @@ function errorResponse(status: number, codes: ErrorCode[]): ZodOpenApiResponseOb
     Object.assign(headers, rateLimitHeaders, { 'Retry-After': retryAfter });
   }
   if (status === 405) headers.Allow = allow;
-  if (status === 503) Object.assign(headers, optional({ 'Retry-After': retryAfter }));
+  if (status === 503) Object.assign(headers, { 'Retry-After': retryAfter });
   return {
     description: STATUS_TEXT[status] ?? 'Error',
     headers: z.object(headers),
@@ -171,7 +171,7 @@ const ANY: ErrorCode[] = ['https_required', 'internal', 'service_unavailable'];
 /** A body (POST, PUT, PATCH, DELETE) is parsed before anything else. */
 const BODY: ErrorCode[] = ['invalid_json', 'unsupported_media_type', 'unsupported_content_encoding', 'body_too_large', 'body_too_deep', 'request_timeout'];
 /** Every operation behind an API key. */
-export const AUTHENTICATED: ErrorCode[] = [...ANY, 'invalid_api_key', 'business_not_approved', 'rate_limit_exceeded'];
+export const AUTHENTICATED: ErrorCode[] = [...ANY, 'api_key_missing', 'authorization_not_bearer', 'invalid_api_key', 'business_not_approved', 'rate_limit_exceeded'];
 /** A write: a read-only key is refused, and the body is read. */
 export const WRITE: ErrorCode[] = [...AUTHENTICATED, ...BODY, 'read_only_key'];
 /** A POST behind an API key: the Idempotency-Key rules (a malformed key is a validation error). */

@@ -38,7 +38,7 @@ export async function cancelSession(deps: CancelSessionDeps, sessionId: string):
   if (!session) return null;
   if (changed > 0) {
     try {
-      await deps.temporal.workflow.getHandle(checkoutWorkflowId(sessionId)).signal(sessionClosedSignal, 'cancelled');
+      await deps.temporal.workflow.getHandle(checkoutWorkflowId(sessionId)).signal(sessionClosedSignal, sessionId, 'cancelled');
     } catch (err) {
       // Most sessions never had a workflow: nobody tried to pay them.
       if (err instanceof WorkflowNotFoundError) return { cancelled: true, session };

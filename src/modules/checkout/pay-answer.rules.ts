@@ -4,11 +4,12 @@ import type { SessionStatus } from './session.entity.js';
 /**
  * What a pay call heard from the session's checkout workflow:
  * - `answered`: its update's result;
- * - `no_answer`: nothing before the request's deadline;
+ * - `no_answer`: nothing by the deadline, and the call was abandoned there;
+ * - `admitted`: nothing by the deadline, but the server holds the update, so a worker will run it;
  * - `refused`: no result will come: Temporal answered with an error instead (the update failed, the closed
- *   workflow could not start again, too many updates were in flight, Temporal could not be reached).
+ *   workflow could not start again, too many updates were in flight), or never admitted the update.
  */
-export type PayHeard = { kind: 'answered'; result: PayResult } | { kind: 'no_answer' } | { kind: 'refused' };
+export type PayHeard = { kind: 'answered'; result: PayResult } | { kind: 'no_answer' } | { kind: 'admitted' } | { kind: 'refused' };
 
 export type PayVerdict =
   | { answer: 'status'; status: SessionStatus | 'processing' }
@@ -19,8 +20,11 @@ export type PayVerdict =
  * The answer to a pay call, from what it heard and the session as the database has it afterwards. The
  * database decides who paid: the session's `paymentAttemptId` names the one call that moved it out of
  * `pending`. That call is told the session's status even when its update's own answer was lost (a
- * redelivered update, a result read from a later run), and every other call is told the session cannot
- * be paid, with the status that says why.
+ * restarted server, a redelivered update, a result read from a later run): a session in `processing` has
+ * an owner that ends it (its checkout workflow settles a payment it did not hear of), so `processing` is
+ * true. Every other call is told the session cannot be paid, with the status that says why. A session
+ * still `pending` is `processing` only while the server holds the call's update; otherwise nothing was
+ * charged and nothing will be, and the customer is told to retry (503).
  */
 export function payVerdict(
   session: { status: SessionStatus; paymentAttemptId?: string | null },
@@ -32,13 +36,14 @@ export function payVerdict(
   if (mine || ownOutcome) return { answer: 'status', status: session.status === 'pending' ? 'processing' : session.status };
   if (session.status !== 'pending') return { answer: 'not_payable', status: session.status };
   switch (heard.kind) {
-    // Still waiting for a worker, or paying right now: the customer is told it is processing.
-    case 'no_answer':
+    // Waiting for a worker: the update will run when one takes it.
+    case 'admitted':
       return { answer: 'status', status: 'processing' };
     // Another call's payment is under way and has not moved the session yet.
     case 'answered':
       return { answer: 'not_payable', status: heard.result.status ?? 'processing' };
     // Nothing was paid and nothing will be: the customer may try again.
+    case 'no_answer':
     case 'refused':
       return { answer: 'retry' };
   }

@@ -6,10 +6,16 @@ import { normaliseCardNumber } from '../processor/card.rules.js';
 import { ISO_COUNTRY_CODES } from './countries.rules.js';
 
 /** A whole number given as a JSON number or as digits in a string (form fields are strings). */
-const wholeNumber = (message: string) =>
-  z.union([z.number(), z.string().trim().regex(/^\d+$/, { error: message }).transform(Number)], { error: message }).pipe(
-    z.number().int({ error: message }),
-  );
+/**
+ * A whole number as a card form types it: a JSON number or a string of digits. Anything else is told its
+ * type ("Expiry month must be a whole number, such as 12"), not the range a number must be in.
+ */
+const wholeNumber = (label: string, example: number) => {
+  const wrongType = `${label} must be a whole number, such as ${example}`;
+  return z
+    .union([z.number(), z.string().trim().regex(/^\d+$/, { error: wrongType }).transform(Number)], { error: wrongType })
+    .pipe(z.number().int({ error: wrongType }));
+};
 
 const text = (label: string, max: number) =>
   z
@@ -26,11 +32,11 @@ export const cardInput = z
         .transform(normaliseCardNumber)
         .pipe(z.string().regex(/^\d{12,19}$/, { error: 'Card number must be 12 to 19 digits' }))
         .meta({ pattern: '^[\\s-]*(?:\\d[\\s-]*){12,19}$', description: '12 to 19 digits; spaces and dashes are ignored.', example: '4242 4242 4242 4242' }),
-      expMonth: wholeNumber('Expiry month must be 1-12')
+      expMonth: wholeNumber('Expiry month', 12)
         .pipe(z.number().min(1, { error: 'Expiry month must be 1-12' }).max(12, { error: 'Expiry month must be 1-12' }))
         .meta({ override: { anyOf: [{ type: 'integer', minimum: 1, maximum: 12 }, { type: 'string', pattern: '^\\s*0*(?:[1-9]|1[0-2])\\s*$' }] }, example: 12 }),
       // Two-digit years (as typed in MM/YY) mean this century.
-      expYear: wholeNumber('Expiry year must be a year such as 2030')
+      expYear: wholeNumber('Expiry year', 2030)
         .transform((year) => (year < 100 ? 2000 + year : year))
         .pipe(z.number().min(2000, { error: 'Expiry year must be a year such as 2030' }).max(2100, { error: 'Expiry year must be a year such as 2030' }))
         .meta({

@@ -1,11 +1,11 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
-import { WithStartWorkflowOperation, WorkflowUpdateStage, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { z } from 'zod';
-import { checkoutWorkflow, payUpdate, type PayRequest, type PayResult } from '../../../workflows/checkout.js';
+import type { PayRequest } from '../../../workflows/checkout.js';
 import { payVerdict, type PayHeard } from './pay-answer.rules.js';
-import { toSearchAttributePairs } from '../../../contracts/search-attributes.js';
-import { centsToDecimalString } from '../../domain/money.js';
+import { askWorkflowToPay, updateAdmitted } from './pay.transport.js';
+import { failpoint } from '../../ops/failpoints.js';
 import type { LivePayments } from '../../config.js';
 import { DomainError } from '../../domain/errors.js';
 import { requireLivePayments } from '../processor/live-mode.rules.js';
@@ -14,7 +14,6 @@ import type { payAnswerResource, PayInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.rules.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
 import { CheckoutSession } from './session.entity.js';
-import { checkoutWorkflowId } from '../../../contracts/workflow-ids.js';
 
 export interface PayDeps {
   orm: MikroORM;
@@ -55,20 +54,25 @@ export async function payableSession(deps: PayDeps, sessionId: string): Promise<
 /**
  * Pays a payable session from the hosted page. The card becomes a token here, in the request; the payment
  * itself runs in the session's checkout workflow (started if it is not running yet), which finishes even if
- * this process dies. The request waits a bounded time for the outcome, then answers what the database says.
+ * this process dies. The request waits a bounded time for the outcome, then answers what the database says:
+ * the database is read before any answer, so an answer never contradicts a move this call made.
  */
 export async function payCheckout(deps: PayDeps, session: CheckoutSession, input: PayInput): Promise<PayAnswer> {
   if (session.askShipping && !input.shipping) {
     throw new DomainError('validation_failed', { errors: [{ path: ['shipping'], message: 'Shipping address is required' }] });
   }
   const card = await tokenize(deps.processor, input.card);
-  // This call's name for its payment attempt: the database records it if this call is the one that pays.
+  // This call's name for its payment attempt (and its update's id): the database records it if this call pays.
   const attemptId = randomUUID();
   const deadline = Date.now() + deps.waitMs;
-  const heard = await askWorkflowToPay(deps, session, payRequest(attemptId, card, input, session));
-  if (heard.kind === 'no_answer') await ensureTemporalReachable(deps.temporal);
-  // The database has the answer: whether this call paid, and if not, why the session cannot be paid.
-  let current = await loadSession(deps, session.id);
+  let heard = await askWorkflowToPay(deps.temporal, deps.taskQueue, session, payRequest(attemptId, card, input, session), deadline);
+  await failpoint('pay.before-answer', session.id);
+  let current = await sessionAfter(deps, session, heard);
+  if (!current) return answerFrom(session, heard);
+  // Unanswered and nothing moved: whether anything will come of the call is the server's to say.
+  if (heard.kind === 'no_answer' && current.status === 'pending') {
+    heard = (await updateAdmitted(deps.temporal, session.id, attemptId)) ? { kind: 'admitted' } : { kind: 'refused' };
+  }
   // Temporal's answer was lost (an error reached this call after the workflow had accepted its update), and
   // the database shows this call's payment under way: its outcome is read there, by the same deadline.
   if (heard.kind === 'refused' && current.paymentAttemptId === attemptId && current.status === 'processing') {
@@ -78,6 +82,26 @@ export async function payCheckout(deps: PayDeps, session: CheckoutSession, input
   if (verdict.answer === 'not_payable') throw new DomainError('session_not_payable', { params: { status: verdict.status } });
   if (verdict.answer === 'retry') throw new DomainError('service_unavailable');
   return { sessionId: current.id, status: verdict.status, redirectUrl: paymentRedirectUrl(current) };
+}
+
+/**
+ * The session as the database has it after the call. When the database cannot be read but the workflow
+ * answered this call's own outcome, that answer stands (null): the payment is recorded, and telling the
+ * customer to retry a paid session would not be true.
+ */
+async function sessionAfter(deps: PayDeps, session: CheckoutSession, heard: PayHeard): Promise<CheckoutSession | null> {
+  try {
+    return await loadSession(deps, session.id);
+  } catch (err) {
+    if (heard.kind === 'answered' && heard.result.outcome !== 'not_payable') return null;
+    throw err;
+  }
+}
+
+/** The answer from the workflow's own result, when only that is known. */
+function answerFrom(session: CheckoutSession, heard: PayHeard): PayAnswer {
+  const status = (heard.kind === 'answered' && heard.result.status) || 'processing';
+  return { sessionId: session.id, status: status as PayAnswer['status'], redirectUrl: paymentRedirectUrl({ ...session, status }) };
 }
 
 /** The card as a token; a card the processor refuses to tokenize is a validation error on its field. */
@@ -91,8 +115,9 @@ async function tokenize(processor: PaymentProcessor, card: PayInput['card']): Pr
 }
 
 /** What the workflow is asked: the token and who pays, never the card itself. */
-function payRequest(attemptId: string, card: CardToken, input: PayInput, session: CheckoutSession): PayRequest {
+function payRequest(attemptId: string, card: CardToken, input: PayInput, session: CheckoutSession): PayRequest & { attemptId: string } {
   return {
+    sessionId: session.id,
     attemptId,
     token: card.token,
     cardBrand: card.brand,
@@ -103,65 +128,6 @@ function payRequest(attemptId: string, card: CardToken, input: PayInput, session
   };
 }
 
-/**
- * The `pay` Update of the session's checkout workflow, started with it if needed, and what was heard by
- * the deadline. The wait covers admission too: with no worker up, the update is never accepted and the
- * customer is told `processing` rather than left hanging. A late failure after the deadline is nobody's to handle.
- */
-async function askWorkflowToPay(deps: PayDeps, session: CheckoutSession, request: PayRequest): Promise<PayHeard> {
-  const outcome = deps.temporal.workflow
-    .startUpdateWithStart(payUpdate, { args: [request], waitForStage: WorkflowUpdateStage.ACCEPTED, startWorkflowOperation: checkoutStart(session, deps.taskQueue) })
-    .then((update) => update.result());
-  outcome.catch(() => undefined);
-  return Promise.race([outcome, wait(deps.waitMs)]).then(
-    (result): PayHeard => (result ? { kind: 'answered', result } : { kind: 'no_answer' }),
-    // Whatever Temporal answered instead of a result (the update failed or was refused, the closed workflow
-    // could not be started again, too many updates in flight, a start deduplicated into a closed run), the
-    // database says whether this call paid.
-    (): PayHeard => ({ kind: 'refused' }),
-  );
-}
-
-/** The session's checkout workflow, by reference as every start: the compiler checks `args` against its parameters. */
-function checkoutStart(session: CheckoutSession, taskQueue: string) {
-  return new WithStartWorkflowOperation(checkoutWorkflow, {
-    workflowId: checkoutWorkflowId(session.id),
-    taskQueue,
-    args: [{ sessionId: session.id, expiresAt: session.expiresAt.toISOString() }],
-    // The first pay starts the session's workflow; a second one (a retry, another tab) finds it running.
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    // Once the workflow has closed, the session's payment is over: a late call (or the client's own resend
-    // of an update whose acceptance it did not hear) must not start a second run that answers for the
-    // first. Only a run that failed or was terminated may be followed by a new one.
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-    staticSummary: `Checkout ${session.id} of $${centsToDecimalString(session.total)}`,
-    typedSearchAttributes: toSearchAttributePairs({
-      BusinessId: session.businessId,
-      Livemode: session.livemode,
-      PaymentStatus: session.status,
-      AmountInCents: session.total,
-    }),
-  });
-}
-
-/** How long the check after the deadline gives Temporal to answer. */
-const REACHABLE_CHECK_MS = 2_000;
-
-/**
- * Nothing by the deadline. With Temporal reachable, the payment is waiting for a worker or still
- * running, and `processing` is the truth. With Temporal unreachable, the update may never have been
- * admitted (its client call is still retrying), and one admitted but not yet accepted does not survive
- * a server restart: `processing` would promise a payment that may never happen, so the customer is told
- * to retry. A retry cannot charge twice: the workflow refuses a second payment of a session.
- */
-async function ensureTemporalReachable(temporal: Client): Promise<void> {
-  try {
-    await temporal.withDeadline(Date.now() + REACHABLE_CHECK_MS, () => temporal.workflowService.getSystemInfo({}));
-  } catch {
-    throw new DomainError('service_unavailable');
-  }
-}
-
 /** The session once its payment has ended, or as it is at the deadline. A poll: only a lost answer comes here. */
 async function paymentEndedBy(deps: PayDeps, sessionId: string, deadline: number): Promise<CheckoutSession> {
   for (;;) {
@@ -169,8 +135,4 @@ async function paymentEndedBy(deps: PayDeps, sessionId: string, deadline: number
     if (current.status !== 'processing' || Date.now() >= deadline) return current;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-function wait(ms: number): Promise<PayResult | null> {
-  return new Promise((resolve) => setTimeout(() => resolve(null), ms).unref());
 }

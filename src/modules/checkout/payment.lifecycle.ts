@@ -63,6 +63,19 @@ export async function beginPayment(
   return { started: false, status: current?.status ?? null };
 }
 
+/**
+ * A session's payment as its checkout workflow asks about it when it may be in doubt: its status, the
+ * attempt that moved it, and how long it has been in that status by the database's clock (the attempt's
+ * `updated_at` was written when it began).
+ */
+export async function paymentInDoubt(em: EntityManager, sessionId: string): Promise<{ status: SessionStatus | null; attemptId: string | null; processingForMs: number }> {
+  const [row] = await em.getConnection().execute<{ status: SessionStatus; payment_attempt_id: string | null; age_ms: number }[]>(
+    `select status, payment_attempt_id, (extract(epoch from now() - updated_at) * 1000)::float8 as age_ms from checkout_sessions where id = ?`,
+    [sessionId],
+  );
+  return { status: row?.status ?? null, attemptId: row?.payment_attempt_id ?? null, processingForMs: Math.max(0, Math.round(row?.age_ms ?? 0)) };
+}
+
 /** What the charge needs, read from the database (the truth) rather than carried in workflow history. */
 export async function chargeRequestOf(em: EntityManager, sessionId: string) {
   const session = await em.fork().findOneOrFail(CheckoutSession, { id: sessionId });

@@ -31,7 +31,7 @@ export const submitEvidenceInput = z
   .object({
     ...evidenceFields(),
     evidence: z.object(evidenceFields()).optional().meta({ description: 'The same fields, nested (Stripe’s form); a top-level field wins over its nested twin.' }),
-    submit: z.boolean({ error: 'submit must be a boolean' }).default(false).meta({
+    submit: z.boolean().default(false).meta({
       description: 'false (the default) saves a draft; true sends the evidence, after which it can no longer change.',
     }),
   })

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { OutboxEntry, OutboxMessage } from './outbox.entity.js';
-import { signalWorkflow, startWorkflowOnce } from './workflow-message.transport.js';
+import { signalWithStart, signalWorkflow, startWorkflowOnce } from './workflow-message.transport.js';
 
 type Handler<K extends OutboxMessage['kind']> = (message: Extract<OutboxMessage, { kind: K }>) => Promise<void>;
 export type OutboxHandlers = { [K in OutboxMessage['kind']]?: Handler<K> };
@@ -47,6 +47,7 @@ export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; 
       await startWorkflowOnce(deps.temporal, deps.taskQueue, message);
     },
     'workflow.signal': (message) => signalWorkflow(deps.temporal, message),
+    'workflow.signalWithStart': (message) => signalWithStart(deps.temporal, deps.taskQueue, message),
     ...deps.handlers,
   };
   const execute: Execute = <T extends object[]>(sql: string, params: unknown[]) => deps.orm.em.getConnection().execute<T>(sql, params);

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { WorkflowStart, WorkflowSignal } from './workflow-message.rules.js';
+import type { WorkflowStart, WorkflowSignal, WorkflowSignalWithStart } from './workflow-message.rules.js';
 
 /**
  * Work that must follow a committed state change: starting or signalling a workflow, or fanning an event
@@ -7,7 +7,7 @@ import type { WorkflowStart, WorkflowSignal } from './workflow-message.rules.js'
  * re-dispatches whatever a crash left behind, and deterministic workflow ids make a second dispatch
  * harmless. A workflow start is typed against the workflow it names (`workflowStart`, workflow-message.rules.ts).
  */
-export type OutboxMessage = WorkflowStart | WorkflowSignal | EventFanout;
+export type OutboxMessage = WorkflowStart | WorkflowSignal | WorkflowSignalWithStart | EventFanout;
 
 /** An event to send to its business's endpoints; `businessId` (absent on rows written before it) keeps the fan-outs of one move's events in order. */
 export interface EventFanout {

@@ -35,6 +35,26 @@ export interface WorkflowSignal {
   args: unknown[];
 }
 
+/**
+ * A signal that starts its workflow when no run is open, as the outbox stores it: for a record that must
+ * have an owner whether or not its workflow still runs (a payment left in doubt after its run closed).
+ */
+export interface WorkflowSignalWithStart extends Omit<WorkflowStart, 'kind'> {
+  kind: 'workflow.signalWithStart';
+  signalName: string;
+  signalArgs: unknown[];
+}
+
+/** Builds a signal-with-start by the workflow and the signal it names, so both argument lists are checked. */
+export function workflowSignalWithStart<W extends Workflow, Args extends unknown[]>(
+  workflow: W,
+  signal: SignalDefinition<Args>,
+  start: Omit<WorkflowStart, 'kind' | 'workflowType' | 'args'> & { args: Parameters<W>; signalArgs: Args },
+): WorkflowSignalWithStart {
+  const { kind: _start, ...message } = workflowStart(workflow, start);
+  return { kind: 'workflow.signalWithStart', ...message, signalName: signal.name, signalArgs: start.signalArgs };
+}
+
 /** Builds a signal by its definition (imported from the workflow), so `args` is checked against it. */
 export function workflowSignal<Args extends unknown[]>(signal: SignalDefinition<Args>, to: { workflowId: string; args: Args }): WorkflowSignal {
   return { kind: 'workflow.signal', workflowId: to.workflowId, signalName: signal.name, args: to.args };

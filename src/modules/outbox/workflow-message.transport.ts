@@ -2,7 +2,7 @@
 
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { toSearchAttributePairs } from '../../../contracts/search-attributes.js';
-import type { WorkflowSignal, WorkflowStart } from './workflow-message.rules.js';
+import type { WorkflowSignal, WorkflowSignalWithStart, WorkflowStart } from './workflow-message.rules.js';
 
 /**
  * Starts a workflow once. REJECT_DUPLICATE makes a second start fail as "already started" even after the
@@ -46,4 +46,21 @@ export async function signalWorkflow(temporal: Client, message: WorkflowSignal):
     );
     if (!closed) throw err;
   }
+}
+
+/**
+ * Signals the workflow, starting a run first when none is open, even after a closed one (a record that
+ * needs its owner again). Safe to repeat: the signal's handler is idempotent.
+ */
+export async function signalWithStart(temporal: Client, taskQueue: string, message: WorkflowSignalWithStart): Promise<void> {
+  await temporal.workflow.signalWithStart(message.workflowType, {
+    workflowId: message.workflowId,
+    taskQueue,
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    args: message.args,
+    signal: message.signalName,
+    signalArgs: message.signalArgs,
+    typedSearchAttributes: toSearchAttributePairs(message.searchAttributes ?? {}),
+    staticSummary: message.summary,
+  });
 }

@@ -7,6 +7,7 @@ import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from '../../http/open
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
+import { failpoint } from '../../ops/failpoints.js';
 import { metrics } from '../../ops/metrics.js';
 import { requireLivePayments } from '../processor/live-mode.rules.js';
 import { createRefundInput, listRefundsQuery, refundPagination, refundResource } from './refund.schemas.js';
@@ -62,6 +63,7 @@ export const refundOperations: Operation[] = [
         await idempotency(ctx).complete(tx, 201, { success: true, data: refundView(refund) });
         return outbox;
       });
+      await failpoint('refund.after-create', input.checkoutSessionId);
       deps.afterCommit([outbox]);
       metrics.refund('created');
     },

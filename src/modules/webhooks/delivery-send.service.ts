@@ -102,10 +102,10 @@ export function createClaimedDeliverySender(deps: WebhookSendDeps) {
     });
     metrics.webhookAttempt('failed');
     if (status !== 'pending') metrics.webhookDelivery('failed');
-    const next = status === 'pending' ? `next attempt in ${ms(postponeMs ?? input.nextDelayMs ?? 0, { long: true })}` : 'no attempts left, the delivery is failed';
+    const next = status === 'pending' ? `next attempt in ${ms(postponeMs ?? input.nextDelayMs ?? 0, { long: true })}` : 'no attempts left, so the delivery has failed';
     deps.log?.warn(
       { deliveryId: input.deliveryId, eventId: row.event_id, endpointId: row.endpoint_id, attempt: input.attemptNumber, statusCode: outcome.statusCode, error: outcome.error },
-      `webhook ${input.deliveryId} to ${row.url} failed (attempt ${input.attemptNumber}: ${outcome.statusCode ? `HTTP ${outcome.statusCode}` : outcome.error}); ${next}`,
+      `webhook delivery ${input.deliveryId} to ${row.url} failed (attempt ${input.attemptNumber}: ${outcome.statusCode ? `HTTP ${outcome.statusCode}` : outcome.error}); ${next}`,
     );
     return { outcome: 'failed', retryAfterMs: postponeMs };
   }

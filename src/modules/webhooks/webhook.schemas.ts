@@ -39,8 +39,8 @@ const description = z.string().max(256, { error: 'Description must be at most 25
 const RATE_LIMIT_MESSAGE = 'rateLimitPerSecond must be an integer from 1 to 1000';
 /** Attempts a second to the endpoint at most; null (or absent on create) for no limit. */
 const rateLimitPerSecond = z
-  .number({ error: RATE_LIMIT_MESSAGE })
-  .int({ error: RATE_LIMIT_MESSAGE })
+  .number()
+  .int()
   .min(1, { error: RATE_LIMIT_MESSAGE })
   .max(1000, { error: RATE_LIMIT_MESSAGE })
   .nullable();
@@ -65,8 +65,8 @@ export const createEndpointInput = z
     url: httpsUrl,
     events,
     description: description.optional(),
-    enabled: z.boolean({ error: 'enabled must be a boolean' }).optional(),
-    isActive: z.boolean({ error: 'isActive must be a boolean' }).optional(),
+    enabled: z.boolean().optional(),
+    isActive: z.boolean().optional(),
     rateLimitPerSecond: rateLimitPerSecond.optional(),
   })
   .superRefine(switchesAgree)
@@ -78,8 +78,8 @@ export const updateEndpointInput = z
   .object({
     url: httpsUrl.optional(),
     events: events.optional(),
-    isActive: z.boolean({ error: 'isActive must be a boolean' }).optional(),
-    enabled: z.boolean({ error: 'enabled must be a boolean' }).optional(),
+    isActive: z.boolean().optional(),
+    enabled: z.boolean().optional(),
     description: description.optional(),
     rateLimitPerSecond: rateLimitPerSecond.optional(),
   })

@@ -6,6 +6,7 @@ import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from '../../http/open
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok, pageMetaExample } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
+import { failpoint } from '../../ops/failpoints.js';
 import { metrics } from '../../ops/metrics.js';
 import { requireLivePayments } from '../processor/live-mode.rules.js';
 import {
@@ -74,6 +75,7 @@ export const withdrawalOperations: Operation[] = [
         await idempotency(ctx).complete(tx, 201, { success: true, data: createdWithdrawalView(withdrawal) });
         return outbox;
       });
+      await failpoint('withdrawal.after-create', callerOf(ctx).businessId);
       deps.afterCommit([outbox]);
       metrics.withdrawal('requested');
     },

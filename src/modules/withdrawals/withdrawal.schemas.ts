@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dollarsToCents } from '../../domain/money.js';
+import { dollars } from '../../domain/type-messages.js';
 import { cryptoDetails, walletDetails } from './destination.rules.js';
 import { cents, decimalDollars, pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
 import { WITHDRAWAL_STATUSES } from './withdrawal.entity.js';
@@ -8,8 +9,7 @@ import { WITHDRAWAL_STATUSES } from './withdrawal.entity.js';
 export const MAX_WITHDRAWAL_DOLLARS = 999_999_999.99;
 
 /** Dollars as a JSON number, more than zero, at most two decimals: becomes integer cents here, once. */
-const amount = z
-  .number({ error: 'Amount must be a number' })
+const amount = dollars()
   .gt(0, { error: 'Amount must be greater than 0' })
   .max(MAX_WITHDRAWAL_DOLLARS, { error: `Amount must not exceed ${MAX_WITHDRAWAL_DOLLARS}` })
   .meta({ multipleOf: 0.01, description: 'Dollars, at most two decimals.', example: 125.5 })

@@ -23,13 +23,24 @@ export const walletWithdrawal = (dollars: number) => ({
   destinationDetails: { walletEmail: 'payouts@merchant.example' },
 });
 
-/** Polls until `read` gives something truthy; throws with `what` when the time is up. */
+/**
+ * Polls until `read` gives something truthy; throws with `what` when the time is up. A read that throws
+ * (a dependency still coming back after a fault) is tried again, but one that is still throwing at the
+ * deadline fails with its own error, not with a timeout that hides it.
+ */
 export async function until<T>(what: string, read: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await read().catch(() => undefined);
+    let failure: unknown = null;
+    const value = await read().catch((err: unknown) => {
+      failure = err;
+      return undefined;
+    });
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      if (failure) throw new Error(`timed out waiting for ${what}; the last read failed: ${(failure as Error).message ?? failure}`, { cause: failure });
+      throw new Error(`timed out waiting for ${what}`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -26,6 +26,7 @@ export const SERVICE_UNAVAILABLE = {
   type: 'service_unavailable',
   message: 'The service is temporarily unavailable; please retry',
   requestId: expect.stringMatching(/^req_/),
+  retryAfter: 1,
 };
 
 /** An API process and a worker on `stack`, and a business with the money and the rate limit for the load. */
@@ -116,19 +117,28 @@ async function retryUntilDone(http: HttpClient, call: Call, apiKey: string, time
 }
 
 /**
- * A customer whose pay call failed tries again, unless the session is no longer pending (the first
- * call's payment went through after all). At most one try every 2 s: the pay limit is 10 a minute.
+ * A customer whose pay call got a 503 tries again, unless the session is no longer pending (the first
+ * call's payment went through after all). A 503 carries Retry-After, the documented answer to retry; the
+ * customer waits at least that, and 6 s between tries, inside the session's 10 pays a minute. Any other
+ * answer ends the retries: a 200 pays, a 400 says the session cannot be paid (the status it names is
+ * checked against the session), and a 500, or any 5xx but a 503, fails the test at once.
  */
-async function payAgainIfPending(stack: Stack, http: HttpClient, call: Call, timeoutMs = 60_000) {
+export async function payAgainIfPending(stack: Stack, http: HttpClient, call: Call, timeoutMs = 60_000) {
   const sessionId = call.path.split('/')[3];
   const until = Date.now() + timeoutMs;
   const statusOf = async () => (await sql(stack, 'select status from checkout_sessions where id = ?', [sessionId]))[0].status as string;
   for (;;) {
     if ((await statusOf()) !== 'pending') return;
-    const res = await http.post(call.path, call.body, { expect5xx: true }).catch(() => null);
-    if (res?.status === 200) return;
-    if (Date.now() > until) throw new Error(`pay ${sessionId} still failing: ${res?.status} ${res?.text}`);
-    await new Promise((r) => setTimeout(r, 2_000));
+    const res = await http.post(call.path, call.body, { expect5xx: true });
+    if (res.status === 200) return;
+    if (res.status === 400 && res.body.error?.type === 'validation_error') {
+      const told = /in (\w+) status/.exec(res.body.error.message)?.[1];
+      expect(['processing', 'completed', 'failed', 'cancelled']).toContain(told);
+      return;
+    }
+    if (res.status !== 503 || res.headers['retry-after'] === undefined) throw new Error(`pay ${sessionId} answered ${res.status}, not a retryable 503: ${res.text}`);
+    if (Date.now() > until) throw new Error(`pay ${sessionId} still answers 503 after ${timeoutMs / 1000} s: ${res.text}`);
+    await new Promise((r) => setTimeout(r, Math.max(Number(res.headers['retry-after']) * 1000, 6_000)));
   }
 }
 

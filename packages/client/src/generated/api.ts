@@ -572,7 +572,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -597,7 +597,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -688,7 +688,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -707,7 +707,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -726,7 +726,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -745,7 +745,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -764,7 +764,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -783,7 +783,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -802,7 +802,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -821,7 +821,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait; present on rate-limit errors. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
                 retryAfter?: number;
             };
         };
@@ -1312,7 +1312,7 @@ export type components = {
             };
         };
         /** @description Missing or invalid API key */
-        InvalidApiKey: {
+        Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "API-Version": components["headers"]["API-Version"];
@@ -1424,7 +1424,7 @@ export type components = {
                 "application/json": components["schemas"]["ApiErrorEnvelope"];
             };
         };
-        /** @description A dependency (database or Temporal) is unreachable, or the request bodies in flight (of this process, or of this client address) are at their budget; retry, after Retry-After when given */
+        /** @description A dependency (database or Temporal) is unreachable, or the request bodies in flight (of this process, or of this client address) are at their budget; retry after Retry-After (always 1 s) */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1434,7 +1434,7 @@ export type components = {
                 "X-RateLimit-Reset"?: number;
                 "RateLimit-Policy"?: string;
                 RateLimit?: string;
-                "Retry-After"?: number;
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -1664,7 +1664,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
@@ -1701,7 +1701,7 @@ export interface operations {
                         description?: (string & unknown) | null;
                         /**
                          * @description Dollars per unit, at most two decimals.
-                         * @example 19.99
+                         * @example 24.5
                          */
                         price: number;
                         quantity: number;
@@ -1746,7 +1746,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInProgress"];
@@ -1807,7 +1807,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["SessionNotFound"];
             429: components["responses"]["RateLimitExceeded"];
@@ -1966,7 +1966,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
@@ -2024,7 +2024,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             /** @description Not found */
             404: {
@@ -2095,7 +2095,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
@@ -2140,7 +2140,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
@@ -2195,7 +2195,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
@@ -2250,7 +2250,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
@@ -2308,7 +2308,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             /** @description Not found */
             404: {
@@ -2367,7 +2367,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
@@ -2430,7 +2430,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorEnvelope"];
                 };
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden3"];
             404: components["responses"]["SessionNotFound"];
             408: components["responses"]["RequestTimeout"];
@@ -2492,7 +2492,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             /** @description Not found */
             404: {
@@ -2558,7 +2558,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
@@ -2616,7 +2616,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["DisputeNotFound"];
             429: components["responses"]["RateLimitExceeded"];
@@ -2709,7 +2709,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorEnvelope"];
                 };
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DisputeNotFound"];
             408: components["responses"]["RequestTimeout"];
@@ -2772,7 +2772,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorEnvelope"];
                 };
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["DisputeNotFound"];
             408: components["responses"]["RequestTimeout"];
@@ -2820,7 +2820,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
@@ -2929,7 +2929,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorEnvelope"];
                 };
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden3"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInProgress"];
@@ -2990,7 +2990,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["WithdrawalNotFound"];
             429: components["responses"]["RateLimitExceeded"];
@@ -3050,7 +3050,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorEnvelope"];
                 };
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WithdrawalNotFound"];
             408: components["responses"]["RequestTimeout"];
@@ -3097,7 +3097,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
@@ -3163,7 +3163,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest2"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInProgress"];
@@ -3214,7 +3214,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["Internal"];
@@ -3258,7 +3258,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest3"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description Not found */
             404: {
@@ -3335,7 +3335,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["RateLimitExceeded"];
@@ -3401,7 +3401,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest2"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
             408: components["responses"]["RequestTimeout"];
@@ -3458,7 +3458,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorEnvelope"];
                 };
             };
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
             408: components["responses"]["RequestTimeout"];
@@ -3525,7 +3525,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest2"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
             408: components["responses"]["RequestTimeout"];
@@ -3575,7 +3575,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest3"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
             408: components["responses"]["RequestTimeout"];
@@ -3627,7 +3627,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest3"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
             408: components["responses"]["RequestTimeout"];
@@ -3675,7 +3675,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["InvalidApiKey"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
             408: components["responses"]["RequestTimeout"];

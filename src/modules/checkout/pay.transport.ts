@@ -1,0 +1,100 @@
+/** How a pay call reaches the session's checkout workflow, and what it can learn when no answer comes. */
+import {
+  isGrpcDeadlineError,
+  WithStartWorkflowOperation,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  WorkflowUpdateStage,
+  type Client,
+} from '@temporalio/client';
+import { checkoutWorkflow, payUpdate, type PayRequest } from '../../../workflows/checkout.js';
+import { toSearchAttributePairs } from '../../../contracts/search-attributes.js';
+import { checkoutWorkflowId } from '../../../contracts/workflow-ids.js';
+import { centsToDecimalString } from '../../domain/money.js';
+import { failpoint } from '../../ops/failpoints.js';
+import type { PayHeard } from './pay-answer.rules.js';
+import type { CheckoutSession } from './session.entity.js';
+
+/** How long the check after a silent deadline gives Temporal to say whether it holds the update. */
+const ADMISSION_CHECK_MS = 2_000;
+/** Temporal's UpdateWorkflowExecutionLifecycleStage ADMITTED (the client exports only its own names for the stages). */
+const ADMITTED_STAGE = 1;
+
+/**
+ * The `pay` Update of the session's checkout workflow, started with it if needed, and what was heard by
+ * `deadline`. The deadline is on the Temporal call itself (a gRPC deadline on every request it makes,
+ * retries included), so at the deadline the call is abandoned, not left retrying behind the answer: an
+ * update the server had not admitted by then never will be from this call. The update's id is the
+ * attempt's, so the server can later say whether it holds it (`updateAdmitted`).
+ */
+export async function askWorkflowToPay(
+  temporal: Client,
+  taskQueue: string,
+  session: CheckoutSession,
+  request: PayRequest & { attemptId: string },
+  deadline: number,
+): Promise<PayHeard> {
+  try {
+    const result = await temporal.withDeadline(deadline, async () => {
+      await failpoint('pay.before-update', session.id);
+      const update = await temporal.workflow.startUpdateWithStart(payUpdate, {
+        args: [request],
+        updateId: request.attemptId,
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+        startWorkflowOperation: checkoutStart(session, taskQueue),
+      });
+      return update.result();
+    });
+    return { kind: 'answered', result };
+  } catch (err) {
+    // Silent until the deadline (Temporal down, no worker yet, a payment still running): whether the
+    // update will still run is for the server to say. Anything else Temporal answered is a refusal (the
+    // update failed, the closed workflow could not start again, too many updates in flight), and the
+    // database says whether this call paid.
+    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isGrpcDeadlineError(err) || Date.now() >= deadline) return { kind: 'no_answer' };
+    return { kind: 'refused' };
+  }
+}
+
+/**
+ * Whether the server holds this call's update (admitted, so a worker will run it), after the call went
+ * unanswered. False when it does not (never admitted, so nothing will come of it) or cannot be reached.
+ */
+export async function updateAdmitted(temporal: Client, sessionId: string, attemptId: string): Promise<boolean> {
+  try {
+    const response = await temporal.withDeadline(Date.now() + ADMISSION_CHECK_MS, () =>
+      temporal.workflowService.pollWorkflowExecutionUpdate({
+        namespace: temporal.options.namespace,
+        updateRef: { workflowExecution: { workflowId: checkoutWorkflowId(sessionId) }, updateId: attemptId },
+        identity: temporal.options.identity,
+        waitPolicy: { lifecycleStage: ADMITTED_STAGE },
+      }),
+    );
+    return (response.stage ?? 0) >= ADMITTED_STAGE;
+  } catch {
+    // Not found (never admitted, or lost with a restarted server), or no answer in time: either way no
+    // worker will run it.
+    return false;
+  }
+}
+
+/** The session's checkout workflow, by reference as every start: the compiler checks `args` against its parameters. */
+function checkoutStart(session: CheckoutSession, taskQueue: string) {
+  return new WithStartWorkflowOperation(checkoutWorkflow, {
+    workflowId: checkoutWorkflowId(session.id),
+    taskQueue,
+    args: [{ sessionId: session.id, expiresAt: session.expiresAt.toISOString() }],
+    // The first pay starts the session's workflow; a second one (a retry, another tab) finds it running.
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    // Once the workflow has closed, the session's payment is over: a late call (or the client's own resend
+    // of an update whose acceptance it did not hear) must not start a second run that answers for the
+    // first. Only a run that failed or was terminated may be followed by a new one.
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+    staticSummary: `Checkout ${session.id} of $${centsToDecimalString(session.total)}`,
+    typedSearchAttributes: toSearchAttributePairs({
+      BusinessId: session.businessId,
+      Livemode: session.livemode,
+      PaymentStatus: session.status,
+      AmountInCents: session.total,
+    }),
+  });
+}

@@ -1,0 +1,38 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { settlePaymentMessage } from './payment.start.js';
+
+/**
+ * How long a session stays `processing` before the expiry sweep hands it to its checkout workflow to
+ * settle. Far beyond what the workflow takes on its own (it settles a payment in doubt within a minute of
+ * learning of it), so the sweep reaches only sessions no open run will ever look at: a run an operator
+ * terminated, or one that closed under code older than the owner.
+ */
+export const IN_DOUBT_HAND_OVER_MS = 10 * 60_000;
+/** Sessions handed over per sweep: the sweep comes back within minutes for the rest. */
+const HAND_OVER_BATCH = 100;
+
+/**
+ * Finds sessions left `processing` for longer than IN_DOUBT_HAND_OVER_MS and writes, for each, an outbox
+ * row that signals (and if need be starts) its checkout workflow to settle it. A payment legitimately
+ * still running (a processor lookup retried through an outage) is signalled too, harmlessly: a workflow
+ * paying the session ignores the signal. Returns the sessions handed over.
+ */
+export async function handOverPaymentsInDoubt(em: EntityManager, log?: Logger, olderThanMs = IN_DOUBT_HAND_OVER_MS): Promise<string[]> {
+  const rows = await em.getConnection().execute<{ id: string; business_id: string; livemode: boolean; total: string; expires_at: Date }[]>(
+    `select id, business_id, livemode, total, expires_at from checkout_sessions
+     where status = 'processing' and updated_at < now() - make_interval(secs => ?)
+     order by updated_at limit ?`,
+    [olderThanMs / 1000, HAND_OVER_BATCH],
+  );
+  if (!rows.length) return [];
+  await em.transactional(async (tx) => {
+    for (const row of rows) {
+      const session = { id: row.id, businessId: row.business_id, livemode: row.livemode, total: Number(row.total), expiresAt: new Date(row.expires_at) };
+      tx.create(OutboxEntry, { message: settlePaymentMessage(session) });
+    }
+  });
+  log?.warn({ sessionIds: rows.map((r) => r.id) }, `${rows.length} payment(s) in processing for over ${Math.round(olderThanMs / 60_000)} minutes handed to their checkout workflows to settle`);
+  return rows.map((r) => r.id);
+}
