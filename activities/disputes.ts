@@ -45,13 +45,16 @@ export function createDisputeActivities(deps: DisputeActivityDeps) {
       return progress(await inTransaction((tx) => decideDispute(tx, disputeId, outcome, { responseWindowMs })));
     },
 
-    /** The network's review of the submitted evidence: decided by its test phrases, otherwise unchanged. */
+    /**
+     * The network's review of the submitted evidence: the simulator decides by its test phrases (test mode,
+     * and live mode where live payments are simulated); otherwise it stays under review for the acquirer.
+     */
     async reviewEvidence(disputeId: string, responseWindowMs: number): Promise<DisputeProgress | null> {
       return progress(
         await inTransaction(async (tx) => {
           const dispute = await tx.findOne(Dispute, { id: disputeId });
           if (!dispute || !isUnderReview(dispute.status)) return dispute;
-          const outcome = processor.reviewDisputeEvidence(dispute.evidence);
+          const outcome = processor.reviewDisputeEvidence({ disputeId: dispute.id, livemode: dispute.livemode, evidence: dispute.evidence });
           return outcome ? decideDispute(tx, disputeId, outcome, { responseWindowMs }) : dispute;
         }),
       );

@@ -13,8 +13,11 @@ export const refundWorkflowId = (refundId: string) => `refund-${refundId}`;
 export const withdrawalWorkflowId = (withdrawalId: string) => `withdrawal-${withdrawalId}`;
 /** A reserve's release at its `releaseAt` (`reserve-release-res_…`). */
 export const reserveReleaseWorkflowId = (reserveId: string) => `reserve-release-${reserveId}`;
-/** The release of a share a failed refund gave back to a reserve already due (`reserve-release-res_…-after-ref_…`). */
-export const reserveReleaseAgainWorkflowId = (reserveId: string, refundId: string) => `${reserveReleaseWorkflowId(reserveId)}-after-${refundId}`;
+/**
+ * The release of a share a failed refund or a won chargeback gave back to a reserve
+ * (`reserve-release-res_…-after-ref_…`, `…-after-dsp_…`).
+ */
+export const reserveReleaseAgainWorkflowId = (reserveId: string, sourceId: string) => `${reserveReleaseWorkflowId(reserveId)}-after-${sourceId}`;
 /** One webhook delivery, its attempts and retries (`webhook-delivery-whd_…`). */
 export const webhookDeliveryWorkflowId = (deliveryId: string) => `webhook-delivery-${deliveryId}`;
 /** A dispute, from the acquirer's notice to its close (`dispute-dsp_…`). */

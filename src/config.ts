@@ -41,7 +41,9 @@ export interface Config {
     /** Per client address, over the public routes together; 0: no limit. */
     publicRateLimitPerMinute: number;
     /** Request bodies: what they may hold at once (process, client address) and how long they may take. */
-    intake: { limits: { processBytes: number; clientBytes: number; clientBodies: number }; readTimeoutMs: number };
+    intake: { limits: { processBytes: number; clientBytes: number; clientBodies: number }; readTimeoutMs: number; totalTimeoutMs: number };
+    /** SEND_TIMEOUT: an answer not taken by its client within it is cut off (src/http/server.ts). */
+    sendTimeoutMs: number;
     /** The in-process API key cache; null: every request reads its key from the database. */
     apiKeyCache: { maxEntries: number; ttlMs: number } | null;
   };
@@ -231,7 +233,10 @@ function httpConfig(c: Environment): Config['http'] {
     intake: {
       limits: { processBytes: c.BODY_BYTES_IN_FLIGHT, clientBytes: Math.min(c.BODY_BYTES_PER_CLIENT, c.BODY_BYTES_IN_FLIGHT), clientBodies: c.BODY_UNFINISHED_PER_CLIENT },
       readTimeoutMs: c.BODY_READ_TIMEOUT,
+      // A total below the progress deadline would make the progress deadline meaningless: the larger wins.
+      totalTimeoutMs: Math.max(c.BODY_TOTAL_TIMEOUT, c.BODY_READ_TIMEOUT),
     },
+    sendTimeoutMs: c.SEND_TIMEOUT,
     apiKeyCache: c.API_KEY_CACHE_SIZE > 0 ? { maxEntries: c.API_KEY_CACHE_SIZE, ttlMs: c.API_KEY_CACHE_TTL } : null,
   };
 }

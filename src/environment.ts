@@ -128,8 +128,12 @@ export const environmentSchema = z.object({
   BODY_BYTES_PER_CLIENT: z.coerce.number().int().min(1024 * 1024).max(1024 * 1024 * 1024).default(4 * 1024 * 1024),
   /** Bodies one client address may have open and not yet fully received, at once. */
   BODY_UNFINISHED_PER_CLIENT: z.coerce.number().int().min(1).max(100_000).default(128),
-  /** The longest a request may take to send its headers, and then its body. */
+  /** The longest a request may take to send its headers (from the connection's opening), and then the longest its body may go without a byte. */
   BODY_READ_TIMEOUT: durationMs.default(10 * 1000),
+  /** The longest a body may take in all, however steadily it arrives. */
+  BODY_TOTAL_TIMEOUT: durationMs.default(60 * 1000),
+  /** The longest an answer may take to be taken by the client, from its first byte written (a slow reader's bound). */
+  SEND_TIMEOUT: durationMs.default(30 * 1000),
   /**
    * Requests a minute from one client address to the public routes (hosted page, pay, cancel) together;
    * 0 turns the limit off. 120: a buyer's checkout is a handful of them, so dozens of buyers behind one

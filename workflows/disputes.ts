@@ -4,6 +4,8 @@ import {
   defineQuery,
   defineSignal,
   defineUpdate,
+  log,
+  patched,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
@@ -27,11 +29,27 @@ export interface DisputeWorkflowInput {
 /** How the dispute ended, or `reversed`: the notice opened nothing (the session refunded, or disputed already). */
 export type DisputeWorkflowResult = DisputeProgress['status'] | 'reversed';
 
-/** Sent through the outbox once a merchant's submission or acceptance has committed: the dispute as it then was. */
+/**
+ * Sent through the outbox once a merchant's submission or acceptance has committed: the dispute as it then
+ * was, named by its `id`, which the workflow checks is its own.
+ */
 export const disputeChangedSignal = defineSignal<[progress: DisputeProgress]>('disputeChanged');
+/** The acquirer's decision on one dispute, named by its id (a payload copied from another dispute's history is refused). */
+export interface DisputeDecision {
+  disputeId: string;
+  outcome: Outcome;
+}
 /** The acquirer's decision, entered by an operator (`npm run admin -- dispute decide`); answers the dispute after it (null: no dispute opened). */
-export const decideDisputeUpdate = defineUpdate<DisputeProgress | null, [outcome: Outcome]>('decide');
+export const decideDisputeUpdate = defineUpdate<DisputeProgress | null, [decision: DisputeDecision]>('decide');
 export const disputeProgressQuery = defineQuery<DisputeProgress | null>('status');
+
+/**
+ * Every message to the workflow names its dispute and the workflow refuses one that names another. Runs
+ * begun before this patch were sent the bare outcome (`'won'`) and adopted any record: they keep taking
+ * both shapes (an operator's CLI of the release before may still send the old one), so they replay as
+ * they ran (`dispute-*-before-named-messages.json`).
+ */
+export const NAMED_MESSAGES_PATCH = 'messages-name-their-record';
 
 /** `dispute.evidence_due_soon` goes out this long before `evidenceDueBy`. */
 export const REMINDER_BEFORE_MS = 48 * 3600 * 1000;
@@ -50,7 +68,8 @@ const steps = proxyLocalActivities<DisputeActivities>({ startToCloseTimeout: '30
  * The database holds the truth: every step re-reads it and answers the dispute as it is.
  */
 export async function disputeWorkflow(input: DisputeWorkflowInput): Promise<DisputeWorkflowResult> {
-  const dispute = new FollowedDispute(input);
+  // Asked once, before the first command: a run that began without the patch never switches mid-way.
+  const dispute = new FollowedDispute(input, patched(NAMED_MESSAGES_PATCH));
   dispute.listen();
   if (input.noticeDelayMs > 0) {
     setCurrentDetails(`Waiting for the acquirer's notice of dispute ${dispute.id}`);
@@ -87,10 +106,18 @@ class FollowedDispute {
   private reviewedFor: string | null = null;
   private expiryAskedFor: string | null = null;
   private readonly input: DisputeWorkflowInput;
+  /** Messages must name this dispute (`NAMED_MESSAGES_PATCH`); false only in runs begun before it. */
+  private readonly named: boolean;
 
-  constructor(input: DisputeWorkflowInput) {
+  constructor(input: DisputeWorkflowInput, named: boolean) {
     this.input = input;
     this.id = input.notice.disputeId;
+    this.named = named;
+  }
+
+  /** A message's record is this dispute's, or (only in a run begun before the patch) it names none. */
+  private isOwn(id: string | null): boolean {
+    return id === null ? !this.named : id === this.id;
   }
 
   /**
@@ -109,12 +136,19 @@ class FollowedDispute {
   listen(): void {
     setHandler(disputeProgressQuery, () => this.record);
     setHandler(disputeChangedSignal, (progress) => {
+      // A signal cannot be refused: one naming another dispute (a payload copied from its history) is
+      // ignored, so it can neither end this run nor move its clocks while the row stays open.
+      if (!this.isOwn(progress?.id ?? null)) {
+        log.warn('Ignored a disputeChanged signal naming another dispute', { disputeId: this.id, named: progress?.id });
+        return;
+      }
       this.adopt(progress);
       this.changes++;
     });
     setHandler(
       decideDisputeUpdate,
-      async (outcome) => {
+      async (decision) => {
+        const { outcome } = decisionOf(decision);
         // One decision at a time, and only on an open dispute (one still on its way opens first).
         await condition(() => this.finished || (this.record !== null && this.decision === null));
         if (this.finished || isClosed(this.record!.status)) return this.record;
@@ -123,7 +157,9 @@ class FollowedDispute {
         return this.record;
       },
       {
-        validator: (outcome) => {
+        validator: (decision) => {
+          const { disputeId, outcome } = decisionOf(decision);
+          if (!this.isOwn(disputeId)) throw new Error(`The decision names ${disputeId ?? 'no dispute'}, not dispute ${this.id}`);
           if (outcome !== 'won' && outcome !== 'lost') throw new Error('The outcome is won or lost');
           if (this.record && isClosed(this.record.status)) throw new Error(`Dispute ${this.id} is already ${this.record.status}`);
         },
@@ -189,6 +225,12 @@ class FollowedDispute {
       this.adopt(await steps.reviewEvidence(this.id, this.input.responseWindowMs));
     }
   }
+}
+
+/** A decision as sent: the named one, or the bare outcome runs begun before `NAMED_MESSAGES_PATCH` were sent. */
+function decisionOf(decision: DisputeDecision | Outcome): { disputeId: string | null; outcome: Outcome } {
+  if (typeof decision === 'string') return { disputeId: null, outcome: decision };
+  return { disputeId: typeof decision?.disputeId === 'string' ? decision.disputeId : null, outcome: decision?.outcome };
 }
 
 /** Keeps `PaymentStatus` (the dispute's status) and `EvidenceDueBy` as the dispute is, upserting only a change. */

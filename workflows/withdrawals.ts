@@ -1,4 +1,4 @@
-import { condition, defineQuery, defineSignal, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { condition, defineQuery, defineSignal, log, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { WithdrawalActivities } from '../activities/withdrawals.js';
 import { PAYOUT_DECLINED } from '../contracts/failure-types.js';
 import { databaseStepOptions, operatorView, processorCallOptions, processorCalls, formatWait } from './in-flight.js';
@@ -13,8 +13,16 @@ export interface WithdrawalWorkflowInput {
   record: WithdrawalRecord;
 }
 
-/** Sent by the API after a cancel commits; carries the cancelled record. */
+/** Sent by the API after a cancel commits; carries the cancelled record, whose `id` the workflow checks is its own. */
 export const withdrawalCancelledSignal = defineSignal<[record: WithdrawalRecord]>('cancelled');
+
+/**
+ * A `cancelled` signal naming another withdrawal (a payload copied from its history) is ignored: it would
+ * otherwise end this run as cancelled while the row stays pending, its money held in `pending_withdrawal`
+ * for ever. Runs begun before this patch took any record, and replay as they ran
+ * (`withdrawal-*-before-named-messages.json`).
+ */
+export const NAMED_MESSAGES_PATCH = 'messages-name-their-record';
 export const withdrawalStatusQuery = defineQuery<WithdrawalRecord>('status');
 
 const remoteSteps = proxyActivities<WithdrawalActivities>(databaseStepOptions);
@@ -34,14 +42,18 @@ export async function withdrawalWorkflow(input: WithdrawalWorkflowInput): Promis
   let cancelled = false;
   const operator = operatorView();
   const processor = processorCalls(operator);
+  // Decided before the first command, so a run started before these patches replays as it ran.
+  const { startWithdrawalProcessing, completeWithdrawal, failWithdrawal } = patched('local-database-steps') ? localSteps : remoteSteps;
+  const named = patched(NAMED_MESSAGES_PATCH);
   setHandler(withdrawalStatusQuery, () => record);
   setHandler(withdrawalCancelledSignal, (cancelledRecord) => {
+    if (named && cancelledRecord?.id !== id) {
+      log.warn('Ignored a cancelled signal naming another withdrawal', { withdrawalId: id, named: cancelledRecord?.id });
+      return;
+    }
     cancelled = true;
     record = cancelledRecord;
   });
-
-  // Decided before the first command, so a run started before this patch replays its activities.
-  const { startWithdrawalProcessing, completeWithdrawal, failWithdrawal } = patched('local-database-steps') ? localSteps : remoteSteps;
 
   const processAt = new Date(Date.now() + input.processingDelayMs).toISOString();
   operator.step(`Pending: processing starts at ${processAt} (after ${formatWait(input.processingDelayMs)}); the merchant can cancel until then`);

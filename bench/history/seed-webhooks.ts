@@ -67,7 +67,7 @@ export const ENDPOINTS = `
 
 /** The body `deliveryBody` stores for an event: both handler styles' keys. */
 const BODY = `json_build_object('id', ev.id, 'eventId', ev.id, 'eventType', ev.type, 'type', ev.type, 'createdAt', ${iso('ev.created_at')},
-  'livemode', ev.livemode, 'payload', ev.payload, 'data', ev.payload)::text`;
+  'sequence', ev.sequence, 'livemode', ev.livemode, 'payload', ev.payload, 'data', ev.payload)::text`;
 
 /**
  * The deliveries of `events` (a query of events numbered `rn` in time order) to `endpoint`, and each one's
@@ -77,9 +77,9 @@ const BODY = `json_build_object('id', ev.id, 'eventId', ev.id, 'eventType', ev.t
 const deliveries = (tag: string, endpoint: string, events: string, failed: string, retried: string) => `
   with ev as (${events}),
   d as (
-    insert into webhook_deliveries (id, event_id, endpoint_id, business_id, livemode, generation, status, body, attempt_count,
+    insert into webhook_deliveries (id, event_id, event_created_at, endpoint_id, business_id, livemode, generation, status, body, attempt_count,
       last_status_code, last_error, next_attempt_at, created_at, updated_at, completed_at)
-    select ${seedId('whd', 'ev.created_at', tag, 'ev.rn')}, ev.id, ${endpoint}, p.business_id, p.livemode, 0, o.status, ${BODY}, o.attempts,
+    select ${seedId('whd', 'ev.created_at', tag, 'ev.rn')}, ev.id, ev.created_at, ${endpoint}, p.business_id, p.livemode, 0, o.status, ${BODY}, o.attempts,
       case when o.status = 'failed' then 500 else 200 end, case when o.status = 'failed' then 'HTTP 500' end, null,
       ev.created_at + interval '20 milliseconds', o.done, o.done
     from ev cross join seed_params p
@@ -97,7 +97,7 @@ const deliveries = (tag: string, endpoint: string, events: string, failed: strin
 export const MAIN_DELIVERIES = deliveries(
   'delivery-main',
   'p.main_endpoint_id',
-  `select e.id, e.type, e.payload, e.livemode, e.created_at, row_number() over (order by e.created_at, e.id) as rn from ${SEEDED_EVENTS}`,
+  `select e.id, e.type, e.payload, e.livemode, e.created_at, e.sequence, row_number() over (order by e.created_at, e.id) as rn from ${SEEDED_EVENTS}`,
   `ev.created_at < p.now - interval '2 days' and ev.rn % 200 = 17`,
   `ev.rn % 100 = 3`,
 );
@@ -107,7 +107,7 @@ export const RECOVERY_DELIVERIES = deliveries(
   'p.recovery_endpoint_id',
   `select r.*, row_number() over (order by r.created_at, r.id) as rn,
      count(*) filter (where r.created_at >= p.now - interval '12 days') over (order by r.created_at, r.id) as outage_rank
-   from (select e.id, e.type, e.payload, e.livemode, e.created_at from ${SEEDED_EVENTS}
+   from (select e.id, e.type, e.payload, e.livemode, e.created_at, e.sequence from ${SEEDED_EVENTS}
          order by e.created_at desc, e.id desc limit (select recovery_deliveries from seed_params)) r cross join seed_params p`,
   `(ev.created_at >= p.now - interval '12 days' and ev.outage_rank <= p.recovery_failed)
      or (ev.created_at < p.now - interval '14 days' and ev.rn % 100 = 37)`,

@@ -125,7 +125,7 @@ export async function seedHistory(em: EntityManager, owner: Owner, shape: Histor
     await run(tx, 'webhook_deliveries + attempts (main endpoint)', webhooks.MAIN_DELIVERIES);
     await run(tx, 'webhook_deliveries + attempts (recovery endpoint)', webhooks.RECOVERY_DELIVERIES);
     const [window] = await tx.execute<{ n: number }[]>(
-      `select count(*)::int as n from webhook_deliveries where endpoint_id = ? and status = 'failed' and created_at >= ?::timestamptz - interval '12 days'`,
+      `select count(*)::int as n from webhook_deliveries where endpoint_id = ? and status = 'failed' and event_created_at >= ?::timestamptz - interval '12 days'`,
       [endpoints.recovery, now],
     );
     return window.n;

@@ -5,7 +5,9 @@ import path from 'node:path';
  * What a running `npm start` leaves in its data directory for the commands beside it:
  * - `demo.env`, the shell settings of this clone's service (`. .data/demo.env`), which the README's
  *   examples use and the example shop reads, so neither needs the port or the key typed in;
- * - `banner.json`, the banner, which `npm run admin -- banner` prints again.
+ * - `banner.json`, the banner, which `npm run admin -- banner` prints again, and the address of the
+ *   Temporal it runs on, which the admin CLI connects to (as it finds the embedded PostgreSQL from its
+ *   data directory), whatever port `npm start` was given.
  * Both hold the demo test key, so only their owner may read them; both go when `npm start` stops.
  */
 export interface RunningService {
@@ -15,6 +17,8 @@ export interface RunningService {
   /** The development CA that signs the API's certificate; null when TLS_CERT_FILE names another. */
   caFile: string | null;
   banner: string;
+  /** The Temporal frontend (`host:port`) the service runs on: its dev server, or TEMPORAL_ADDRESS. */
+  temporalAddress: string;
 }
 
 const demoEnvFile = (dataDir: string) => path.join(dataDir, 'demo.env');
@@ -43,7 +47,8 @@ export function writeRunningService(dataDir: string, service: RunningService): v
     ...Object.entries(settings).map(([name, value]) => `export ${name}=${quoted(value)}`),
   ];
   writeFileSync(demoEnvFile(dataDir), `${lines.join('\n')}\n`, { mode: 0o600 });
-  writeFileSync(bannerFile(dataDir), JSON.stringify({ pid: process.pid, banner: service.banner }), { mode: 0o600 });
+  const running: RunningFile = { pid: process.pid, banner: service.banner, temporalAddress: service.temporalAddress };
+  writeFileSync(bannerFile(dataDir), JSON.stringify(running), { mode: 0o600 });
 }
 
 export function removeRunningService(dataDir: string): void {
@@ -51,14 +56,24 @@ export function removeRunningService(dataDir: string): void {
   rmSync(bannerFile(dataDir), { force: true });
 }
 
-/** The banner of the `npm start` running on this data directory, or null when none is. */
-export function runningBanner(dataDir: string): string | null {
+interface RunningFile {
+  pid: number;
+  banner: string;
+  /** Absent in a file written before the admin CLI read it. */
+  temporalAddress?: string;
+}
+
+/** What the `npm start` running on this data directory left there, or null when none is. */
+export function runningService(dataDir: string): (RunningFile & { dataDir: string }) | null {
   if (!existsSync(bannerFile(dataDir))) return null;
-  const { pid, banner } = JSON.parse(readFileSync(bannerFile(dataDir), 'utf8')) as { pid: number; banner: string };
+  const running = JSON.parse(readFileSync(bannerFile(dataDir), 'utf8')) as RunningFile;
   try {
-    process.kill(pid, 0); // still there (a stale file is left only by a process killed outright)
+    process.kill(running.pid, 0); // still there (a stale file is left only by a process killed outright)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ESRCH') return null;
   }
-  return banner;
+  return { ...running, dataDir: path.resolve(dataDir) };
 }
+
+/** The banner of the `npm start` running on this data directory, or null when none is. */
+export const runningBanner = (dataDir: string): string | null => runningService(dataDir)?.banner ?? null;

@@ -66,11 +66,13 @@ function parseJson(text: string): unknown {
 const COMMON_JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
 const isJson = (ctx: Context) => COMMON_JSON_TYPES.has(ctx.get('Content-Type')) || Boolean(ctx.is('application/json'));
 
-/** How the intake is bounded: the budgets (src/http/intake-budget.ts) and the body's deadline. */
+/** How the intake is bounded: the budgets (src/http/intake-budget.ts) and the body's deadlines. */
 export interface IntakeOptions {
   limits: IntakeLimits;
-  /** The longest a request may take to send its body, from its headers' arrival (BODY_READ_TIMEOUT). */
+  /** The longest a body may go without a byte (BODY_READ_TIMEOUT), as nginx's `client_body_timeout`. */
   readTimeoutMs: number;
+  /** The longest a body may take in all, from its headers' arrival (BODY_TOTAL_TIMEOUT). */
+  totalTimeoutMs: number;
 }
 
 /**
@@ -100,7 +102,7 @@ export function jsonBody(opts: IntakeOptions) {
       const ticket = budget.open(addressBudgetKey(ctx.ip));
       if (typeof ticket === 'string') throw new ApiError('service_unavailable', { retryAfter: 1 });
       ctx.res.once('close', ticket.release);
-      ctx.request.body = parseJson(await readText(ctx.req, ticket, opts.readTimeoutMs).catch((err: unknown) => {
+      ctx.request.body = parseJson(await readText(ctx.req, ticket, opts).catch((err: unknown) => {
         ticket.release(); // back at once: a refused body holds nothing while its answer is written
         throw err;
       }));
@@ -114,13 +116,20 @@ export function jsonBody(opts: IntakeOptions) {
   return Object.assign(middleware, { budget });
 }
 
-/** The body as UTF-8 text, each chunk counted by `ticket` as it arrives, within `timeoutMs`. */
-function readText(req: IncomingMessage, ticket: BodyTicket, timeoutMs: number): Promise<string> {
+/**
+ * The body as UTF-8 text, each chunk counted by `ticket` as it arrives. Two deadlines: no byte for
+ * `readTimeoutMs` is a stalled client (each chunk restarts that clock, so a large body on a slow uplink
+ * gets through), and `totalTimeoutMs` in all bounds one that trickles a byte at a time for ever.
+ */
+function readText(req: IncomingMessage, ticket: BodyTicket, deadlines: Pick<IntakeOptions, 'readTimeoutMs' | 'totalTimeoutMs'>): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
-    const timer = setTimeout(() => stop(new ApiError('request_timeout')), timeoutMs);
+    const late = () => stop(new ApiError('request_timeout'));
+    const total = setTimeout(late, deadlines.totalTimeoutMs);
+    const idle = setTimeout(late, deadlines.readTimeoutMs);
     const onData = (chunk: Buffer) => {
+      idle.refresh();
       received += chunk.length;
       if (received > MAX_BODY_BYTES) return stop(new ApiError('body_too_large'));
       if (ticket.take(chunk.length)) return stop(new ApiError('service_unavailable', { retryAfter: 1 }));
@@ -134,7 +143,8 @@ function readText(req: IncomingMessage, ticket: BodyTicket, timeoutMs: number): 
     // The client went away (or the stream broke) before its body ended: nobody is left to read an answer.
     const onGone = () => stop(new ApiError('invalid_json'));
     function stop(err: ApiError | null) {
-      clearTimeout(timer);
+      clearTimeout(total);
+      clearTimeout(idle);
       req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone);
       if (!err) return;
       req.pause(); // unread bytes wait in the socket, and the connection closes after the answer

@@ -6,24 +6,31 @@ import { newRequestId } from '../domain/ids.js';
 import { errorBody } from './error-middleware.js';
 import { ApiError, type ErrorCode } from './errors.js';
 import { refusePlainHttp } from './plain-http.js';
+import { enforceDeadlines } from './deadlines.js';
+
+/** SEND_TIMEOUT's default (src/environment.ts), for a caller that names none. */
+const DEFAULT_SEND_TIMEOUT_MS = 30_000;
 
 /**
  * HTTPS only: with a certificate the API speaks TLS, and a plain-HTTP request to its port is answered
  * 400 in one line of plain text, naming the https:// URL, and closed (plain-http.ts). Without one it may listen in plain HTTP only behind a TLS-terminating proxy (TRUST_PROXY),
  * where the app refuses requests whose X-Forwarded-Proto is not https.
  *
- * `readTimeoutMs` (BODY_READ_TIMEOUT) bounds how long a client may take over its request: the TLS
- * handshake and the headers each within it (Node checks every second, not its default 30), the body
- * within it again (src/http/body.ts answers 408). Node's own whole-request limit stays above both as a
- * backstop for a body nobody reads, instead of its default five minutes.
+ * `readTimeoutMs` (BODY_READ_TIMEOUT) bounds how long a client may take over its request: the first
+ * request's headers within it of the connection opening, the TLS handshake included (deadlines.ts), a
+ * later request's headers within it of their first byte (Node's `headersTimeout`, checked every second,
+ * not its default 30), and the body may go no longer than it without a byte, within `bodyTotalMs`
+ * (BODY_TOTAL_TIMEOUT) in all (src/http/body.ts answers 408). Node's own whole-request limit stays above
+ * the headers' and the body's together as a backstop for a body nobody reads, instead of its default
+ * five minutes. `sendTimeoutMs` (SEND_TIMEOUT) bounds how long an answer may wait for its client to take it.
  */
 export async function listen(
   app: Koa,
-  opts: { host: string; port: number; tls?: { cert: Buffer; key: Buffer }; readTimeoutMs: number },
+  opts: { host: string; port: number; tls?: { cert: Buffer; key: Buffer }; readTimeoutMs: number; bodyTotalMs?: number; sendTimeoutMs?: number },
 ): Promise<{ server: http.Server; port: number; close: () => Promise<void> }> {
   const limits: http.ServerOptions = {
     headersTimeout: opts.readTimeoutMs,
-    requestTimeout: 2 * opts.readTimeoutMs + 5_000,
+    requestTimeout: opts.readTimeoutMs + (opts.bodyTotalMs ?? opts.readTimeoutMs) + 5_000,
     connectionsCheckingInterval: 1_000,
   };
   const server = opts.tls
@@ -32,6 +39,7 @@ export async function listen(
   if (opts.tls) refusePlainHttp(server as https.Server, opts.readTimeoutMs);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
+  enforceDeadlines(server, { tls: Boolean(opts.tls), headersMs: opts.readTimeoutMs, sendMs: opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());

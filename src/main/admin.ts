@@ -3,11 +3,12 @@
  * unset it talks to the embedded PostgreSQL under the data directory: the running one if `npm start` is
  * up, otherwise it starts it for the duration of the command.
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { withKeys } from './keys.js';
 import { assertStartable, ConfigError, loadConfig, type Config } from '../config.js';
 import { runningEmbeddedPort, startEmbeddedPostgres, embeddedUrl } from '../dev/embedded-postgres.js';
-import { runningBanner } from '../dev/running.js';
+import { runningBanner, runningService } from '../dev/running.js';
 import type { Client } from '@temporalio/client';
 import { runCommand, USAGE, UsageError, type Options } from '../admin/commands.js';
 import { DomainError } from '../domain/errors.js';
@@ -56,9 +57,9 @@ async function main(): Promise<number> {
   if (positionals.join(' ') === 'banner') return printBanner(config.dataDir);
   const database = await databaseFor(config);
   const orm = await openMigratedDatabase(database.url, config);
-  // Only `dispute decide` talks to Temporal (TEMPORAL_ADDRESS, or the dev server `npm start` runs).
+  // Only `dispute decide` talks to Temporal: found as the database is (temporalFor).
   let temporal: Client | undefined;
-  const deps = { disputeTimes: config.disputes, temporal: async () => (temporal ??= await connectTemporalFor(config)) };
+  const deps = { disputeTimes: config.disputes, temporal: async () => (temporal ??= await temporalFor(config)) };
   try {
     const { json, ...opts } = values;
     const result = await runCommand(orm.em.fork(), positionals, opts as Options, deps);
@@ -92,10 +93,37 @@ async function databaseFor(config: Config): Promise<{ url: string; stop?: () => 
   return { url: pg.url(), stop: pg.stop };
 }
 
+/** How long the CLI tries to reach Temporal before saying where it looked: a running one answers at once. */
+const TEMPORAL_CONNECT_TIMEOUT_MS = 5_000;
+
+/** Where Temporal is, and why the CLI looked there: TEMPORAL_ADDRESS, else the running `npm start`'s, else the dev server's port. */
+function temporalAddressFor(config: Config): { address: string; from: string } {
+  if (config.temporal.address) return { address: config.temporal.address, from: 'TEMPORAL_ADDRESS' };
+  const running = runningService(config.dataDir);
+  if (running?.temporalAddress) return { address: running.temporalAddress, from: `the npm start running on ${running.dataDir} (pid ${running.pid})` };
+  const port = `127.0.0.1:${config.dev.temporalPort}`;
+  return { address: port, from: `DEV_TEMPORAL_PORT ${config.dev.temporalPort}, as no npm start is running on ${path.resolve(config.dataDir)}` };
+}
+
+/** The Temporal of the running service, or one line saying where the CLI looked and what to set. */
+async function temporalFor(config: Config): Promise<Client> {
+  const { address, from } = temporalAddressFor(config);
+  try {
+    return await connectTemporalFor(config, { address, connectTimeoutMs: TEMPORAL_CONNECT_TIMEOUT_MS });
+  } catch (err) {
+    throw new UnreachableError(
+      `Cannot reach Temporal at ${address} (from ${from}): ${(err as Error).message.split('\n')[0]}. Start the service (npm start), or set TEMPORAL_ADDRESS to the host:port of the Temporal it runs on.`,
+    );
+  }
+}
+
+/** A server the command needs is not there: one line, exit 1. */
+class UnreachableError extends Error {}
+
 main().then(
   (code) => process.exit(code),
   (err) => {
-    const known = err instanceof UsageError || err instanceof ConfigError || (err as Error).name === 'NotFoundError';
+    const known = err instanceof UsageError || err instanceof ConfigError || err instanceof UnreachableError || (err as Error).name === 'NotFoundError';
     // A refused request (an unknown session, a refunded one): the same words the API would answer.
     if (err instanceof DomainError) process.stderr.write(`${toApiError(err)!.message}\n`);
     else process.stderr.write(known ? `${(err as Error).message}\n` : `admin failed: ${(err as Error)?.stack ?? err}\n`);

@@ -72,7 +72,14 @@ async function main() {
     dataDir: path.resolve(config.dataDir),
     logDir,
   });
-  writeRunningService(config.dataDir, { apiUrl: `${api.origin}/api/v1`, testKey, businessId: demo.businessId, caFile: tlsFiles.caFile, banner });
+  writeRunningService(config.dataDir, {
+    apiUrl: `${api.origin}/api/v1`,
+    testKey,
+    businessId: demo.businessId,
+    caFile: tlsFiles.caFile,
+    banner,
+    temporalAddress: temporalServer.address,
+  });
   stops.push(async () => removeRunningService(config.dataDir));
   process.stdout.write(banner);
 }

@@ -122,7 +122,14 @@ export async function startApi(opts: {
     result.then(handled, handled);
     return result;
   });
-  const server = await listen(app, { host: config.http.host, port: config.http.port, tls: opts.tls, readTimeoutMs: config.http.intake.readTimeoutMs });
+  const server = await listen(app, {
+    host: config.http.host,
+    port: config.http.port,
+    tls: opts.tls,
+    readTimeoutMs: config.http.intake.readTimeoutMs,
+    bodyTotalMs: config.http.intake.totalTimeoutMs,
+    sendTimeoutMs: config.http.sendTimeoutMs,
+  });
   const scheme = opts.tls ? 'https' : 'http';
   const origin = `${scheme}://localhost:${server.port}`;
   if (!config.checkoutBaseUrl) deps.checkoutBaseUrl = origin;
@@ -235,6 +242,6 @@ export function startAdmin(opts: {
   });
 }
 
-export async function connectTemporalFor(config: Config): Promise<Client> {
-  return connectTemporal({ ...config.temporal, address: defaultTemporalAddress(config), encryptionKeys: payloadKeysFor(config) });
+export async function connectTemporalFor(config: Config, opts: { address?: string; connectTimeoutMs?: number } = {}): Promise<Client> {
+  return connectTemporal({ ...config.temporal, address: opts.address ?? defaultTemporalAddress(config), connectTimeoutMs: opts.connectTimeoutMs, encryptionKeys: payloadKeysFor(config) });
 }

@@ -95,6 +95,18 @@ new Gauge({
   },
 });
 
+const answersWaiting = new Gauge({
+  name: 'http_answers_waiting',
+  help: 'Answers written and not yet taken by their client (what the socket cannot hold waits in memory), each for at most SEND_TIMEOUT',
+  registers: [registry],
+});
+
+const answersCut = new Counter({
+  name: 'http_answers_cut_total',
+  help: 'Answers their client did not take within SEND_TIMEOUT: the connection was cut and the answer dropped',
+  registers: [registry],
+});
+
 /** The API's intake, once per process (the app that serves it). */
 export function reportIntake(budget: NonNullable<typeof intake>): void {
   intake = budget;
@@ -109,4 +121,7 @@ export const metrics = {
   webhookAttempt: (outcome: 'delivered' | 'failed') => webhookAttemptsTotal.inc({ outcome }),
   webhookDelivery: (outcome: 'delivered' | 'failed') => webhookDeliveriesTotal.inc({ outcome }),
   workflowFailure: (workflowType: string) => workflowFailuresTotal.inc({ workflow_type: workflowType }),
+  /** An answer written (`+1`) or taken or dropped (`-1`): see `http_answers_waiting`. */
+  answerWaiting: (delta: 1 | -1) => answersWaiting.inc(delta),
+  answerCut: () => answersCut.inc(),
 };

@@ -6,11 +6,12 @@ import { encryptingDataConverter } from './payload-codec.js';
  * One connection per process; TLS and an API key when pointed at a cluster or Temporal Cloud. Every
  * payload it sends is sealed with the key ring's active key (src/temporal/payload-codec.ts).
  */
-export async function connectTemporal(config: Config['temporal'] & { address: string }): Promise<Client> {
+export async function connectTemporal(config: Config['temporal'] & { address: string; connectTimeoutMs?: number }): Promise<Client> {
   const connection = await Connection.connect({
     address: config.address,
     tls: config.tls || Boolean(config.apiKey),
     apiKey: config.apiKey,
+    ...(config.connectTimeoutMs ? { connectTimeout: config.connectTimeoutMs } : {}),
   });
   return new Client({ connection, namespace: config.namespace, dataConverter: encryptingDataConverter(config.encryptionKeys) });
 }

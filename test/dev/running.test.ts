@@ -13,6 +13,7 @@ describe('demo.env', () => {
     businessId: `biz_${'0'.repeat(32)}`,
     caFile: '/home/ada/my clone/.data/tls/ca.pem', // a space: one word all the same
     banner: 'banner',
+    temporalAddress: '127.0.0.1:7233',
   };
   const expected = { PAYMENTS_API_URL: service.apiUrl, PAYMENTS_API_KEY: service.testKey, PAYMENTS_BUSINESS_ID: service.businessId, PAYMENTS_CA_FILE: service.caFile };
   const read = `process.stdout.write(JSON.stringify(Object.fromEntries(${JSON.stringify(Object.keys(expected))}.map((k) => [k, process.env[k]]))))`;

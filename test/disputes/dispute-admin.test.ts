@@ -4,8 +4,13 @@
  * dispute workflows the commands start and decide.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { runCommand } from '../../src/admin/commands.js';
+import { freePort } from '../../src/dev/free-port.js';
+import { writeRunningService } from '../../src/dev/running.js';
 import { paidSession } from '../support/payments.js';
 import { balance, disputeWorkflow, expectLedgerVerified, FEE, TOTAL } from '../support/disputes.js';
 import { useStack } from '../support/use-stack.js';
@@ -100,5 +105,48 @@ describe('npm run admin -- dispute decide', () => {
     expect(decided.dispute).toMatchObject({ status: 'needs_response', funding: { fromAvailableInCents: 1000 + FEE, fromReservesInCents: 0, owedInCents: 0 } });
     expect((await balance(stack, biz.liveKey)).availableInCents).toBe(2 * 4498 - 1000 - FEE);
     await expectLedgerVerified(stack);
+  });
+});
+
+describe('npm run admin -- dispute decide, finding Temporal', () => {
+  // A shell beside `npm start` has neither TEMPORAL_ADDRESS nor DEV_TEMPORAL_PORT: the CLI reads the data directory.
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'admin-temporal-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  const beside = (env: Record<string, string>, ...args: string[]) => {
+    const { TEMPORAL_ADDRESS: _address, DEV_TEMPORAL_PORT: _port, ...inherited } = process.env;
+    return run(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', ...args], {
+      env: { ...inherited, ALLOW_TEST_ENV: 'true', DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: '', DATA_DIR: dataDir, ...env },
+    }).then(
+      ({ stdout }) => ({ code: 0, stdout, stderr: '' }),
+      (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+    );
+  };
+
+  it("connects to the Temporal of the npm start running on its data directory, on whatever port it was given", async () => {
+    const biz = await stack.business({ reserveBps: 0 });
+    await paidSession(stack, biz);
+    const session = await paidSession(stack, biz);
+    const { dispute } = (await inProcess(['dispute', 'open', session.id])).json as any;
+    await disputeWorkflow(stack, dispute.id);
+    // What `npm start` leaves while it runs (this process stands in for it): its Temporal is the stack's, not on 7233.
+    writeRunningService(dataDir, { apiUrl: 'https://127.0.0.1:1/api/v1', testKey: 'mp_test_x', businessId: biz.id, caFile: null, banner: 'banner\n', temporalAddress: stack.config.temporal.address! });
+    const decided = await beside({}, 'dispute', 'decide', dispute.id, '--outcome', 'lost', '--json');
+    expect(decided).toMatchObject({ code: 0 });
+    expect(JSON.parse(decided.stdout)).toMatchObject({ changed: true, dispute: { status: 'lost' } });
+  });
+
+  it('says in one line where it looked and what to set, when nothing answers there', async () => {
+    const empty = mkdtempSync(path.join(os.tmpdir(), 'admin-no-start-'));
+    const port = await freePort();
+    const started = Date.now();
+    const failed = await beside({ DATA_DIR: empty, DEV_TEMPORAL_PORT: String(port) }, 'dispute', 'decide', 'dsp_00000000000000000000000000000000', '--outcome', 'won');
+    rmSync(empty, { recursive: true, force: true });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(`^Cannot reach Temporal at 127\\.0\\.0\\.1:${port} \\(from DEV_TEMPORAL_PORT ${port}, as no npm start is running on ${empty.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\): .+\\. Start the service \\(npm start\\), or set TEMPORAL_ADDRESS to the host:port of the Temporal it runs on\\.$`),
+      ),
+    ]);
+    expect(Date.now() - started).toBeLessThan(12_000);
   });
 });

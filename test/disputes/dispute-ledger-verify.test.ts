@@ -49,11 +49,14 @@ describe('ledger verify, disputes', () => {
     const quietInquiry = await dispute(businessId, 'warning_needs_response', null);
     const { problems } = await verifyLedger(stack.orm.em.fork());
     const ours = problems.filter((p) => p.includes(businessId) || [unposted, wonWithoutReturn, quietInquiry].some((d) => p.includes(d)));
-    // The two fabricated chargebacks "owe" 3000 together, so the -700 alone is within it: only their postings are missing.
+    // The two fabricated chargebacks "owe" 3000 together, but they posted nothing, so no debt ever entered
+    // the books: the -700 is no chargeback's, and their postings are missing.
     expect(ours).toEqual(
       expect.arrayContaining([
+        expect.stringMatching(new RegExp(`^business ${businessId} \\(test\\): ledger transaction ltx_\\w+ \\(test.overdraw ${businessId}\\) took available to -700, further below zero than the 0 its chargebacks then left owing$`)),
         `dispute ${unposted} (needs_response) was funded 1500 from available and 0 from reserves, but 0 withdrawal(s) posted 0 and 0, and its reserve shares add up to 0`,
-        `dispute ${wonWithoutReturn} (won) of 1000 had 0 reinstatement(s) returning 0`,
+        `dispute ${unposted} (needs_response) is an amount of 1000 (0 of it from reserves) and a fee of 500, but its postings moved 0 (0 from reserves) and 0`,
+        `dispute ${wonWithoutReturn} (won) of 1000 had 0 reinstatement(s) returning 0 to available and 0 to reserves, whose shares record 0 given back`,
       ]),
     );
     expect(ours.some((p) => p.includes(quietInquiry))).toBe(false);
@@ -64,7 +67,7 @@ describe('ledger verify, disputes', () => {
       postTransaction(tx, balance, { kind: 'test.overdraw', referenceId: other, lines: [{ account: 'available', amount: -700 }, { account: 'payouts_clearing', amount: 700 }], overdraw: true });
     });
     expect((await verifyLedger(stack.orm.em.fork())).problems).toContain(
-      `business ${other} (test): available is -700, further below zero than the 0 its chargebacks left owing`,
+      `business ${other} (test): available is -700, below zero though no chargeback ever left it owing`,
     );
   });
 });

@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { applyPosting, LedgerInvariantError } from '../../src/modules/ledger/accounts.rules.js';
-import { chargebackFunding, chargebackLines, decisionOf, mergeEvidence, emptyEvidence, reinstatementLines } from '../../src/modules/disputes/dispute.rules.js';
+import {
+  amountFromReserves,
+  chargebackFunding,
+  chargebackLines,
+  decisionOf,
+  mergeEvidence,
+  emptyEvidence,
+  reinstatementLines,
+  reinstatementPlan,
+} from '../../src/modules/disputes/dispute.rules.js';
 import { refundFunding } from '../../src/modules/refunds/refund.rules.js';
 import { createSimulatorProcessor, chargeKind } from '../../src/modules/processor/charges.simulator.js';
 import { simulatedEvidenceDecision } from '../../src/modules/processor/disputes.simulator.js';
@@ -50,6 +59,40 @@ describe("a chargeback's funding", () => {
       { account: 'processor_clearing', amount: -4658 },
       { account: 'available', amount: 4658 },
     ]);
+    expect(reinstatementLines(4658, 450)).toEqual([
+      { account: 'processor_clearing', amount: -4658 },
+      { account: 'reserved', amount: 450 },
+      { account: 'available', amount: 4208 },
+    ]);
+  });
+
+  it("reads the reserves' part of the amount back from the totals, as chargebackFunding split it", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 10_000_000 }),
+        fc.integer({ min: 0, max: 100_000 }),
+        fc.integer({ min: -5_000_000, max: 20_000_000 }),
+        fc.integer({ min: 0, max: 20_000_000 }),
+        (amount, fee, available, held) => {
+          const f = chargebackFunding(amount, fee, { available, heldInReserves: held });
+          const row = { amountInCents: amount, fromAvailableInCents: f.total.fromAvailable, fromReservesInCents: f.total.fromReserves };
+          expect(amountFromReserves(row)).toBe(f.amount.fromReserves);
+        },
+      ),
+    );
+    expect(amountFromReserves({ amountInCents: 1000, fromAvailableInCents: null, fromReservesInCents: null })).toBe(0);
+  });
+
+  it("returns a won amount's reserve part, oldest share first, to the reserves still holding, the rest to available", () => {
+    const shares = [
+      { reserveId: 'res_old', amountInCents: 2249, holding: false },
+      { reserveId: 'res_mid', amountInCents: 2249, holding: true },
+      { reserveId: 'res_new', amountInCents: 1000, holding: true },
+    ];
+    // The amount took 3000 of the 5498 from reserves: res_old whole (due: to available), 751 of res_mid.
+    expect(reinstatementPlan(4658, 3000, shares)).toEqual({ toReserves: [{ reserveId: 'res_mid', amount: 751 }], toAvailable: 4658 - 751 });
+    expect(reinstatementPlan(4658, 0, shares)).toEqual({ toReserves: [], toAvailable: 4658 });
+    expect(reinstatementPlan(4658, 4658, shares.slice(1))).toEqual({ toReserves: [{ reserveId: 'res_mid', amount: 2249 }, { reserveId: 'res_new', amount: 1000 }], toAvailable: 1409 });
   });
 });
 
@@ -91,10 +134,10 @@ describe('evidence', () => {
   });
 
   it("is decided by the simulated network's test phrases, in any field; losing_evidence wins over winning_evidence", () => {
-    expect(simulatedEvidenceDecision({ uncategorizedText: 'see attached: winning_evidence' })).toBe('won');
-    expect(simulatedEvidenceDecision({ productDescription: 'losing_evidence', uncategorizedText: null })).toBe('lost');
-    expect(simulatedEvidenceDecision({ productDescription: 'winning_evidence', refundPolicy: 'losing_evidence' })).toBe('lost');
-    expect(simulatedEvidenceDecision({ uncategorizedText: 'Delivered and signed for.' })).toBeNull();
+    expect(simulatedEvidenceDecision({ evidence: { uncategorizedText: 'see attached: winning_evidence' } })).toBe('won');
+    expect(simulatedEvidenceDecision({ evidence: { productDescription: 'losing_evidence', uncategorizedText: null } })).toBe('lost');
+    expect(simulatedEvidenceDecision({ evidence: { productDescription: 'winning_evidence', refundPolicy: 'losing_evidence' } })).toBe('lost');
+    expect(simulatedEvidenceDecision({ evidence: { uncategorizedText: 'Delivered and signed for.' } })).toBeNull();
   });
 });
 

@@ -204,7 +204,7 @@ describe('dispute workflow', () => {
       expect(dispute.row.status).toBe('under_review');
       expect(dispute.steps()).toEqual(['open', 'remind', 'review']);
 
-      const decided = await handle.executeUpdate(decideDisputeUpdate, { args: ['won'] });
+      const decided = await handle.executeUpdate(decideDisputeUpdate, { args: [{ disputeId: 'dsp_1', outcome: 'won' }] });
       expect(decided?.status).toBe('won');
       expect(await handle.result()).toBe('won');
       expect(dispute.calls.at(-1)!.step).toBe('decide won');
@@ -218,8 +218,43 @@ describe('dispute workflow', () => {
       const handle = await start();
       await env.sleep(8 * DAY);
       expect(dispute.row.status).toBe('lost');
-      await expect(handle.executeUpdate(decideDisputeUpdate, { args: ['won'] })).rejects.toThrow();
+      await expect(handle.executeUpdate(decideDisputeUpdate, { args: [{ disputeId: 'dsp_1', outcome: 'won' }] })).rejects.toThrow();
       expect(dispute.row.reinstated).toBe(0);
+    });
+  });
+});
+
+describe('dispute workflow: every message names its dispute', () => {
+  it("ignores a disputeChanged signal naming another dispute, even one that says closed: the deadline still holds", async () => {
+    await run('chargeback', async (dispute, start, t0) => {
+      const handle = await start();
+      await env.sleep(DAY);
+      // Copied from another dispute's history: that one was lost. This row is still open.
+      const copied: DisputeProgress = { id: 'dsp_other', status: 'lost', evidenceDueBy: new Date(t0).toISOString(), submittedAt: null, updatedAt: new Date(t0 + DAY).toISOString() };
+      await handle.signal(disputeChangedSignal, copied);
+      await env.sleep(HOUR);
+      expect((await handle.query(disputeProgressQuery))?.status).toBe('needs_response');
+      // The evidence deadline is enforced: the row is lost by silence at its own deadline, not before.
+      expect(await handle.result()).toBe('lost');
+      expect(dispute.steps()).toEqual(['open', 'remind', 'expire']);
+      expect(dispute.calls.at(-1)!.at - t0).toBeGreaterThanOrEqual(WINDOW);
+    });
+  });
+
+  it("refuses a decision naming another dispute, or none, and records one naming its own", async () => {
+    await run('chargeback', async (dispute, start) => {
+      const handle = await start();
+      await env.sleep(DAY);
+      await expect(handle.executeUpdate(decideDisputeUpdate, { args: [{ disputeId: 'dsp_other', outcome: 'won' }] })).rejects.toHaveProperty(
+        'cause.message',
+        'The decision names dsp_other, not dispute dsp_1',
+      );
+      // The bare outcome runs begun before the patch were sent: refused in a run begun after it.
+      await expect(handle.executeUpdate(decideDisputeUpdate, { args: ['won' as never] })).rejects.toHaveProperty('cause.message', 'The decision names no dispute, not dispute dsp_1');
+      expect(dispute.row).toMatchObject({ status: 'needs_response', reinstated: 0 });
+      expect(await handle.executeUpdate(decideDisputeUpdate, { args: [{ disputeId: 'dsp_1', outcome: 'lost' }] })).toMatchObject({ status: 'lost' });
+      expect(await handle.result()).toBe('lost');
+      expect(dispute.steps()).toEqual(['open', 'decide lost']);
     });
   });
 });

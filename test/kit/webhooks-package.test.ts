@@ -25,6 +25,7 @@ const event = deliveryBody({
   id: 'evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e',
   type: 'checkout.succeeded',
   createdAt: new Date('2026-11-24T05:00:00Z'),
+  sequence: 41,
   livemode: false,
   payload: { sessionId: '0190f4c2-a7e0-7b3c-9d1e-2f3a4b5c6d7e', amount: 4658, amountInDecimals: '46.58', currency: 'USD' },
 });
@@ -60,6 +61,7 @@ describe('@payments/webhooks constructEvent', () => {
       id: 'evt_0190f4c2a7e07b3c9d1e2f3a4b5c6d7f',
       type: 'dispute.closed',
       createdAt: new Date('2026-11-24T05:00:00Z'),
+      sequence: 42,
       livemode: false,
       payload: {
         disputeId: 'dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d90',

@@ -9,6 +9,7 @@
  * measures the same reads at a million.
  */
 import type { SeededHistory } from '../../bench/history/seed.js';
+import { FAILED_IN_WINDOW, RECOVERY_PAGE } from '../../src/modules/webhooks/webhook-deliveries.service.js';
 import { businessWithHistory } from '../support/seed.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
@@ -101,3 +102,38 @@ describe('no read a merchant makes scans a growing table whole', () => {
     expect(plans.filter((p) => p.scans.length)).toEqual([]);
   });
 });
+
+describe('webhook recovery reads the failed deliveries of its window, not of every day since its start', () => {
+  // The seed's recovery endpoint failed through an outage from 12 days ago; older failures are sparse.
+  const DAY = 86_400_000;
+  it.each([
+    ['a day of the outage', 12, 11],
+    ['its last hour', 1.5, 1.5 - 1 / 24],
+    ['the whole outage', 12, 0],
+  ])('%s', async (_name, fromDaysAgo, toDaysAgo) => {
+    const now = Date.now();
+    const [since, until] = [new Date(now - fromDaysAgo * DAY), new Date(now - toDaysAgo * DAY)];
+    const failed = await stack.orm.em.getConnection().execute<{ n: number }[]>(
+      `select count(*)::int as n from webhook_deliveries d join events e on e.id = d.event_id
+       where d.endpoint_id = ? and d.status = 'failed' and e.created_at between ? and ?`,
+      [seeded.endpoints.recovery, since, until],
+    );
+    const plan = await stack.orm.em.fork().transactional(async (tx) => {
+      await tx.execute('set local enable_seqscan = off');
+      const [row] = await tx.execute<{ 'QUERY PLAN': any }[]>(`explain (analyze, format json) ${FAILED_IN_WINDOW}`, [seeded.endpoints.recovery, since, until, RECOVERY_PAGE + 1]);
+      return row['QUERY PLAN'];
+    });
+    // The walk of the endpoint's failed deliveries: the rows it read (kept or filtered away) are the window's, no more.
+    let read = 0;
+    const walk = (node: any) => {
+      if (node['Relation Name'] === 'webhook_deliveries' && node['Index Name'] !== 'webhook_deliveries_event_id_endpoint_id_generation_key') {
+        read += node['Actual Rows'] * node['Actual Loops'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0);
+      }
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk(plan[0].Plan);
+    expect(wholeScans(plan)).toEqual([]);
+    expect(read).toBe(failed[0].n);
+  });
+});
+

@@ -74,8 +74,8 @@ describe("the worker's processor with live payments refused", () => {
     retrieveCharge: async () => (calls.push('retrieveCharge'), { status: 'succeeded', chargeId: 'ch_1' }),
     payout: async () => (calls.push('payout'), { status: 'paid', processorTransactionId: 'po_1' }),
     refund: async () => (calls.push('refund'), { status: 'succeeded', refundId: 're_1' }),
-    disputeNotice: () => null,
-    reviewDisputeEvidence: () => null,
+    disputeNotice: () => (calls.push('disputeNotice'), null),
+    reviewDisputeEvidence: () => (calls.push('reviewDisputeEvidence'), 'won'),
   } as PaymentProcessor;
   const guarded = refusingLive(inner);
   const wallet = { destinationType: 'wallet' as const, destinationDetails: { walletEmail: 'a@b.example' } };
@@ -88,6 +88,20 @@ describe("the worker's processor with live payments refused", () => {
     expect(await guarded.payout({ idempotencyKey: 'wd', amountInCents: 1, destination: wallet, livemode: true })).toEqual({ status: 'declined', message: LIVE_REFUSED_MESSAGE });
     expect(await guarded.refund({ chargeId: 'ch', amountInCents: 1, idempotencyKey: 're', livemode: true })).toEqual({ status: 'declined', message: LIVE_REFUSED_MESSAGE });
     expect(calls).toEqual([]);
+  });
+
+  it("never lets the simulator's test phrases decide a live dispute: its evidence waits for the acquirer's decision", async () => {
+    const review = { disputeId: 'dsp_1', evidence: { uncategorizedText: 'winning_evidence' } };
+    expect(guarded.reviewDisputeEvidence({ ...review, livemode: true })).toBeNull();
+    expect(calls).toEqual([]);
+    expect(guarded.reviewDisputeEvidence({ ...review, livemode: false })).toBe('won');
+    expect(calls).toEqual(['reviewDisputeEvidence']);
+  });
+
+  it('decides every method of the port, none passed through by default', () => {
+    const methods = Object.keys(inner).filter((key) => key !== 'name').sort();
+    expect(Object.keys(guarded).filter((key) => key !== 'name').sort()).toEqual(methods);
+    for (const method of methods) expect(guarded[method as keyof PaymentProcessor]).not.toBe(inner[method as keyof PaymentProcessor]);
   });
 
   it('still looks up a live charge, which moves no money: one made before live payments were refused is found, not failed', async () => {

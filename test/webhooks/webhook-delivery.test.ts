@@ -82,6 +82,7 @@ describe('webhook delivery, end to end', () => {
       eventType: 'checkout.succeeded',
       type: 'checkout.succeeded',
       createdAt: expect.any(String),
+      sequence: expect.any(Number),
       livemode: false,
       payload,
       data: payload,

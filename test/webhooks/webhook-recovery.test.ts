@@ -72,10 +72,34 @@ describe('POST /api/webhooks/:id/recover at size', () => {
     await sql('analyze webhook_deliveries');
     await sql('analyze events');
     const since = new Date(Date.now() - 2 * 3600_000);
-    const [plan] = await sql<{ 'QUERY PLAN': unknown }>(`explain (format json) ${FAILED_IN_WINDOW}`, [hook, since, since, new Date(), 1001]);
+    const [plan] = await sql<{ 'QUERY PLAN': unknown }>(`explain (format json) ${FAILED_IN_WINDOW}`, [hook, since, new Date(), 1001]);
     const text = JSON.stringify(plan['QUERY PLAN']);
-    expect(text).toContain('webhook_deliveries_failed_idx');
+    expect(text).toContain('webhook_deliveries_failed_by_event_idx');
     expect(text).not.toMatch(/"Node Type":"Seq Scan","[^}]*"Relation Name":"webhook_deliveries"/);
     expect(text).not.toMatch(/"Relation Name":"webhook_deliveries"[^}]*"Node Type":"Seq Scan"/);
+  }, 60_000);
+
+  it('bounds its read by the window at both ends: a narrow window reads its own failed deliveries, not every one since its start', async () => {
+    const hook = await endpoint();
+    // 600 failed deliveries in the last hour, of events a millisecond apart; a window of 50 ms at its start holds about 50.
+    await seed(hook, 600, 'failed', 'c1');
+    await sql('analyze webhook_deliveries');
+    const [first] = await sql<{ at: Date }>(`select min(created_at) as at from events where id like 'evt_c1%'`);
+    const since = new Date(first.at);
+    const until = new Date(since.getTime() + 49);
+    const inWindow = (await sql(`select 1 from events where id like 'evt_c1%' and created_at between ? and ?`, [since, until])).length;
+    expect(inWindow).toBeGreaterThanOrEqual(49);
+    expect(inWindow).toBeLessThanOrEqual(50);
+    const [plan] = await sql<{ 'QUERY PLAN': any }>(`explain (analyze, format json) ${FAILED_IN_WINDOW}`, [hook, since, until, 1001]);
+    // What the walk of the endpoint's failed deliveries read (kept or filtered away), as EXPLAIN ANALYZE counts it.
+    const read: number[] = [];
+    const walk = (node: any) => {
+      if (node['Index Name'] === 'webhook_deliveries_failed_by_event_idx') read.push(node['Actual Rows'] * node['Actual Loops'] + (node['Rows Removed by Filter'] ?? 0));
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk(plan['QUERY PLAN'][0].Plan);
+    expect(read).toEqual([inWindow]);
+    const recovered = await stack.http.post(`/api/webhooks/${hook}/recover`, { since: since.toISOString(), until: until.toISOString() }, { key: biz.testKey });
+    expect(recovered.body.data).toEqual({ recovered: inWindow, hasMore: false });
   }, 60_000);
 });

@@ -46,12 +46,13 @@ describe('delivery body', () => {
       id: 'evt_1',
       type: 'refund.created' as const,
       createdAt: new Date('2026-01-02T03:04:05.678Z'),
+      sequence: 7,
       livemode: false,
       payload: { refundId: 'ref_1', amount: 500 },
     };
     expect(deliveryBody(event)).toBe(
       '{"id":"evt_1","eventId":"evt_1","eventType":"refund.created","type":"refund.created",' +
-        '"createdAt":"2026-01-02T03:04:05.678Z","livemode":false,' +
+        '"createdAt":"2026-01-02T03:04:05.678Z","sequence":7,"livemode":false,' +
         '"payload":{"refundId":"ref_1","amount":500},"data":{"refundId":"ref_1","amount":500}}',
     );
   });

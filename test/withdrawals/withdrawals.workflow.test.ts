@@ -96,6 +96,21 @@ describe('the withdrawal workflow', () => {
     });
   });
 
+  it('ignores a cancelled signal naming another withdrawal: this one, still pending in the database, is paid out after its delay', async () => {
+    const mocks = happyMocks();
+    await run(mocks, async (start) => {
+      const handle = await start();
+      await env.sleep(3 * MINUTE);
+      // Copied from another withdrawal's history: that one was cancelled, this one was not.
+      await handle.signal(withdrawalCancelledSignal, record('cancelled', { id: 'wd_other', cancelledAt: '2026-11-21T00:03:00.000Z' }));
+      await env.sleep(MINUTE);
+      expect((await handle.query(withdrawalStatusQuery)).status).toBe('pending');
+      expect(await handle.result()).toBe('completed');
+      expect(mocks.startWithdrawalProcessing).toHaveBeenCalledWith('wd_1');
+      expect(mocks.payWithdrawal).toHaveBeenCalledWith('wd_1');
+    });
+  });
+
   it('ends cancelled when a cancel committed just before the move to processing (its signal not yet arrived)', async () => {
     const mocks = happyMocks();
     mocks.startWithdrawalProcessing.mockResolvedValue(record('cancelled'));

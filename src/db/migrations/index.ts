@@ -20,6 +20,9 @@ import { Migration20261126010000_webhook_recovery_index } from './Migration20261
 import { Migration20261126020000_row_counts } from './Migration20261126020000_row_counts.js';
 import { Migration20261126030000_history_indexes } from './Migration20261126030000_history_indexes.js';
 import { Migration20261127010000_processing_index } from './Migration20261127010000_processing_index.js';
+import { Migration20261127020000_dispute_reinstatement } from './Migration20261127020000_dispute_reinstatement.js';
+import { Migration20261127021000_delivery_event_time } from './Migration20261127021000_delivery_event_time.js';
+import { Migration20261127022000_event_sequence } from './Migration20261127022000_event_sequence.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -48,4 +51,7 @@ export const migrationsList = [
   { name: 'Migration20261126020000_row_counts', class: Migration20261126020000_row_counts },
   { name: 'Migration20261126030000_history_indexes', class: Migration20261126030000_history_indexes },
   { name: 'Migration20261127010000_processing_index', class: Migration20261127010000_processing_index },
+  { name: 'Migration20261127020000_dispute_reinstatement', class: Migration20261127020000_dispute_reinstatement },
+  { name: 'Migration20261127021000_delivery_event_time', class: Migration20261127021000_delivery_event_time },
+  { name: 'Migration20261127022000_event_sequence', class: Migration20261127022000_event_sequence },
 ];

@@ -36,7 +36,16 @@ function eventSchema(type: string, payload: z.ZodObject) {
       eventId: prefixedId('evt').meta({ description: 'Same as `id`: de-duplicate deliveries on it.' }),
       eventType: z.literal(type),
       type: z.literal(type).meta({ description: 'Same as `eventType`.' }),
-      createdAt: timestamp(),
+      createdAt: timestamp().meta({ description: 'When it happened, by the clock of the host that recorded it.' }),
+      sequence: z
+        .number()
+        .int()
+        .positive()
+        .meta({
+          description:
+            "Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.",
+          example: 1042,
+        }),
       livemode: z.boolean(),
       payload: strictPayload,
       data: strictPayload.meta({ description: 'Same as `payload`.' }),

@@ -11,7 +11,7 @@ import { expireSession, isPastExpiry } from './expiry.rules.js';
 import type { DisputeTimes } from '../../config.js';
 import { newId } from '../../domain/ids.js';
 import { disputeWorkflowStart } from '../disputes/dispute.start.js';
-import type { AcquirerDisputeNotice } from '../processor/disputes.simulator.js';
+import type { AcquirerDisputeNotice } from '../processor/processor.port.js';
 import { checkoutFailedPayload, checkoutSucceededPayload, paymentLines, paymentSplit } from './payment.rules.js';
 import { CheckoutSession, type SessionStatus, type ShippingAddress } from './session.entity.js';
 import { reserveReleaseWorkflowId } from '../../../contracts/workflow-ids.js';

@@ -53,7 +53,11 @@ export const Dispute = defineEntity({
 });
 export type Dispute = InferEntity<typeof Dispute>;
 
-/** One reserve's share of a chargeback: what `consumeReserves` took from it when the funds were withdrawn. */
+/**
+ * One reserve's share of a chargeback: what `consumeReserves` took from it when the funds were withdrawn,
+ * and what a won chargeback gave back to it (its part of the amount, while the reserve's release date
+ * was still ahead).
+ */
 export const DisputeReservePart = defineEntity({
   name: 'DisputeReservePart',
   tableName: 'dispute_reserve_parts',
@@ -61,6 +65,7 @@ export const DisputeReservePart = defineEntity({
     disputeId: () => p.manyToOne(Dispute).mapToPk().primary().fieldName('dispute_id'),
     reserveId: () => p.manyToOne(Reserve).mapToPk().primary().fieldName('reserve_id'),
     amountInCents: p.bigint('number'),
+    returnedInCents: p.bigint('number').default(0),
   },
 });
 export type DisputeReservePart = InferEntity<typeof DisputeReservePart>;

@@ -6,21 +6,18 @@ import { Business } from '../businesses/business.entity.js';
 import { CheckoutSession } from '../checkout/session.entity.js';
 import { recordEvent } from '../events/event.service.js';
 import type { Balance } from '../ledger/ledger.entity.js';
-import { lockBalance, postTransaction, ownerOf } from '../ledger/ledger.service.js';
+import { lockBalance, ownerOf } from '../ledger/ledger.service.js';
 import { Refund } from '../refunds/refund.entity.js';
-import { consumeReserves } from '../reserves/reserve.service.js';
 import type { DisputeReason } from '../../../contracts/disputes.js';
-import { Dispute, DisputeReservePart } from './dispute.entity.js';
+import { Dispute } from './dispute.entity.js';
+import { reinstateFunds, withdrawFunds } from './dispute-funds.lifecycle.js';
 import {
   acceptedStatus,
   awaitsResponse,
-  chargebackFunding,
-  chargebackLines,
   decisionOf,
   disputeEventPayload,
   emptyEvidence,
   isClosed,
-  reinstatementLines,
   type Outcome,
 } from './dispute.rules.js';
 
@@ -113,28 +110,6 @@ export async function openDispute(
   return { dispute, opened: true };
 }
 
-/**
- * A chargeback's money leaves the business: the amount (to the card network) and the fee (to fee
- * revenue), each one balanced posting, from `available`, then the oldest holding reserves, the rest left
- * owing (`available` below zero). Each reserve's share is recorded for the balance transactions.
- */
-async function withdrawFunds(tx: EntityManager, balance: Balance, dispute: Dispute, at: Date): Promise<void> {
-  const funding = chargebackFunding(dispute.amountInCents, dispute.feeInCents, { available: balance.available, heldInReserves: balance.reserved });
-  const consumed = await consumeReserves(tx, ownerOf(dispute), funding.total.fromReserves);
-  // `reserved` is what the reserves hold (ledger verify holds the two equal), so this never happens.
-  if (consumed.taken !== funding.total.fromReserves) throw new Error(`reserves gave ${consumed.taken} of the ${funding.total.fromReserves} reserved`);
-  for (const part of consumed.parts) tx.create(DisputeReservePart, { disputeId: dispute.id, reserveId: part.reserveId, amountInCents: part.amount });
-  const referenceId = dispute.id;
-  postTransaction(tx, balance, { kind: 'dispute.funds_withdrawn', referenceId, lines: chargebackLines(funding.amount, 'processor_clearing'), at, overdraw: true });
-  if (dispute.feeInCents > 0) {
-    postTransaction(tx, balance, { kind: 'dispute.fee', referenceId, lines: chargebackLines(funding.fee, 'fee_revenue'), at, overdraw: true });
-  }
-  dispute.fromAvailableInCents = funding.total.fromAvailable;
-  dispute.fromReservesInCents = funding.total.fromReserves;
-  dispute.owedInCents = funding.total.owed;
-  recordEvent(tx, ownerOf(dispute), 'dispute.funds_withdrawn', disputeEventPayload(dispute), at);
-}
-
 /** The balance lock, then the dispute's row: the order every dispute move takes. Null when there is no such dispute. */
 async function locked(tx: EntityManager, id: string): Promise<{ dispute: Dispute; balance: Balance } | null> {
   requireTransaction(tx);
@@ -173,10 +148,7 @@ export async function decideDispute(
     return dispute;
   }
   dispute.closedAt = at;
-  if (next.reinstate) {
-    postTransaction(tx, balance, { kind: 'dispute.funds_reinstated', referenceId: dispute.id, lines: reinstatementLines(dispute.amountInCents), at });
-    recordEvent(tx, ownerOf(dispute), 'dispute.funds_reinstated', disputeEventPayload(dispute), at);
-  }
+  if (next.reinstate) await reinstateFunds(tx, balance, dispute, at);
   recordEvent(tx, ownerOf(dispute), 'dispute.closed', disputeEventPayload(dispute), at);
   return dispute;
 }

@@ -55,7 +55,7 @@ export async function enterDisputeDecision(
   const deadline = Date.now() + DECIDE_DEADLINE_MS;
   for (;;) {
     try {
-      await temporal.connection.withDeadline(deadline, () => handle.executeUpdate(decideDisputeUpdate, { args: [outcome] }));
+      await temporal.connection.withDeadline(deadline, () => handle.executeUpdate(decideDisputeUpdate, { args: [{ disputeId: id, outcome }] }));
       break;
     } catch (err) {
       // Refused: the dispute closed meanwhile, and the database says how.

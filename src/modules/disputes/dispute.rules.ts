@@ -76,9 +76,47 @@ export function chargebackLines(split: Split, to: 'processor_clearing' | 'fee_re
   );
 }
 
-/** A won chargeback: the network returns the amount, to `available` (the fee stays charged). */
-export const reinstatementLines = (amount: number): PostingLine[] =>
-  lines({ account: 'processor_clearing', amount: -amount }, { account: 'available', amount });
+/**
+ * What of a chargeback's amount the reserves paid. The amount was taken before the fee, each from
+ * `available` first and then from the reserves (`chargebackFunding`), so from the totals alone: nothing
+ * when `available` covered the amount, else the rest of the amount as far as the reserves went.
+ */
+export function amountFromReserves(d: { amountInCents: number; fromAvailableInCents?: number | null; fromReservesInCents?: number | null }): number {
+  if (d.fromAvailableInCents == null || d.fromReservesInCents == null) return 0;
+  return Math.min(d.fromReservesInCents, Math.max(0, d.amountInCents - d.fromAvailableInCents));
+}
+
+/** One reserve's share of a chargeback, oldest reserve first (the order `consumeReserves` took them in). */
+export interface ReserveShare {
+  reserveId: string;
+  amountInCents: number;
+  /** The reserve's release date is still ahead (by the database's clock). */
+  holding: boolean;
+}
+
+/**
+ * Where a won chargeback's amount goes back to. Its reserve-funded part (`amountFromReserves`: the first
+ * cents of the shares, oldest reserve first, since the amount was taken before the fee) returns to each
+ * reserve it came from whose release date is still ahead, so held money keeps its hold; a share whose
+ * reserve is due by now goes to `available`, as its release would have taken it; the rest of the amount
+ * came from `available` (or was owed) and returns there.
+ */
+export function reinstatementPlan(amount: number, fromReserves: number, shares: ReserveShare[]): { toReserves: { reserveId: string; amount: number }[]; toAvailable: number } {
+  const toReserves: { reserveId: string; amount: number }[] = [];
+  let left = fromReserves;
+  for (const share of shares) {
+    if (left <= 0) break;
+    const part = Math.min(share.amountInCents, left);
+    left -= part;
+    if (share.holding) toReserves.push({ reserveId: share.reserveId, amount: part });
+  }
+  const back = toReserves.reduce((sum, share) => sum + share.amount, 0);
+  return { toReserves, toAvailable: amount - back };
+}
+
+/** A won chargeback: the network returns the amount, to the reserves that still hold their share and to `available` (the fee stays charged). */
+export const reinstatementLines = (amount: number, toReserves = 0): PostingLine[] =>
+  lines({ account: 'processor_clearing', amount: -amount }, { account: 'reserved', amount: toReserves }, { account: 'available', amount: amount - toReserves });
 
 export const emptyEvidence = (): Evidence => Object.fromEntries(EVIDENCE_FIELDS.map((field) => [field, null])) as Evidence;
 

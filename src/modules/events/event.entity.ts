@@ -20,7 +20,11 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** An event a business may receive by webhook. Written in the transaction of the change it reports. */
+/**
+ * An event a business may receive by webhook. Written in the transaction of the change it reports. Its
+ * row also has a `sequence`, drawn by the database at insert (not mapped here: nothing writes it, and
+ * the fan-out reads it with the row it sends), which orders a record's events as they happened.
+ */
 export const Event = defineEntity({
   name: 'Event',
   tableName: 'events',

@@ -15,6 +15,7 @@ export function recordEvent(
   at: Date = new Date(),
 ): Event {
   const event = em.create(Event, { id: newId('evt'), ...owner, type, payload, createdAt: at });
-  em.create(OutboxEntry, { message: { kind: 'event.fanout', eventId: event.id }, createdAt: at });
+  // The business and the instant group the events of one move, fanned out one after another, in order.
+  em.create(OutboxEntry, { message: { kind: 'event.fanout', eventId: event.id, businessId: owner.businessId }, createdAt: at });
   return event;
 }

@@ -1,26 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { disputeChecks } from './ledger-verify.disputes.js';
+import { ENTRY_SUMS, HELD, owner, type Check } from './ledger-verify.checks.js';
 
 /**
  * `ledger verify`: every invariant the money rests on, recomputed from the rows. Each check is one query
- * that returns the offenders, and each offender becomes one line naming it.
+ * that returns the offenders, and each offender becomes one line naming it; what chargebacks do to the
+ * money is checked in ledger-verify.disputes.ts.
  */
-interface Check {
-  sql: string;
-  describe: (row: Record<string, unknown>) => string;
-}
-
-const owner = (r: Record<string, unknown>) => `business ${r.business_id} (${r.livemode ? 'live' : 'test'})`;
-
-const ENTRY_SUMS = `
-  select business_id, livemode,
-    coalesce(sum(amount) filter (where account = 'available'), 0)::bigint as available,
-    coalesce(sum(amount) filter (where account = 'reserved'), 0)::bigint as reserved,
-    coalesce(sum(amount) filter (where account = 'pending_withdrawal'), 0)::bigint as pending_withdrawal,
-    coalesce(sum(amount) filter (where account = 'refunds_in_flight'), 0)::bigint as refunds_in_flight
-  from ledger_entries group by business_id, livemode`;
-
-const HELD = `reserve_amount_in_cents - consumed_amount_in_cents - released_amount_in_cents`;
-
 const checks: Check[] = [
   {
     sql: `select t.id, coalesce(sum(e.amount), 0)::bigint as total, count(e.id)::int as entries
@@ -49,17 +35,6 @@ const checks: Check[] = [
             ('refunds_in_flight', refunds_in_flight)) as a(account, amount)
           where a.amount < 0`,
     describe: (r) => `${owner(r)}: ${r.account} is negative (${r.amount})`,
-  },
-  {
-    // Only a chargeback may take `available` below zero, and only by what it could not cover (its
-    // `owedInCents`); every other move that lowers it needs it covered. So it is never further below zero
-    // than the business's chargebacks together left owing (later credits pay that down).
-    sql: `with sums as (${ENTRY_SUMS}),
-          owed as (select business_id, livemode, sum(owed_in_cents)::bigint as owed from disputes group by business_id, livemode)
-          select s.business_id, s.livemode, s.available, coalesce(o.owed, 0) as owed
-          from sums s left join owed o on o.business_id = s.business_id and o.livemode = s.livemode
-          where s.available < -coalesce(o.owed, 0)`,
-    describe: (r) => `${owner(r)}: available is ${r.available}, further below zero than the ${r.owed} its chargebacks left owing`,
   },
   {
     sql: `select s.id, s.status, count(t.id)::int as payments from checkout_sessions s
@@ -136,45 +111,12 @@ const checks: Check[] = [
           where coalesce(c.counted, 0) <> coalesce(a.actual, 0)`,
     describe: (r) => `${owner(r)}: the list counters say ${r.counted} ${r.resource} rows of ${r.key} but there are ${r.actual}`,
   },
-  {
-    // A chargeback's funding is what its two postings took: `available` (its own share and what was owed)
-    // and `reserved` (the reserves' shares, recorded per reserve), one withdrawal each; an inquiry has none.
-    sql: `with posted as (
-            select t.reference_id as id, count(distinct t.id) filter (where t.kind = 'dispute.funds_withdrawn')::int as withdrawals,
-                   count(distinct t.id)::int as postings,
-                   coalesce(-sum(e.amount) filter (where e.account = 'available'), 0)::bigint as from_available,
-                   coalesce(-sum(e.amount) filter (where e.account = 'reserved'), 0)::bigint as from_reserves
-            from ledger_transactions t join ledger_entries e on e.transaction_id = t.id
-            where t.kind in ('dispute.funds_withdrawn', 'dispute.fee') group by t.reference_id),
-          parts as (select dispute_id, sum(amount_in_cents)::bigint as parts from dispute_reserve_parts group by dispute_id)
-          select d.id, d.status, d.from_available_in_cents + d.owed_in_cents as funded_available, d.from_reserves_in_cents as funded_reserves,
-                 coalesce(p.withdrawals, 0) as withdrawals, coalesce(p.from_available, 0) as posted_available,
-                 coalesce(p.from_reserves, 0) as posted_reserves, coalesce(r.parts, 0) as parts
-          from disputes d left join posted p on p.id = d.id left join parts r on r.dispute_id = d.id
-          where (d.from_available_in_cents is null and (coalesce(p.postings, 0) > 0 or r.parts is not null))
-             or (d.from_available_in_cents is not null and (coalesce(p.withdrawals, 0) <> 1
-               or coalesce(p.from_available, 0) <> d.from_available_in_cents + d.owed_in_cents
-               or coalesce(p.from_reserves, 0) <> d.from_reserves_in_cents or coalesce(r.parts, 0) <> d.from_reserves_in_cents))`,
-    describe: (r) =>
-      `dispute ${r.id} (${r.status}) was funded ${r.funded_available ?? 'nothing'} from available and ${r.funded_reserves ?? 'nothing'} from reserves, but ${r.withdrawals} withdrawal(s) posted ${r.posted_available} and ${r.posted_reserves}, and its reserve shares add up to ${r.parts}`,
-  },
-  {
-    // A won chargeback got its amount back to `available` exactly once; no other dispute got anything back.
-    sql: `select d.id, d.status, d.amount_in_cents as amount, count(distinct t.id)::int as postings, coalesce(sum(e.amount), 0)::bigint as returned
-          from disputes d
-          left join ledger_transactions t on t.kind = 'dispute.funds_reinstated' and t.reference_id = d.id
-          left join ledger_entries e on e.transaction_id = t.id and e.account = 'available'
-          group by d.id, d.status, d.amount_in_cents
-          having (d.status = 'won' and (count(distinct t.id) <> 1 or coalesce(sum(e.amount), 0) <> d.amount_in_cents))
-              or (d.status <> 'won' and count(distinct t.id) > 0)`,
-    describe: (r) => `dispute ${r.id} (${r.status}) of ${r.amount} had ${r.postings} reinstatement(s) returning ${r.returned}`,
-  },
 ];
 
 export async function verifyLedger(em: EntityManager): Promise<{ ok: boolean; problems: string[] }> {
   const connection = em.getConnection();
   const problems: string[] = [];
-  for (const check of checks) {
+  for (const check of [...checks, ...disputeChecks]) {
     const rows = await connection.execute<Record<string, unknown>[]>(check.sql);
     problems.push(...rows.map(check.describe));
   }

@@ -11,6 +11,8 @@ type RowId = string | number;
 interface ClaimedRow {
   id: RowId;
   message: OutboxMessage;
+  /** When the row was written: rows of one money move share it (their `at`). */
+  created_at?: Date | string;
 }
 
 /** How long a claim keeps other dispatchers off a row; a crashed claimer's rows come back after it. */
@@ -78,7 +80,7 @@ export function createOutboxDispatcher(deps: { orm: MikroORM; temporal: Client; 
   return {
     /** Fast path for rows `claimForFastPath` claimed, right after the commit that wrote them. */
     async dispatchClaimed(entries: OutboxEntry[]): Promise<void> {
-      const done = await inLanes(entries.map((e) => ({ id: e.id, message: e.message })), handle);
+      const done = await inLanes(entries.map((e) => ({ id: e.id, message: e.message, created_at: e.createdAt })), handle);
       if (done.length) await markLater(done);
     },
     /** Dispatches committed rows by id, claiming them first (rows written without a claim). */
@@ -104,19 +106,41 @@ const claimSql = (filter: string) => `
       select id from outbox
       where dispatched_at is null and (claimed_until is null or claimed_until < now()) and ${filter}
       order by id limit ? for update skip locked)
-    returning id, message`;
+    returning id, message, created_at`;
 
-/** Handles rows CONCURRENCY at a time; returns the ids of those handled. */
+/**
+ * Rows that must run one after another, in the order they were written: the fan-outs of the events one
+ * money move recorded together (one business, one instant: a dispute's `created` and `funds_withdrawn`,
+ * a won one's `funds_reinstated` and `closed`), so their first attempts (and `npm start`'s lines) go out
+ * in the order the events happened. Every other row is a group of its own, run beside the others: events
+ * of separate moves keep their fan-outs concurrent (a business's burst of payments is not queued behind
+ * one another), and every event carries its `sequence` for receivers to sort by.
+ */
+function inOrder(rows: ClaimedRow[]): ClaimedRow[][] {
+  const groups = new Map<string, ClaimedRow[]>();
+  // In the order written: an UPDATE … RETURNING (the claim) returns its rows in no particular order.
+  const written = [...rows].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0));
+  for (const row of written) {
+    const together = row.message.kind === 'event.fanout' && row.message.businessId && row.created_at;
+    const key = together ? `fanout:${(row.message as { businessId: string }).businessId}:${new Date(row.created_at!).getTime()}` : `row:${row.id}`;
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
+  }
+  return [...groups.values()];
+}
+
+/** Handles rows CONCURRENCY groups at a time, each group's rows in the order they were written; returns the ids of those handled. */
 async function inLanes(rows: ClaimedRow[], handle: (row: ClaimedRow) => Promise<boolean>): Promise<RowId[]> {
   const done: RowId[] = [];
+  const groups = inOrder(rows);
   let next = 0;
   const lane = async () => {
-    while (next < rows.length) {
-      const row = rows[next++];
-      if (await handle(row)) done.push(row.id);
+    while (next < groups.length) {
+      for (const row of groups[next++]) if (await handle(row)) done.push(row.id);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, rows.length) }, lane));
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, groups.length) }, lane));
   return done;
 }
 

@@ -7,7 +7,14 @@ import type { WorkflowStart, WorkflowSignal, WorkflowSignalWithStart } from './w
  * re-dispatches whatever a crash left behind, and deterministic workflow ids make a second dispatch
  * harmless. A workflow start is typed against the workflow it names (`workflowStart`, workflow-message.rules.ts).
  */
-export type OutboxMessage = WorkflowStart | WorkflowSignal | WorkflowSignalWithStart | { kind: 'event.fanout'; eventId: string };
+export type OutboxMessage = WorkflowStart | WorkflowSignal | WorkflowSignalWithStart | EventFanout;
+
+/** An event to send to its business's endpoints; `businessId` (absent on rows written before it) keeps the fan-outs of one move's events in order. */
+export interface EventFanout {
+  kind: 'event.fanout';
+  eventId: string;
+  businessId?: string;
+}
 
 export const OutboxEntry = defineEntity({
   name: 'OutboxEntry',

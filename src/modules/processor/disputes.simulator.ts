@@ -1,4 +1,4 @@
-import type { DisputeReason } from '../../../contracts/disputes.js';
+import type { AcquirerDisputeNotice, EvidenceReview } from './processor.port.js';
 
 /**
  * The simulator as the acquirer and the card network for disputes (`PaymentProcessor.disputeNotice`,
@@ -6,12 +6,6 @@ import type { DisputeReason } from '../../../contracts/disputes.js';
  * the network decides evidence by Stripe's test phrases. A real acquirer reports disputes later through
  * its own channel, entered with `npm run admin -- dispute open`.
  */
-
-/** What the acquirer will report about a charge: a chargeback or an inquiry, and why. */
-export interface AcquirerDisputeNotice {
-  reason: DisputeReason;
-  inquiry: boolean;
-}
 
 /** The charge kinds that carry a dispute notice (charges.simulator.ts reads them from the card's token). */
 export const DISPUTE_NOTICES = {
@@ -30,7 +24,7 @@ export const LOSING_EVIDENCE = 'losing_evidence';
  * containing `winning_evidence` wins, anything else stays under review until an operator enters the
  * acquirer's decision.
  */
-export function simulatedEvidenceDecision(evidence: Record<string, string | null>): 'won' | 'lost' | null {
+export function simulatedEvidenceDecision({ evidence }: Pick<EvidenceReview, 'evidence'>): 'won' | 'lost' | null {
   const texts = Object.values(evidence).filter((text): text is string => typeof text === 'string');
   if (texts.some((text) => text.includes(LOSING_EVIDENCE))) return 'lost';
   if (texts.some((text) => text.includes(WINNING_EVIDENCE))) return 'won';

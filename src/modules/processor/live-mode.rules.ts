@@ -37,18 +37,30 @@ export function requireLivePayments(livePayments: LivePayments, livemode: boolea
 export const LIVE_REFUSED_MESSAGE = 'Live payments are not enabled on this server: no acquirer is configured';
 
 /**
- * `processor` with every live-mode money move declined, never passed on: a live charge is declined
- * (`processing_error`, the session fails, nothing charged), a payout or refund is declined (its money
- * returns to the balance it came from). A charge lookup moves no money and passes through, so a charge
- * made before live payments were refused is still found, never failed while it stands. Test mode goes
- * through unchanged.
+ * `processor` with live mode kept from the simulator wherever live payments are refused. Every method of
+ * the port is listed here, so a new one must be decided, not passed through by default:
+ * - `charge`: a live charge is declined (`processing_error`, the session fails, nothing charged);
+ * - `payout`, `refund`: declined (the money returns to the balance it came from);
+ * - `reviewDisputeEvidence`: a live dispute is never decided by the simulator's test phrases: its
+ *   evidence stays under review until an operator enters the acquirer's decision (`dispute decide`);
+ * - `retrieveCharge`: passes through; it moves no money, and a charge made before live payments were
+ *   refused must still be found, never failed while it stands;
+ * - `tokenize`: passes through; it moves no money, and the API refuses a live pay before reading the card;
+ * - `disputeNotice`: passes through; it reads a charge the processor made, and with live payments refused
+ *   the only live charges it can see were simulated before (a real acquirer's notices come through
+ *   `npm run admin -- dispute open`, which the processor never sees).
+ * Test mode goes through unchanged.
  */
 export function refusingLive(processor: PaymentProcessor): PaymentProcessor {
   return {
-    ...processor,
+    name: processor.name,
+    tokenize: (card) => processor.tokenize(card),
     charge: async (request) =>
       request.livemode ? { status: 'declined', code: 'processing_error', message: LIVE_REFUSED_MESSAGE } : processor.charge(request),
+    retrieveCharge: (idempotencyKey, livemode) => processor.retrieveCharge(idempotencyKey, livemode),
     payout: async (request) => (request.livemode ? { status: 'declined', message: LIVE_REFUSED_MESSAGE } : processor.payout(request)),
     refund: async (request) => (request.livemode ? { status: 'declined', message: LIVE_REFUSED_MESSAGE } : processor.refund(request)),
+    disputeNotice: (chargeId) => processor.disputeNotice(chargeId),
+    reviewDisputeEvidence: (review) => (review.livemode ? null : processor.reviewDisputeEvidence(review)),
   };
 }

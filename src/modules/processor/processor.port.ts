@@ -1,7 +1,7 @@
 import type { CardBrand } from './card.rules.js';
 import type { PayoutOutcome, PayoutRequest } from './payouts.simulator.js';
 import type { RefundOutcome, RefundRequest } from './refunds.simulator.js';
-import type { AcquirerDisputeNotice } from './disputes.simulator.js';
+import type { DisputeReason } from '../../../contracts/disputes.js';
 
 /**
  * The payment processor (acquirer) behind the service. Card data stops here: the API exchanges the card
@@ -35,8 +35,26 @@ export interface PaymentProcessor {
    * (`npm run admin -- dispute open`), so an adapter answers null.
    */
   disputeNotice(chargeId: string): AcquirerDisputeNotice | null;
-  /** The card network's decision on submitted evidence, or null while it is still under review. */
-  reviewDisputeEvidence(evidence: Record<string, string | null>): 'won' | 'lost' | null;
+  /**
+   * The card network's decision on a dispute's submitted evidence, or null while it is still under review
+   * (then an operator enters the acquirer's decision with `npm run admin -- dispute decide`). The dispute
+   * and its mode come with it: a live dispute is the acquirer's to decide, never the simulator's test
+   * phrases where live payments are not simulated (`refusingLive`).
+   */
+  reviewDisputeEvidence(review: EvidenceReview): 'won' | 'lost' | null;
+}
+
+/** What the network reviews: one dispute's submitted evidence, in its mode. */
+/** What the acquirer will report about a charge: a chargeback or an inquiry, and why. */
+export interface AcquirerDisputeNotice {
+  reason: DisputeReason;
+  inquiry: boolean;
+}
+
+export interface EvidenceReview {
+  disputeId: string;
+  livemode: boolean;
+  evidence: Record<string, string | null>;
 }
 
 export interface CardDetails {

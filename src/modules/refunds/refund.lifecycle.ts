@@ -54,7 +54,7 @@ export async function failRefund(tx: EntityManager, id: string, failureReason: s
     refund.failedAt = now;
     refund.failureReason = failureReason;
     const parts = await tx.find(RefundReservePart, { refundId: refund.id }, { orderBy: { reserveId: 'asc' } });
-    const toReserves = await restoreReserves(tx, refund.id, parts.map((p) => ({ reserveId: p.reserveId, amount: p.amountInCents })), now);
+    const toReserves = await restoreReserves(tx, { id: refund.id, description: `failed refund ${refund.id}` }, parts.map((p) => ({ reserveId: p.reserveId, amount: p.amountInCents })), now);
     postTransaction(tx, balance, {
       kind: 'refund.failed',
       referenceId: refund.id,

@@ -78,16 +78,18 @@ export async function consumeReserves(
 }
 
 /**
- * A failed refund gives each reserve its own share back (the caller holds the balance lock and posts
- * `refunds_in_flight → reserved` for the total returned). The reserve keeps its `releaseAt`. Every
- * share gets a release run of its own, started by the outbox in this transaction: the first run may
- * have finished (releasing nothing from a consumed reserve), been terminated, or been judged finished by
- * a worker whose clock runs ahead of this one's. The new run sleeps until `releaseAt` (at once when it
- * has passed) and releases the share; a first run still going may release it instead, and only one can.
+ * Gives reserves their shares back: a failed refund's, or a won chargeback's reserve-funded part (the
+ * caller holds the balance lock and posts the total returned to `reserved`). The reserve keeps its
+ * `releaseAt`. Every share gets a release run of its own, started by the outbox in this transaction: the
+ * first run may have finished (releasing nothing from a consumed reserve), been terminated, or been
+ * judged finished by a worker whose clock runs ahead of this one's. The new run sleeps until `releaseAt`
+ * (at once when it has passed) and releases the share; a first run still going may release it instead,
+ * and only one can. `source` names what gave the share back (`ref_…`, `dsp_…`) and how an operator reads
+ * it (`failed refund ref_…`).
  */
 export async function restoreReserves(
   tx: EntityManager,
-  refundId: string,
+  source: { id: string; description: string },
   parts: { reserveId: string; amount: number }[],
   at: Date,
 ): Promise<number> {
@@ -101,21 +103,20 @@ export async function restoreReserves(
     reserve.consumedAmountInCents -= part.amount;
     reserve.status = reserveStatusOf(reserve);
     restored += part.amount;
-    startReleaseAgain(tx, reserve, refundId, part.amount, at);
+    startReleaseAgain(tx, reserve, source, part.amount, at);
   }
   return restored;
 }
 
-/** `reserve-release-<res id>-after-<ref id>`: the dispatcher never reuses a workflow id, so a new run needs its own. */
-
-function startReleaseAgain(tx: EntityManager, reserve: Reserve, refundId: string, amount: number, at: Date): void {
+/** `reserve-release-<res id>-after-<ref or dsp id>`: the dispatcher never reuses a workflow id, so a new run needs its own. */
+function startReleaseAgain(tx: EntityManager, reserve: Reserve, source: { id: string; description: string }, amount: number, at: Date): void {
   tx.create(OutboxEntry, {
     createdAt: at,
     message: workflowStart(reserveReleaseWorkflow, {
-      workflowId: reserveReleaseAgainWorkflowId(reserve.id, refundId),
+      workflowId: reserveReleaseAgainWorkflowId(reserve.id, source.id),
       args: [{ reserveId: reserve.id, releaseAt: reserve.releaseAt.toISOString() }],
       searchAttributes: { BusinessId: reserve.businessId, Livemode: reserve.livemode, AmountInCents: amount },
-      summary: `Release $${centsToDecimalString(amount)} given back to reserve ${reserve.id} by failed refund ${refundId}`,
+      summary: `Release $${centsToDecimalString(amount)} given back to reserve ${reserve.id} by ${source.description}`,
     }),
   });
 }

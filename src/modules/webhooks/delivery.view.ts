@@ -6,15 +6,18 @@ import type { attemptResource, DeliveryResource } from './webhook.schemas.js';
 /**
  * The body every endpoint receives for an event. Both handler styles in the spec work: `eventType` and
  * `payload`, or `type` and `data`. Built once when a delivery is created and stored on it, so each attempt
- * (and each manual retry) sends the same bytes.
+ * (and each manual retry) sends the same bytes. `sequence` orders a record's events as they happened
+ * (deliveries may arrive in any order, retries later still); `createdAt` is when, by the clock of the
+ * host that recorded it.
  */
-export function deliveryBody(event: Pick<Event, 'id' | 'type' | 'createdAt' | 'livemode' | 'payload'> & { test?: boolean }): string {
+export function deliveryBody(event: Pick<Event, 'id' | 'type' | 'createdAt' | 'livemode' | 'payload'> & { sequence: number; test?: boolean }): string {
   return JSON.stringify({
     id: event.id,
     eventId: event.id,
     eventType: event.type,
     type: event.type,
     createdAt: event.createdAt.toISOString(),
+    sequence: event.sequence,
     livemode: event.livemode,
     payload: event.payload,
     data: event.payload,

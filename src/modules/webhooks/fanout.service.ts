@@ -29,8 +29,8 @@ export interface FanoutDeps {
 const FAN_OUT = `
   with inserted as (
     insert into webhook_deliveries
-      (id, event_id, endpoint_id, business_id, livemode, generation, status, body, attempt_count, created_at, updated_at)
-    select d.id, ?, d.endpoint_id, ?, ?, 0, 'pending', ?, 0, now(), now()
+      (id, event_id, event_created_at, endpoint_id, business_id, livemode, generation, status, body, attempt_count, created_at, updated_at)
+    select d.id, ?, ?, d.endpoint_id, ?, ?, 0, 'pending', ?, 0, now(), now()
     from jsonb_to_recordset(?::jsonb) as d(id text, endpoint_id text)
     on conflict (event_id, endpoint_id, generation) do nothing
     returning id, endpoint_id, attempt_count)
@@ -43,7 +43,7 @@ const FAN_OUT = `
 // and mode that existed when it happened (an endpoint receives what happens while it exists, even if the
 // fan-out itself was delayed); which of them subscribe is decided here, by the same rule as everywhere.
 const FAN_OUT_SOURCE = `
-  select e.id, e.business_id, e.livemode, e.type, e.payload, e.test, e.created_at,
+  select e.id, e.business_id, e.livemode, e.type, e.payload, e.test, e.created_at, e.sequence,
     coalesce((select json_agg(json_build_object('id', w.id, 'events', w.events))
       from webhook_endpoints w
       where w.business_id = e.business_id and w.livemode = e.livemode and w.enabled and w.deleted_at is null
@@ -58,6 +58,8 @@ interface FanOutSource {
   payload: Record<string, unknown>;
   test: boolean;
   created_at: Date | string;
+  /** bigint, as text. */
+  sequence: string;
   endpoints: { id: string; events: string[] }[];
 }
 
@@ -85,7 +87,15 @@ export function createEventFanout(deps: FanoutDeps) {
       deps.log.warn({ eventId: message.eventId }, 'event to fan out does not exist');
       return;
     }
-    const event = { id: source.id, type: source.type, payload: source.payload, test: source.test, livemode: source.livemode, createdAt: new Date(source.created_at) };
+    const event = {
+      id: source.id,
+      type: source.type,
+      payload: source.payload,
+      test: source.test,
+      livemode: source.livemode,
+      createdAt: new Date(source.created_at),
+      sequence: Number(source.sequence),
+    };
     // Every payment, refund and withdrawal outcome passes here once (again only if a fan-out is redone).
     const summary = event.test ? null : eventSummary(event.type, event.payload);
     if (summary) deps.log.info({ ...NOTABLE, eventId: event.id, type: event.type, businessId: source.business_id, livemode: event.livemode }, summary);
@@ -93,6 +103,7 @@ export function createEventFanout(deps: FanoutDeps) {
     const owner = { eventId: event.id, businessId: source.business_id, livemode: event.livemode };
     const rows = await em.execute<{ id: string; endpoint_id: string; attempt_count: number }[]>(FAN_OUT, [
       event.id,
+      event.createdAt,
       owner.businessId,
       event.livemode,
       deliveryBody(event),

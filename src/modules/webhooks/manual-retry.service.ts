@@ -39,7 +39,11 @@ export async function retryDeliveries(
   } else if (id.startsWith('whd_')) {
     const delivery = await tx.findOne(WebhookDelivery, { id, ...owner });
     if (!delivery) throw new DomainError('event_not_found');
-    await tx.execute('select id from events where id = ? for update', [delivery.eventId]);
+    // Retention deletes an event with its deliveries under the event's row lock: once this lock is held
+    // the event stays, but it may have gone between the read above and the lock (the new delivery's
+    // insert would then break its foreign key, a 500). Gone is not found.
+    const locked = await tx.execute('select id from events where id = ? for update', [delivery.eventId]);
+    if (!locked.length) throw new DomainError('event_not_found');
     const endpoint = await tx.findOne(WebhookEndpoint, { id: delivery.endpointId, deletedAt: null });
     if (!endpoint) throw new DomainError('webhook_endpoint_not_found');
     if (!endpoint.enabled) throw new DomainError('webhook_endpoint_disabled');
@@ -56,8 +60,8 @@ export async function retryDeliveries(
       'select max(generation)::int as max from webhook_deliveries where event_id = ? and endpoint_id = ?',
       [source.eventId, source.endpointId],
     );
-    const { eventId, endpointId, businessId, livemode, body } = source;
-    const delivery = newDelivery(tx, { eventId, endpointId, businessId, livemode, body }, max + 1, now);
+    const { eventId, eventCreatedAt, endpointId, businessId, livemode, body } = source;
+    const delivery = newDelivery(tx, { eventId, eventCreatedAt, endpointId, businessId, livemode, body }, max + 1, now);
     created.push(delivery);
     // Claimed for the caller's fast path (`afterCommit`).
     outbox.push(claimForFastPath(tx.create(OutboxEntry, { message: deliveryWorkflowStart(delivery, opts.retryDelaysMs), createdAt: now })));

@@ -20,31 +20,23 @@ export const RECOVERY_PAGE = 1000;
  */
 export const RECOVERY_STARTS_PER_SECOND = 20;
 /**
- * An event's `created_at` is stamped by the API host's clock and its deliveries' by the database's, so
- * the failed deliveries of a window are read from a little before its start (the index's range) and the
- * window itself is judged on the event.
- */
-const CLOCK_MARGIN = `interval '10 minutes'`;
-
-/**
- * The window's events whose latest delivery to the endpoint failed, oldest failure first, at most a page
- * and one (which says there is more). It walks the endpoint's failed deliveries in time order from the
- * window's start (`webhook_deliveries_failed_idx`), asks each whether it is its event's latest generation
- * through the unique (event, endpoint, generation) index and whether its event lies in the window through
- * the events' key, and stops at the page. The two questions are scalar subqueries on purpose: PostgreSQL
- * runs them per row, where as joins it may hash the endpoint's whole history to answer them: a slice, never the endpoint's whole delivery history.
+ * The window's events whose latest delivery to the endpoint failed, oldest event first, at most a page and
+ * one (which says there is more). It walks the endpoint's failed deliveries whose event lies in the window
+ * (`webhook_deliveries_failed_by_event_idx`: endpoint, then the event's time, which each delivery carries),
+ * so the window bounds the read at both ends, and asks each whether it is its event's latest generation
+ * through the unique (event, endpoint, generation) index, stopping at the page. A scalar subquery on
+ * purpose: PostgreSQL runs it per row, where as a join it may hash the endpoint's whole history to answer it.
  */
 export const FAILED_IN_WINDOW = `select d.event_id
   from webhook_deliveries d
-  where d.endpoint_id = ? and d.status = 'failed' and d.created_at >= ?::timestamptz - ${CLOCK_MARGIN}
+  where d.endpoint_id = ? and d.status = 'failed' and d.event_created_at between ? and ?
     and d.generation = (select max(newer.generation) from webhook_deliveries newer
                         where newer.event_id = d.event_id and newer.endpoint_id = d.endpoint_id)
-    and (select e.created_at from events e where e.id = d.event_id) between ? and ?
-  order by d.created_at, d.id
+  order by d.event_created_at, d.id
   limit ?`;
 
 /** The latest delivery to the endpoint of each of the given (locked) events. */
-const LATEST_OF = `select distinct on (d.event_id) d.event_id, d.generation, d.status, d.body
+const LATEST_OF = `select distinct on (d.event_id) d.event_id, d.event_created_at, d.generation, d.status, d.body
   from webhook_deliveries d
   where d.endpoint_id = ? and d.event_id in (?)
   order by d.event_id, d.generation desc`;
@@ -54,7 +46,12 @@ interface Started {
 }
 
 /** A pending delivery of an event to an endpoint: its first (generation 0) or a re-sent one. */
-export function newDelivery(tx: EntityManager, source: { eventId: string; endpointId: string; businessId: string; livemode: boolean; body: string }, generation: number, now: Date) {
+export function newDelivery(
+  tx: EntityManager,
+  source: { eventId: string; eventCreatedAt: Date; endpointId: string; businessId: string; livemode: boolean; body: string },
+  generation: number,
+  now: Date,
+) {
   return tx.create(WebhookDelivery, {
     id: newId('whd'),
     ...source,
@@ -87,7 +84,11 @@ export async function sendTestEvent(
   const type = input.eventType ?? TEST_EVENT_TYPE;
   const owner = { businessId: endpoint.businessId, livemode: endpoint.livemode };
   const event = tx.create(Event, { id: newId('evt'), ...owner, type, payload: samplePayload(type, endpoint, now), test: true, createdAt: now });
-  const delivery = newDelivery(tx, { eventId: event.id, endpointId: endpoint.id, ...owner, body: deliveryBody(event) }, 0, now);
+  // The event's sequence is the database's, drawn at its insert: written first, then read, for the body.
+  await tx.flush();
+  const [{ sequence }] = await tx.execute<{ sequence: string }[]>('select sequence from events where id = ?', [event.id]);
+  const body = deliveryBody({ ...event, sequence: Number(sequence) });
+  const delivery = newDelivery(tx, { eventId: event.id, eventCreatedAt: now, endpointId: endpoint.id, ...owner, body }, 0, now);
   const outbox = [claimForFastPath(tx.create(OutboxEntry, { message: deliveryWorkflowStart(delivery, opts.retryDelaysMs), createdAt: now }))];
   await tx.flush();
   return { eventId: event.id, deliveryId: delivery.id, outbox };
@@ -111,21 +112,24 @@ export async function recoverEvents(
   const now = new Date();
   const since = new Date(input.since);
   const until = input.until ? new Date(input.until) : now;
-  const candidates = await tx.execute<{ event_id: string }[]>(FAILED_IN_WINDOW, [endpoint.id, since, since, until, RECOVERY_PAGE + 1]);
+  const candidates = await tx.execute<{ event_id: string }[]>(FAILED_IN_WINDOW, [endpoint.id, since, until, RECOVERY_PAGE + 1]);
   const hasMore = candidates.length > RECOVERY_PAGE;
   const page = candidates.slice(0, RECOVERY_PAGE).map((row) => row.event_id);
   if (!page.length) return { recovered: 0, hasMore, outbox: [] };
   // Only these events are locked, in id order, as a manual retry of one locks it: the two never give one
   // event the same next generation. Read again once locked, since a delivery may have ended meanwhile.
   const locked = await tx.execute<{ id: string }[]>(`select id from events where id in (?) order by id for update`, [page]);
-  const latest = await tx.execute<{ event_id: string; generation: number; body: string; status: string }[]>(LATEST_OF, [endpoint.id, locked.map((row) => row.id)]);
+  const latest = await tx.execute<{ event_id: string; event_created_at: Date | string; generation: number; body: string; status: string }[]>(LATEST_OF, [
+    endpoint.id,
+    locked.map((row) => row.id),
+  ]);
   const failed = new Map(latest.filter((row) => row.status === 'failed').map((row) => [row.event_id, row]));
   const outbox: OutboxEntry[] = [];
   let recovered = 0;
   for (const eventId of page) {
     const row = failed.get(eventId);
     if (!row) continue;
-    const source = { eventId, endpointId: endpoint.id, businessId: endpoint.businessId, livemode: endpoint.livemode, body: row.body };
+    const source = { eventId, eventCreatedAt: new Date(row.event_created_at), endpointId: endpoint.id, businessId: endpoint.businessId, livemode: endpoint.livemode, body: row.body };
     const delivery = newDelivery(tx, source, row.generation + 1, now);
     const entry = tx.create(OutboxEntry, { message: deliveryWorkflowStart(delivery, opts.retryDelaysMs), createdAt: now });
     // The first second's worth is the request's fast path; each later one waits (its claim) for its

@@ -54,6 +54,8 @@ export const WebhookDelivery = defineEntity({
   properties: {
     id: p.string().primary(),
     eventId: () => p.manyToOne(Event).mapToPk().fieldName('event_id'),
+    /** Its event's `createdAt`: recovery's window is on it (`webhook_deliveries_failed_by_event_idx`). */
+    eventCreatedAt: p.datetime(),
     endpointId: () => p.manyToOne(WebhookEndpoint).mapToPk().fieldName('endpoint_id'),
     businessId: p.string(),
     livemode: p.boolean(),

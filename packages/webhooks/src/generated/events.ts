@@ -323,9 +323,15 @@ export type components = {
             type: "checkout.succeeded";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** Format: uuid */
@@ -398,9 +404,15 @@ export type components = {
             type: "checkout.failed";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** Format: uuid */
@@ -457,9 +469,15 @@ export type components = {
             type: "refund.created";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -516,9 +534,15 @@ export type components = {
             type: "refund.completed";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -577,9 +601,15 @@ export type components = {
             type: "refund.failed";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** @example ref_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -638,9 +668,15 @@ export type components = {
             type: "withdrawal.paid";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** @example wd_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -707,9 +743,15 @@ export type components = {
             type: "withdrawal.failed";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** @example wd_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -774,9 +816,15 @@ export type components = {
             type: "dispute.created";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -835,9 +883,15 @@ export type components = {
             type: "dispute.updated";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -896,9 +950,15 @@ export type components = {
             type: "dispute.evidence_due_soon";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -957,9 +1017,15 @@ export type components = {
             type: "dispute.funds_withdrawn";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -1018,9 +1084,15 @@ export type components = {
             type: "dispute.funds_reinstated";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -1079,9 +1151,15 @@ export type components = {
             type: "dispute.closed";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** @example dsp_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -1140,9 +1218,15 @@ export type components = {
             type: "webhook_endpoint.disabled";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** @example wh_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
@@ -1193,9 +1277,15 @@ export type components = {
             type: "webhook.test";
             /**
              * Format: date-time
+             * @description When it happened, by the clock of the host that recorded it.
              * @example 2026-11-21T09:30:00.000Z
              */
             createdAt: string;
+            /**
+             * @description Sort a record's events by it: a later event has a larger sequence (a dispute's `dispute.created`, then `dispute.funds_withdrawn`, then its updates; a payment's, then its refund's). Deliveries may arrive in any order, and retries later still; numbers are not contiguous.
+             * @example 1042
+             */
+            sequence: number;
             livemode: boolean;
             payload: {
                 /** @example wh_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e */
