@@ -1,18 +1,38 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { LivePayments } from '../../config.js';
+import type { Config } from '../../config.js';
 import type { PaymentProcessor } from './processor.port.js';
-import { simulatorProcessor } from './charges.simulator.js';
+import { simulatorProcessor, simulatorWithBook } from './charges.simulator.js';
+import { postgresChargeBook } from './charge-book.store.js';
+import { NO_WITHDRAWAL_RAIL_MESSAGE, refusingLive } from './live-mode.rules.js';
+import { byMode } from './processor.modes.js';
+import { simulatedPayout } from './payouts.simulator.js';
+import { createStripeClient } from '../stripe/stripe.client.js';
+import { createStripeProcessor } from '../stripe/stripe.processor.js';
 
 export * from './processor.port.js';
 
+type LiveSetting = Pick<Config, 'env' | 'livePayments' | 'liveWithdrawals' | 'acquirer'>;
+
 /**
- * The processor a process uses. Only the simulator exists; in production it serves live keys only with
- * ALLOW_SIMULATED_LIVE_PAYMENTS (`livePayments: 'simulated'`, said loudly at start-up so nobody mistakes
- * it for an acquirer), and otherwise live money moves are refused before they reach it (live-mode.rules.ts).
+ * The processor a process uses, by mode. Test keys: the simulator (the worker's recording its charges in
+ * the database, `orm`; an API process only tokenises). Live keys: the configured acquirer (ACQUIRER=stripe,
+ * its withdrawals on the rail configured apart, WITHDRAWAL_RAIL); else the simulator where live payments
+ * are simulated (said loudly at start-up in production so nobody mistakes it for an acquirer); else the
+ * simulator with every live money move declined (live-mode.rules.ts), behind the API's own refusal.
  */
-export function paymentProcessor(opts: { env: string; livePayments?: LivePayments; log?: Logger }): PaymentProcessor {
-  if (opts.env === 'production' && opts.livePayments !== 'refused') {
+export function paymentProcessor(config: LiveSetting, opts: { orm?: MikroORM; log?: Logger } = {}): PaymentProcessor {
+  const simulator = opts.orm ? simulatorWithBook(postgresChargeBook(opts.orm)) : simulatorProcessor;
+  if (config.acquirer) {
+    const stripe = createStripeProcessor(createStripeClient(config.acquirer), {
+      payout: config.liveWithdrawals === 'simulated' ? simulatedPayout : undefined,
+      noRailMessage: NO_WITHDRAWAL_RAIL_MESSAGE,
+    });
+    return byMode(simulator, stripe);
+  }
+  if (config.livePayments === 'refused') return refusingLive(simulator);
+  if (config.env === 'production') {
     opts.log?.warn('no acquirer adapter is configured: the card simulator is serving LIVE API keys, and no real money moves');
   }
-  return simulatorProcessor;
+  return simulator;
 }
