@@ -4,7 +4,7 @@ import { newId } from '../../domain/ids.js';
 import { recordEvent } from '../events/event.service.js';
 import { ownerOf } from '../ledger/ledger.service.js';
 import type { AcquirerDisputeReference, EvidenceSubmission } from '../processor/processor.port.js';
-import { isClosed, isInquiry, isUnderReview, type DisputeReason } from '../../../contracts/disputes.js';
+import { isClosed, isInquiry, isUnderReview, type DisputeNotice, type DisputeReason } from '../../../contracts/disputes.js';
 import { Dispute } from './dispute.entity.js';
 import { decideDispute, openDispute, type DisputeClock } from './dispute.lifecycle.js';
 import { awaitsResponse, disputeEventPayload } from './dispute.rules.js';
@@ -39,8 +39,8 @@ export class AcquirerReportConflict extends Error {
 
 export interface AppliedReport {
   dispute: Dispute;
-  /** Opened by this report: its workflow starts. */
-  opened: boolean;
+  /** The notice this report opened the dispute with (its workflow starts from it), or null: it was open already. */
+  opened: DisputeNotice | null;
   /** Moved by this report (opened, escalated, decided, its deadline changed): its workflow hears of it. */
   changed: boolean;
 }
@@ -56,7 +56,7 @@ export interface AppliedReport {
 export async function applyAcquirerReport(tx: EntityManager, report: AcquirerDisputeReport, clock: DisputeClock, at: Date = new Date()): Promise<AppliedReport> {
   requireTransaction(tx);
   const times = { ...clock, evidenceDueBy: report.evidenceDueBy };
-  let opened = false;
+  let opened: DisputeNotice | null = null;
   let dispute = await tx.findOne(Dispute, { acquirer: report.acquirer, acquirerDisputeId: report.acquirerDisputeId });
   if (!dispute) {
     const inquiry = report.stage === 'inquiry' || report.stage === 'inquiry_closed';
@@ -64,8 +64,8 @@ export async function applyAcquirerReport(tx: EntityManager, report: AcquirerDis
     const known = { acquirer: report.acquirer, acquirerDisputeId: report.acquirerDisputeId, acquirerStatus: report.acquirerStatus };
     const result = await openDispute(tx, notice, times, at, known);
     dispute = result.dispute;
-    opened = result.opened;
-    if (!opened) {
+    if (result.opened) opened = notice;
+    else {
       // One dispute per session: another the acquirer reported is not this one, and nothing of it may move.
       if (dispute.acquirerDisputeId) throw new AcquirerReportConflict(`session ${report.checkoutSessionId} is disputed already by ${dispute.acquirerDisputeId} (${dispute.id})`);
       // Entered by an operator (`dispute open`) before the acquirer's events were connected: it is this one.
@@ -75,7 +75,7 @@ export async function applyAcquirerReport(tx: EntityManager, report: AcquirerDis
   const before = { status: dispute.status, dueBy: dispute.evidenceDueBy.getTime() };
   dispute = await moveForward(tx, dispute, report, times, at);
   dispute.acquirerStatus = report.acquirerStatus;
-  const changed = opened || dispute.status !== before.status || dispute.evidenceDueBy.getTime() !== before.dueBy;
+  const changed = opened !== null || dispute.status !== before.status || dispute.evidenceDueBy.getTime() !== before.dueBy;
   return { dispute, opened, changed };
 }
 
