@@ -80,9 +80,15 @@ export async function applyAcquirerReport(tx: EntityManager, report: AcquirerDis
 }
 
 async function moveForward(tx: EntityManager, found: Dispute, report: AcquirerDisputeReport, times: DisputeClock, at: Date): Promise<Dispute> {
+  await tx.flush();
   const dispute = await tx.findOneOrFail(Dispute, { id: found.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   if (isClosed(dispute.status)) return dispute;
-  const decide = async (outcome: 'won' | 'lost') => (await decideDispute(tx, dispute.id, outcome, times, at)) ?? dispute;
+  // Each move locks the balance afresh (`lockBalance` re-reads its row): what the one before changed is
+  // written first, or that read would undo it in memory while its ledger entries stayed.
+  const decide = async (outcome: 'won' | 'lost') => {
+    await tx.flush();
+    return (await decideDispute(tx, dispute.id, outcome, times, at)) ?? dispute;
+  };
   const inquiry = isInquiry(dispute.status);
   switch (report.stage) {
     case 'inquiry':

@@ -52,6 +52,7 @@ export async function receiveStripeEvent(tx: EntityManager, event: Stripe.Event,
   const result = isStripeDisputeEvent(event.type)
     ? await applyDisputeEvent(tx, event.type, event.data.object as Stripe.Dispute, deps, at)
     : { outcome: 'ignored' as const, disputeId: null, detail: `${event.type} is not an event this service takes`, outbox: [] };
+  await tx.flush(); // the dispute this event opened, before the event's row names it
   await tx.execute(`update acquirer_events set outcome = ?, detail = ?, dispute_id = ? where acquirer = 'stripe' and id = ?`, [
     result.outcome,
     result.detail,
