@@ -110,6 +110,19 @@ describe('an event this service cannot apply', () => {
     expect((await postEvent(event)).body.data.outcome).toBe('ignored');
   });
 
+  it.each([
+    ['an amount that is not a number', (event: any) => (event.data.object.amount = '10.00')],
+    ['text the database cannot store', (event: any) => (event.data.object.reason = 'fraud\u0000ulent')],
+    ['no created time', (event: any) => delete event.created],
+  ])('answers a signed event with %s 400 validation_error, recording nothing', async (_, spoil) => {
+    const event = await disputeEvent('charge.dispute.created', { id: newDisputeId(), paymentIntent: null, status: 'needs_response', amount: 100 });
+    spoil(event);
+    const res = await postEvent(event);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'validation_error', errors: [expect.objectContaining({ path: expect.any(Array) })] });
+    expect(await eventRow(event.id)).toBeUndefined();
+  });
+
   it('answers another method on the endpoint 405 with Allow', async () => {
     const res = await stack.http.get('/acquirer/stripe/webhook', { offDocument: true });
     expect(res.status).toBe(405);

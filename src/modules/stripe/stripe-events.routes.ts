@@ -7,6 +7,8 @@ import { ApiError } from '../../http/errors.js';
 import { DomainError } from '../../domain/errors.js';
 import { createStripeClient } from './stripe.client.js';
 import { receiveStripeEvent } from './stripe-events.service.js';
+import { stripeEventShape } from './stripe-events.schemas.js';
+import { parse } from '../../domain/validation.js';
 
 /** Where Stripe delivers this service's events: the URL registered as the account's webhook endpoint (docs/acquirer.md). */
 export const STRIPE_EVENTS_PATH = '/acquirer/stripe/webhook';
@@ -35,6 +37,7 @@ export function stripeEventRoutes(deps: AppDeps): Middleware {
       if (err instanceof Stripe.errors.StripeSignatureVerificationError || err instanceof SyntaxError) throw new DomainError('acquirer_event_unverified');
       throw err;
     }
+    parse(stripeEventShape, event);
     const received = await deps.orm.em.fork().transactional((tx) => receiveStripeEvent(tx, event, { log: deps.log, disputes: deps.config.disputes }));
     deps.afterCommit(received.outbox);
     ctx.body = { success: true, data: { eventId: event.id, outcome: received.outcome, disputeId: received.disputeId } };

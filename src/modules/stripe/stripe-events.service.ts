@@ -9,6 +9,8 @@ import { AcquirerReportConflict, applyAcquirerReport } from '../disputes/dispute
 import { disputeChanged, disputeWorkflowStart } from '../disputes/dispute.start.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { parse } from '../../domain/validation.js';
+import { stripeDisputeShape } from './stripe-events.schemas.js';
 import { isStripeDisputeEvent, paymentIntentOf, reasonOf, stageOf, type StripeDisputeEvent } from './stripe-disputes.rules.js';
 
 /**
@@ -50,7 +52,7 @@ export async function receiveStripeEvent(tx: EntityManager, event: Stripe.Event,
   );
   if (!recorded.length) return report(event, deps, { outcome: 'duplicate', disputeId: null, detail: null, outbox: [] });
   const result = isStripeDisputeEvent(event.type)
-    ? await applyDisputeEvent(tx, event.type, event.data.object as Stripe.Dispute, deps, at)
+    ? await applyDisputeEvent(tx, event.type, parse(stripeDisputeShape, event.data.object) as unknown as Stripe.Dispute, deps, at)
     : { outcome: 'ignored' as const, disputeId: null, detail: `${event.type} is not an event this service takes`, outbox: [] };
   await tx.flush(); // the dispute this event opened, before the event's row names it
   await tx.execute(`update acquirer_events set outcome = ?, detail = ?, dispute_id = ? where acquirer = 'stripe' and id = ?`, [
