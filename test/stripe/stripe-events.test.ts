@@ -163,6 +163,21 @@ describe('the dispute events in any order', () => {
     await ledgerClean();
   });
 
+  it('two events of one dispute delivered at once open it once', async () => {
+    for (let i = 0; i < 3; i++) {
+      const paid = await livePayment();
+      const dispute = { id: newDisputeId(), paymentIntent: paid.intent, amount: paid.total, status: 'needs_response' };
+      const answers = await Promise.all([
+        postEvent(await disputeEvent('charge.dispute.created', dispute)),
+        postEvent(await disputeEvent('charge.dispute.funds_withdrawn', dispute)),
+      ]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200]);
+      expect(answers.map((a) => a.body.data.outcome).sort()).toEqual(['applied', 'unchanged']);
+      expect(new Set(answers.map((a) => a.body.data.disputeId)).size).toBe(1);
+    }
+    await ledgerClean();
+  });
+
   it('an inquiry closed at Stripe (warning_closed) closes here, moving no money', async () => {
     const paid = await livePayment();
     const dispute = { id: newDisputeId(), paymentIntent: paid.intent, amount: paid.total };

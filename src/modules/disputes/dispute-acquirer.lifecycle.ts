@@ -66,8 +66,9 @@ export async function applyAcquirerReport(tx: EntityManager, report: AcquirerDis
     dispute = result.dispute;
     if (result.opened) opened = notice;
     else {
-      // One dispute per session: another the acquirer reported is not this one, and nothing of it may move.
-      if (dispute.acquirerDisputeId) throw new AcquirerReportConflict(`session ${report.checkoutSessionId} is disputed already by ${dispute.acquirerDisputeId} (${dispute.id})`);
+      // The same dispute opened by another of its events that committed first (two delivered at once), or,
+      // one dispute per session, another the acquirer reported: that one is not this, and nothing of it moves.
+      if (dispute.acquirerDisputeId && dispute.acquirerDisputeId !== report.acquirerDisputeId) throw new AcquirerReportConflict(`session ${report.checkoutSessionId} is disputed already by ${dispute.acquirerDisputeId} (${dispute.id})`);
       // Entered by an operator (`dispute open`) before the acquirer's events were connected: it is this one.
       Object.assign(dispute, known);
     }
