@@ -163,6 +163,20 @@ describe('the dispute events in any order', () => {
     await ledgerClean();
   });
 
+  it("records and alerts Stripe closing a dispute otherwise than it closed here (accepted here, won at Stripe), moving nothing", async () => {
+    const paid = await livePayment();
+    const dispute = { id: newDisputeId(), paymentIntent: paid.intent, amount: paid.total };
+    const ours = (await postEvent(await disputeEvent('charge.dispute.created', { ...dispute, status: 'needs_response' }))).body.data.disputeId;
+    expect((await stack.http.post(`/api/disputes/${ours}/close`, {}, { key: biz.liveKey })).body.data.status).toBe('lost');
+    const before = await balance(stack, biz.liveKey);
+    const alerted = await alerts('disagrees');
+    const res = await postEvent(await disputeEvent('charge.dispute.closed', { ...dispute, status: 'won' }));
+    expect(res.body.data).toMatchObject({ outcome: 'disagrees', disputeId: ours });
+    expect(await alerts('disagrees')).toBe(alerted + 1);
+    expect(await balance(stack, biz.liveKey)).toEqual(before);
+    expect((await postEvent(await disputeEvent('charge.dispute.closed', { ...dispute, status: 'lost' }))).body.data.outcome).toBe('unchanged');
+  });
+
   it('two events of one dispute delivered at once open it once', async () => {
     for (let i = 0; i < 3; i++) {
       const paid = await livePayment();

@@ -7,6 +7,7 @@ import { metrics } from '../../ops/metrics.js';
 import { sessionOfChargeReference } from '../checkout/charge-reference.lifecycle.js';
 import { AcquirerReportConflict, applyAcquirerReport } from '../disputes/dispute-acquirer.lifecycle.js';
 import { disputeChanged, disputeWorkflowStart } from '../disputes/dispute.start.js';
+import { isClosed } from '../../../contracts/disputes.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { parse } from '../../domain/validation.js';
@@ -24,7 +25,7 @@ import { isStripeDisputeEvent, paymentIntentOf, reasonOf, stageOf, type StripeDi
  * again for days would not make it apply.
  */
 
-export type EventOutcome = 'applied' | 'unchanged' | 'duplicate' | 'ignored' | 'unmatched' | 'refused';
+export type EventOutcome = 'applied' | 'unchanged' | 'duplicate' | 'ignored' | 'unmatched' | 'refused' | 'disagrees';
 
 export interface ReceivedEvent {
   outcome: EventOutcome;
@@ -40,7 +41,10 @@ export interface StripeEventDeps {
   disputes: DisputeTimes;
 }
 
-const ALERTS: readonly EventOutcome[] = ['unmatched', 'refused'];
+const ALERTS: readonly EventOutcome[] = ['unmatched', 'refused', 'disagrees'];
+
+/** The status a dispute Stripe says is closed has here, when the two agree. */
+const CLOSED_AS = { won: 'won', lost: 'lost', inquiry_closed: 'warning_closed' } as const;
 
 /** In the caller's transaction: records the verified event and applies it. */
 export async function receiveStripeEvent(tx: EntityManager, event: Stripe.Event, deps: StripeEventDeps, at: Date = new Date()): Promise<ReceivedEvent> {
@@ -71,6 +75,7 @@ async function applyDisputeEvent(tx: EntityManager, type: StripeDisputeEvent, di
     const detail = `dispute ${dispute.id} names ${intent ? `PaymentIntent ${intent}` : 'no PaymentIntent'}, which no payment of this service made`;
     return { outcome: 'unmatched', disputeId: null, detail, outbox: [] };
   }
+  const stage = stageOf(type, dispute.status);
   try {
     const applied = await applyAcquirerReport(
       tx,
@@ -82,7 +87,7 @@ async function applyDisputeEvent(tx: EntityManager, type: StripeDisputeEvent, di
         reason: reasonOf(dispute.reason),
         amountInCents: dispute.amount,
         evidenceDueBy: dispute.evidence_details?.due_by ? new Date(dispute.evidence_details.due_by * 1000) : null,
-        stage: stageOf(type, dispute.status),
+        stage,
       },
       { responseWindowMs: deps.disputes.responseWindowMs },
       at,
@@ -96,6 +101,10 @@ async function applyDisputeEvent(tx: EntityManager, type: StripeDisputeEvent, di
       outbox.push(claimForFastPath(tx.create(OutboxEntry, { createdAt: at, message: disputeChanged(ours) })));
     }
     const detail = `${dispute.id} is ${dispute.status} at Stripe; ${ours.id} is ${ours.status}`;
+    // Closed here one way (the merchant accepted, an operator decided) and at Stripe another: the money here
+    // follows this service's outcome, Stripe's follows Stripe's, and only a person can reconcile the two.
+    const closedAs = stage in CLOSED_AS ? CLOSED_AS[stage as keyof typeof CLOSED_AS] : null;
+    if (!changed && closedAs && isClosed(ours.status) && ours.status !== closedAs) return { outcome: 'disagrees', disputeId: ours.id, detail, outbox };
     return { outcome: changed ? 'applied' : 'unchanged', disputeId: ours.id, detail, outbox };
   } catch (err) {
     // What a notice is refused for (the session refunded, not paid, an amount above its total), or another dispute of the session.
