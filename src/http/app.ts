@@ -3,10 +3,11 @@ import Koa, { type Context, type Next } from 'koa';
 import compose from 'koa-compose';
 import { newRequestId } from '../domain/ids.js';
 import { checkoutPages } from '../modules/checkout-page/page.routes.js';
-import { authenticate, authorize } from './auth.js';
+import { authenticate, authorize, type KnownKey } from './auth.js';
 import { clientAddress, forwardedOf } from './client-address.js';
 import { jsonBody } from './body.js';
-import type { AppDeps } from './deps.js';
+import type { AppDeps } from '../modules/app-deps.js';
+import type { ApiKeyCache } from '../modules/businesses/api-key.cache.js';
 import { errorMiddleware } from './error-middleware.js';
 import { apiKeyRateLimits } from './api-key-rate-limit.js';
 import { ApiError } from './errors.js';
@@ -24,7 +25,15 @@ import { storableIds } from './text-guard.js';
  */
 const methodErrors = { throw: false };
 
-export function createApp(deps: AppDeps): Koa {
+/**
+ * What the app is built from: the modules' deps, and the process's API key cache, which only
+ * authentication reads (LISTEN/NOTIFY-invalidated; without one, every request reads its key).
+ */
+export interface ApiDeps extends AppDeps {
+  apiKeys?: ApiKeyCache<KnownKey>;
+}
+
+export function createApp(deps: ApiDeps): Koa {
   // Not Koa's `proxy`, which believes anyone's X-Forwarded-For: clientAddress believes configured proxies only.
   const app = new Koa({ proxy: false });
   app.on('error', (err, ctx?: Context) => {
@@ -82,7 +91,7 @@ export function createApp(deps: AppDeps): Koa {
 }
 
 /** The route list's entries on one router, in its order. */
-function register(router: Router, entries: ReadonlyArray<readonly Operation[] | RouteModule>, deps: AppDeps): void {
+function register(router: Router, entries: ReadonlyArray<readonly Operation<AppDeps>[] | RouteModule>, deps: AppDeps): void {
   for (const entry of entries) {
     if (typeof entry === 'function') entry(router, deps);
     else registerOperations(router, entry, deps);

@@ -8,7 +8,7 @@ import { disputeOperations } from '../modules/disputes/dispute.routes.js';
 import { reserveOperations } from '../modules/reserves/reserve.routes.js';
 import { webhookEventsMethodGuard, webhookOperations } from '../modules/webhooks/webhook.routes.js';
 import { withdrawalOperations } from '../modules/withdrawals/withdrawal.routes.js';
-import type { AppDeps } from './deps.js';
+import type { AppDeps } from '../modules/app-deps.js';
 import type { Operation } from './operation.js';
 
 /**
@@ -21,13 +21,13 @@ import type { Operation } from './operation.js';
 export type RouteModule = (router: Router, deps: AppDeps) => void;
 
 /** Operations that need no API key: the hosted page's pay call, whose session id is the capability. */
-export const publicApiRoutes: Array<readonly Operation[] | RouteModule> = [payOperations];
+export const publicApiRoutes: Array<readonly Operation<AppDeps>[] | RouteModule> = [payOperations];
 
 /**
  * Operations behind an API key. Balance transactions before the balance, so `/balance/transactions` is
  * never read as a `/balance/:x`.
  */
-export const apiRoutes: Array<readonly Operation[] | RouteModule> = [
+export const apiRoutes: Array<readonly Operation<AppDeps>[] | RouteModule> = [
   sessionOperations,
   balanceTransactionOperations,
   balanceOperations,
@@ -41,4 +41,4 @@ export const apiRoutes: Array<readonly Operation[] | RouteModule> = [
 ];
 
 /** Every operation declared as one, for the API document. */
-export const declaredOperations = (): Operation[] => [...publicApiRoutes, ...apiRoutes].filter((entry) => Array.isArray(entry)).flat();
+export const declaredOperations = (): Operation<AppDeps>[] => [...publicApiRoutes, ...apiRoutes].filter((entry) => Array.isArray(entry)).flat();

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
-import type { AppDeps } from '../../src/http/deps.js';
+import type { AppDeps } from '../../src/modules/app-deps.js';
 import { apiDocument } from '../../src/http/openapi/document.js';
 import { documentProblems, newValidator } from '../support/api-document.js';
 

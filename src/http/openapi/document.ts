@@ -67,8 +67,8 @@ const documentPath: ZodOpenApiPathsObject = {
   },
 };
 
-function inTagOrder(operations: Operation[]): Operation[] {
-  const rank = (operation: Operation) => TAGS.findIndex((tag) => tag.name === operation.doc.tags?.[0]);
+function inTagOrder<Deps>(operations: Operation<Deps>[]): Operation<Deps>[] {
+  const rank = (operation: Operation<Deps>) => TAGS.findIndex((tag) => tag.name === operation.doc.tags?.[0]);
   return operations.toSorted((a, b) => rank(a) - rank(b));
 }
 

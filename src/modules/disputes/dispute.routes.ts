@@ -4,6 +4,7 @@ import { idempotency } from '../../http/idempotency.js';
 import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
+import type { AppDeps } from '../app-deps.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { emptyEvidence } from './dispute.rules.js';
 import { findDispute, listDisputes } from './dispute.queries.js';
@@ -41,7 +42,7 @@ const submitted: DisputeResource = {
 const links = { SubmitEvidence: linkById('submitDisputeEvidence'), CloseDispute: linkById('closeDispute') };
 
 /** The dispute operations: each one's route, contract and service call. */
-export const disputeOperations: Operation[] = [
+export const disputeOperations: Operation<AppDeps>[] = [
   {
     method: 'get',
     path: '/disputes',
