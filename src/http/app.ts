@@ -12,7 +12,7 @@ import { errorMiddleware } from './error-middleware.js';
 import { apiKeyRateLimits } from './api-key-rate-limit.js';
 import { ApiError } from './errors.js';
 import { httpRequestDuration, reportIntake } from '../ops/metrics.js';
-import { idempotencyKeys } from './idempotency.js';
+import { idempotencyKeys } from '../modules/idempotency/idempotency.middleware.js';
 import { apiDocumentRoutes } from './openapi/docs.routes.js';
 import { registerOperations, type Operation } from './operation.js';
 import { apiRoutes, publicApiRoutes, type RouteModule } from './routes.js';

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { callerOf } from '../../http/auth.js';
 import { conditionalGet } from '../../http/conditional-get.js';
-import { idempotency } from '../../http/idempotency.js';
+import { idempotency } from '../idempotency/idempotency.middleware.js';
 import { sessionExample, sessionListItemExample } from './session.examples.js';
-import { idempotencyKeyHeader, ifNoneMatchHeader, sessionIdPath } from '../../http/openapi/parameters.js';
+import { ifNoneMatchHeader, sessionIdPath } from '../../http/openapi/parameters.js';
+import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok, pageMetaExample } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import type { AppDeps } from '../app-deps.js';

@@ -1,8 +1,9 @@
 import { callerOf } from '../../http/auth.js';
 import { conditionalGet } from '../../http/conditional-get.js';
-import { idempotency } from '../../http/idempotency.js';
+import { idempotency } from '../idempotency/idempotency.middleware.js';
 import { withdrawalExample } from './withdrawal.examples.js';
-import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
+import { idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
+import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok, pageMetaExample } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import type { AppDeps } from '../app-deps.js';
