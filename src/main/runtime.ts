@@ -22,7 +22,7 @@ import { createWebhookTransport, type WebhookTransport } from '../modules/webhoo
 import { createEventFanout } from '../modules/webhooks/fanout.service.js';
 import { createFirstAttempts, type FirstAttempts } from '../modules/webhooks/first-attempts.service.js';
 import { createApiKeyCache } from '../modules/businesses/api-key.cache.js';
-import type { KnownKey } from '../http/auth.js';
+import type { KnownKey } from '../modules/businesses/auth.middleware.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.crypto.js';
 import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
 import { connectTemporal, eagerStartClient } from '../temporal/client.js';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { callerOf } from '../../http/auth.js';
+import { callerOf } from '../businesses/auth.middleware.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import { idempotency } from '../idempotency/idempotency.middleware.js';
 import { sessionExample, sessionListItemExample } from './session.examples.js';

@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { callerOf } from '../../http/auth.js';
+import { callerOf } from '../businesses/auth.middleware.js';
 import { ApiError } from '../../http/errors.js';
 import { claimKey, releaseKey, storeAnswer, type Scope } from './idempotency.store.js';
 import { isValidIdempotencyKey, operationPath, requestFingerprint } from './request-fingerprint.rules.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { callerOf } from '../../http/auth.js';
+import { callerOf } from '../businesses/auth.middleware.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import { idempotency } from '../idempotency/idempotency.middleware.js';
 import { refundExample } from './refund.examples.js';

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
-import { callerOf } from '../../http/auth.js';
+import { callerOf } from '../businesses/auth.middleware.js';
 import type { AppDeps } from '../app-deps.js';
 import { idempotency } from '../idempotency/idempotency.middleware.js';
 import { idPath } from '../../http/openapi/parameters.js';

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { callerOf } from '../../http/auth.js';
+import { callerOf } from '../businesses/auth.middleware.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import type { AppDeps } from '../app-deps.js';
 import { idempotency } from '../idempotency/idempotency.middleware.js';

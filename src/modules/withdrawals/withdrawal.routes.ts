@@ -1,4 +1,4 @@
-import { callerOf } from '../../http/auth.js';
+import { callerOf } from '../businesses/auth.middleware.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import { idempotency } from '../idempotency/idempotency.middleware.js';
 import { withdrawalExample } from './withdrawal.examples.js';
