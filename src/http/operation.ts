@@ -3,7 +3,7 @@ import type { RouterMiddleware } from '@koa/router';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 
 /**
- * One API operation, declared once in its module's `*.routes.ts`: the app registers it (src/http/routes.ts
+ * One API operation, declared once in its module's `*.routes.ts`: the app registers it (src/api/routes.ts
  * lists them, in registration order) and the API document collects it, so its path is written in one
  * place and the document cannot drift from the routes. `Deps` is what its handler is built from: the
  * modules' `AppDeps` (src/modules/app-deps.ts), which this toolkit does not know.

@@ -8,7 +8,7 @@ import { migrate } from '../db/orm.js';
 import { openDatabase } from './database.js';
 import { awaitMigrations } from '../db/migration-check.js';
 import { embeddedUrl } from '../dev/embedded-url.js';
-import { createApp, type ApiDeps } from '../http/app.js';
+import { createApp, type ApiDeps } from '../api/app.js';
 import { listen } from '../http/server.js';
 import type { PaymentProcessor } from '../modules/processor/processor.port.js';
 import { refusingLive } from '../modules/processor/live-mode.rules.js';

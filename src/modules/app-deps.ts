@@ -6,7 +6,7 @@ import type { OutboxEntry } from './outbox/outbox.entity.js';
 
 /**
  * What a module's operations are built from (`Operation<AppDeps>`, src/http/operation.ts); created once
- * per process in src/main and handed to them by the app (src/http/app.ts). Declared here,
+ * per process in src/main and handed to them by the API's composition (src/api/app.ts). Declared here,
  * beside the modules that use it, so that neither they nor the HTTP toolkit import the composition.
  */
 export interface AppDeps {

@@ -2,21 +2,21 @@ import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import compose from 'koa-compose';
 import { newRequestId } from '../domain/ids.js';
-import { checkoutPages } from '../modules/checkout-page/page.routes.js';
-import { clientAddress, forwardedOf } from './client-address.js';
-import { jsonBody } from './body.js';
+import { jsonBody } from '../http/body.js';
+import { clientAddress, forwardedOf } from '../http/client-address.js';
+import { errorMiddleware } from '../http/error-middleware.js';
+import { ApiError } from '../http/errors.js';
+import { registerOperations, type Operation } from '../http/operation.js';
+import { storableIds } from '../http/text-guard.js';
 import type { AppDeps } from '../modules/app-deps.js';
 import type { ApiKeyCache } from '../modules/businesses/api-key.cache.js';
 import { apiKeyRateLimits } from '../modules/businesses/api-key-rate-limit.middleware.js';
 import { authenticate, authorize, type KnownKey } from '../modules/businesses/auth.middleware.js';
-import { errorMiddleware } from './error-middleware.js';
-import { ApiError } from './errors.js';
-import { httpRequestDuration, reportIntake } from '../ops/metrics.js';
+import { checkoutPages } from '../modules/checkout-page/page.routes.js';
 import { idempotencyKeys } from '../modules/idempotency/idempotency.middleware.js';
+import { httpRequestDuration, reportIntake } from '../ops/metrics.js';
 import { apiDocumentRoutes } from './openapi/docs.routes.js';
-import { registerOperations, type Operation } from './operation.js';
 import { apiRoutes, publicApiRoutes, type RouteModule } from './routes.js';
-import { storableIds } from './text-guard.js';
 
 /**
  * A known path with an unsupported method: the router answers 405 (501 for a method it does not know)
