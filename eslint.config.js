@@ -8,6 +8,12 @@ import tseslint from 'typescript-eslint';
 /** Node's built-in modules by their bare names (`fs`); the `node:` spelling is a pattern below. */
 const nodeBuiltins = builtinModules.filter((name) => !name.startsWith('_') && !name.startsWith('node:'));
 
+/** The API's composition (src/api/), as a module (or src/modules/app-deps.ts) would name it. */
+const composition = {
+  group: ['**/api/**', '../api', '../../api'],
+  message: 'A module does not import the composition (src/api/): the route list imports the module, not the other way round.',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'packages/*/dist/**', '.data/**', 'scratch/**', '.cache/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
   {
@@ -57,14 +63,43 @@ export default tseslint.config(
     },
   },
   {
-    // Domain code does not know HTTP. A module's HTTP edge (its routes, its request/response schemas and
-    // their OpenAPI description) is where src/http is used; the rest of a module is not.
+    // The API's layers, one way: the composition (src/api/: the app, the route list, the document's
+    // assembly) imports the modules, the modules' HTTP edges import the toolkit (src/http/), and the
+    // toolkit imports neither. A module never imports the composition, its HTTP edge included.
     files: ['src/modules/**/*.ts'],
-    ignores: ['src/modules/**/*.routes.ts', 'src/modules/**/*.schemas.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [composition] }] },
+  },
+  {
+    // Domain code does not know HTTP. A module's HTTP edge (its routes, its request/response schemas and
+    // their OpenAPI description, the Koa middleware its routes run behind) is where src/http is used; the
+    // rest of a module is not. (It restates the block above: the last block that sets a rule wins.)
+    files: ['src/modules/**/*.ts'],
+    ignores: ['src/modules/**/*.routes.ts', 'src/modules/**/*.schemas.ts', 'src/modules/**/*.middleware.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/http/**', '../../http'], message: 'Module code does not import src/http: throw a domain error, take what it needs as a parameter.' }] },
+        {
+          patterns: [
+            composition,
+            { group: ['**/http/**', '../../http'], message: 'Module code does not import src/http: throw a domain error, take what it needs as a parameter.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/http/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/modules/**', '**/api/**', '../api', '../../api'],
+              message: 'src/http is the toolkit below the modules: it imports no module and not the composition (src/api/). Take what a module knows as a parameter.',
+            },
+          ],
+        },
       ],
     },
   },

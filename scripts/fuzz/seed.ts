@@ -11,7 +11,7 @@
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../src/config.js';
-import { apiDocument } from '../../src/http/openapi/document.js';
+import { apiDocument } from '../../src/api/openapi/document.js';
 import type { Business } from '../../src/modules/businesses/business.entity.js';
 import { beginPayment, completePayment } from '../../src/modules/checkout/payment.lifecycle.js';
 import { createSessionInput } from '../../src/modules/checkout/session.schemas.js';

@@ -1,14 +1,14 @@
 import type Router from '@koa/router';
 import type { RouterMiddleware } from '@koa/router';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
-import type { AppDeps } from './deps.js';
 
 /**
- * One API operation, declared once in its module's `*.routes.ts`: the app registers it (src/http/routes.ts
+ * One API operation, declared once in its module's `*.routes.ts`: the app registers it (src/api/routes.ts
  * lists them, in registration order) and the API document collects it, so its path is written in one
- * place and the document cannot drift from the routes.
+ * place and the document cannot drift from the routes. `Deps` is what its handler is built from: the
+ * modules' `AppDeps` (src/modules/app-deps.ts), which this toolkit does not know.
  */
-export interface Operation {
+export interface Operation<Deps> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Koa style, relative to the `/api` (and `/api/v1`) prefix: `/refunds/:id`. The document reads `{id}`. */
   path: string;
@@ -19,11 +19,11 @@ export interface Operation {
    * Built once per router the operation is registered on; per-route middleware (conditionalGet, a rate
    * limit) comes first in the list. A function of the deps, so the document is built without them.
    */
-  handler: (deps: AppDeps) => RouterMiddleware | RouterMiddleware[];
+  handler: (deps: Deps) => RouterMiddleware | RouterMiddleware[];
 }
 
 /** Registers operations on a router in the order given: the order decides which of two paths matches. */
-export function registerOperations(router: Router, operations: readonly Operation[], deps: AppDeps): void {
+export function registerOperations<Deps>(router: Router, operations: readonly Operation<Deps>[], deps: Deps): void {
   for (const operation of operations) {
     const middleware = [operation.handler(deps)].flat();
     router[operation.method](operation.path, ...middleware);
@@ -34,7 +34,7 @@ export function registerOperations(router: Router, operations: readonly Operatio
 export const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 /** The document's paths object of some operations; each path's methods gathered under it. */
-export function operationPaths(operations: readonly Operation[]): ZodOpenApiPathsObject {
+export function operationPaths<Deps>(operations: readonly Operation<Deps>[]): ZodOpenApiPathsObject {
   const paths: ZodOpenApiPathsObject = {};
   for (const { method, path, operationId, doc } of operations) {
     const key = openApiPath(path);

@@ -8,8 +8,7 @@ import { migrate } from '../db/orm.js';
 import { openDatabase } from './database.js';
 import { awaitMigrations } from '../db/migration-check.js';
 import { embeddedUrl } from '../dev/embedded-url.js';
-import { createApp } from '../http/app.js';
-import type { AppDeps } from '../http/deps.js';
+import { createApp, type ApiDeps } from '../api/app.js';
 import { listen } from '../http/server.js';
 import type { PaymentProcessor } from '../modules/processor/processor.port.js';
 import { refusingLive } from '../modules/processor/live-mode.rules.js';
@@ -22,7 +21,7 @@ import { createWebhookTransport, type WebhookTransport } from '../modules/webhoo
 import { createEventFanout } from '../modules/webhooks/fanout.service.js';
 import { createFirstAttempts, type FirstAttempts } from '../modules/webhooks/first-attempts.service.js';
 import { createApiKeyCache } from '../modules/businesses/api-key.cache.js';
-import type { KnownKey } from '../http/auth.js';
+import type { KnownKey } from '../modules/businesses/auth.middleware.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.crypto.js';
 import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
 import { connectTemporal, eagerStartClient } from '../temporal/client.js';
@@ -84,7 +83,7 @@ export async function startApi(opts: {
   temporal: Client;
   log: Logger;
   tls?: { cert: Buffer; key: Buffer };
-}): Promise<{ port: number; origin: string; close: () => Promise<void>; deps: AppDeps }> {
+}): Promise<{ port: number; origin: string; close: () => Promise<void>; deps: ApiDeps }> {
   const { config, orm, temporal, log } = opts;
   webhookEncryptionKey(config); // fails start-up now, not at the first webhook call, when it is missing
   const dispatcher = outboxFor(orm, temporal, config, log);
@@ -96,7 +95,7 @@ export async function startApi(opts: {
     void work.finally(() => inFlight.delete(work)).catch(() => {});
   };
   // The origin is known only once the port is bound (port 0 in tests), so the app reads it lazily.
-  const deps: AppDeps = {
+  const deps: ApiDeps = {
     config,
     orm,
     temporal,

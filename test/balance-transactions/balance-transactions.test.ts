@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { runCommand } from '../../src/admin/commands.js';
-import { CARDS, createSession, eventually, pay, payBody, paidSession, sql } from '../support/payments.js';
+import { CARDS, createSession, eventually, payToCompletion, payBody, paidSession, sql } from '../support/payments.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
 
@@ -119,7 +119,7 @@ describe('GET /api/balance/transactions', () => {
     const biz = await stack.business();
     await paidSession(stack, biz);
     const session = await createSession(stack, biz.testKey);
-    expect((await pay(stack, session.id, payBody(CARDS.refundDeclined))).body.data.status).toBe('completed');
+    await payToCompletion(stack, session.id, payBody(CARDS.refundDeclined));
     // available 8096, reserved 900: the refund of 4658 is taken from available alone.
     const created = await stack.http.post('/api/refunds', { checkoutSessionId: session.id }, { key: biz.testKey });
     const refundId = created.body.data.id;

@@ -6,7 +6,7 @@ import { parse } from '../../src/domain/validation.js';
 import { payInput } from '../../src/modules/checkout/pay.schemas.js';
 import { payableSession, payCheckout } from '../../src/modules/checkout/pay.service.js';
 import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
-import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
+import { CARDS, createSession, eventually, pay, payToCompletion, payBody, sql } from '../support/payments.js';
 import { addWalletMethod, balanceOf, creditAvailable, WALLET_EMAIL } from '../support/seed.js';
 import { workerTaskQueue } from '../support/names.js';
 import { TEST_WEBHOOK_ENCRYPTION_KEY, type TestStack } from '../support/stack.js';
@@ -54,9 +54,7 @@ describe('production without ALLOW_SIMULATED_LIVE_PAYMENTS', () => {
   it('still pays in test mode', async () => {
     const biz = await refused.business();
     const session = await createSession(refused, biz.testKey);
-    const res = await pay(refused, session.id);
-    expect(res.status).toBe(200);
-    expect(res.body.data.status).toBe('completed');
+    await payToCompletion(refused, session.id);
     expect(await charges(refused, session.id)).toEqual([{ livemode: false, status: 'succeeded' }]);
   });
 
@@ -99,9 +97,7 @@ describe('production with ALLOW_SIMULATED_LIVE_PAYMENTS=true', () => {
   it('charges a live session through the simulator', async () => {
     const biz = await allowed.business();
     const session = await createSession(allowed, biz.liveKey);
-    const res = await pay(allowed, session.id, payBody(CARDS.success));
-    expect(res.status).toBe(200);
-    expect(res.body.data.status).toBe('completed');
+    await payToCompletion(allowed, session.id, payBody(CARDS.success));
     expect(await charges(allowed, session.id)).toEqual([{ livemode: true, status: 'succeeded' }]);
     await eventually('the live balance', async () => (await balanceOf(allowed.orm, { businessId: biz.id, livemode: true })).available > 0);
   });

@@ -1,6 +1,6 @@
 import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
 
-import { createSession, eventually, pay, payBody, sql } from '../support/payments.js';
+import { createSession, eventually, pay, payToCompletion, payBody, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { sessionExpiryWorkflowId } from '../../contracts/workflow-ids.js';
 
@@ -38,8 +38,7 @@ describe('session expiry (the sweep)', () => {
 
   it('leaves a paid session alone', async () => {
     const session = await createSession(stack, biz.testKey);
-    const res = await pay(stack, session.id);
-    expect(res.body.data.status).toBe('completed');
+    await payToCompletion(stack, session.id);
     await new Promise((r) => setTimeout(r, TTL_MS + 1_500));
     expect(await statusOf(session.id)).toBe('completed');
   });

@@ -5,7 +5,7 @@
  */
 
 import { EvidenceDueBy, PaymentStatus } from '../../contracts/search-attributes.js';
-import { createSession, eventually, pay, payBody, sql } from '../support/payments.js';
+import { createSession, eventually, payToCompletion, payBody, sql } from '../support/payments.js';
 import {
   balance,
   balanceTransactions,
@@ -36,8 +36,7 @@ const RESERVE = 450;
 
 async function payWith(biz: TestBusiness, card: string) {
   const session = await createSession(stack, biz.testKey);
-  const res = await pay(stack, session.id, payBody(card));
-  expect(res.body.data.status).toBe('completed');
+  await payToCompletion(stack, session.id, payBody(card));
   return session.id as string;
 }
 

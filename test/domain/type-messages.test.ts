@@ -3,9 +3,9 @@ import type { z } from 'zod';
 import { DomainError, type FieldError } from '../../src/domain/errors.js';
 import { parse } from '../../src/domain/validation.js';
 import { ApiError, toApiError } from '../../src/http/errors.js';
-import { apiDocument } from '../../src/http/openapi/document.js';
+import { apiDocument } from '../../src/api/openapi/document.js';
 import { openApiPath } from '../../src/http/operation.js';
-import { declaredOperations } from '../../src/http/routes.js';
+import { declaredOperations } from '../../src/api/routes.js';
 
 /**
  * A number or boolean of the wrong type is told its type, in every body and query of the API. The

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
-import { createApp } from '../../src/http/app.js';
-import type { AppDeps } from '../../src/http/deps.js';
-import { apiDocument } from '../../src/http/openapi/document.js';
+import { createApp } from '../../src/api/app.js';
+import type { AppDeps } from '../../src/modules/app-deps.js';
+import { apiDocument } from '../../src/api/openapi/document.js';
 import { documentProblems, newValidator } from '../support/api-document.js';
 
 const doc = apiDocument() as any;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { apiDocument } from '../../src/http/openapi/document.js';
+import { apiDocument } from '../../src/api/openapi/document.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 
 const stack = useStack({}, { worker: false });

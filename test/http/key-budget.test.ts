@@ -1,4 +1,4 @@
-import { keyBudget } from '../../src/http/api-key-rate-limit.js';
+import { keyBudget } from '../../src/modules/businesses/api-key-rate-limit.middleware.js';
 
 const business = (rateLimitTier: 'standard' | 'growth' | 'enterprise', perMinute: number | null = null, burst: number | null = null) => ({
   rateLimitTier,

@@ -1,9 +1,9 @@
 /**
- * The API document says U+0000 is refused in every request string (src/http/openapi/document.ts), once:
+ * The API document says U+0000 is refused in every request string (src/api/openapi/document.ts), once:
  * as a pattern of its own, or by a pattern of the schema's that cannot match it. A path id said it twice,
  * and a fuzzer asked for an invalid one tried a NUL, which no URL carries, and gave up on the operation.
  */
-import { apiDocument } from '../../src/http/openapi/document.js';
+import { apiDocument } from '../../src/api/openapi/document.js';
 import { admitsNul } from '../../src/http/openapi/no-nul.js';
 
 const NO_NUL = '^[^\\u0000]*$';

@@ -5,7 +5,7 @@ import { launchChromium } from '../browser/chromium.js';
 import { newValidator } from '../support/api-document.js';
 import { eventually, pay } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
-import { apiDocument } from '../../src/http/openapi/document.js';
+import { apiDocument } from '../../src/api/openapi/document.js';
 import { failOnHiddenAnswers } from './support/hidden-answers.js';
 import { trustTestCa } from './support/trust-test-ca.js';
 

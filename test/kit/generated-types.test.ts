@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { CLIENT_TYPES_FILE, clientTypes } from '../../packages/client/scripts/generate.js';
 import { EVENT_TYPES_FILE, eventTypes } from '../../packages/webhooks/scripts/generate.js';
-import { apiDocument } from '../../src/http/openapi/document.js';
+import { apiDocument } from '../../src/api/openapi/document.js';
 
 /**
  * The kit's committed types are what openapi-typescript makes of the document the service serves

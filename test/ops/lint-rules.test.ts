@@ -1,6 +1,7 @@
 /**
- * The two rules of eslint.config.js that are about this codebase's shape rather than import cycles: no
- * production code reaches src/dev/, and no workflow is started by a name in a string. Each is shown to
+ * The rules of eslint.config.js that are about this codebase's shape rather than import cycles: no
+ * production code reaches src/dev/, no workflow is started by a name in a string, and the API's layers
+ * (src/http below the modules, the composition in src/api above them) import one way. Each is shown to
  * fire on a probe and to stay quiet on its lawful twin, so a config change that silences one fails here.
  */
 import { ESLint } from 'eslint';
@@ -27,5 +28,33 @@ describe('eslint.config.js', () => {
     expect(await problems('src/modules/refunds/probe.ts', "export const f = (c: any, w: any) => c.workflow.start(w, {});\n")).toEqual([]);
     // Raw SQL through `execute` is not a workflow.
     expect(await problems('src/modules/refunds/probe.ts', "export const f = (tx: any) => tx.execute('select 1');\n")).toEqual([]);
+  });
+
+  it('refuses an import of the composition (src/api/) from a module, its HTTP edge included', async () => {
+    const code = "import { apiRoutes } from '../../api/routes.js';\nexport const r = apiRoutes;\n";
+    for (const file of ['src/modules/refunds/probe.routes.ts', 'src/modules/refunds/probe.service.ts', 'src/modules/idempotency/probe.middleware.ts']) {
+      expect(await problems(file, code)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: .*the composition/)]);
+    }
+    expect(await problems('src/modules/probe.ts', code.replace('../../api/', '../api/'))).toEqual([expect.stringMatching(/the composition/)]);
+    // The composition itself imports the modules.
+    expect(await problems('src/api/probe.ts', "import { refundOperations } from '../modules/refunds/refund.routes.js';\nexport const r = refundOperations;\n")).toEqual([]);
+  });
+
+  it("refuses a module or the composition from src/http, which imports neither, and lets a module's HTTP edge import src/http", async () => {
+    for (const code of [
+      "import { refundOperations } from '../modules/refunds/refund.routes.js';\nexport const r = refundOperations;\n",
+      "import type { AppDeps } from '../modules/app-deps.js';\nexport type D = AppDeps;\n",
+      "import { createApp } from '../api/app.js';\nexport const a = createApp;\n",
+    ]) {
+      expect(await problems('src/http/probe.ts', code)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: .*src\/http is the toolkit below the modules/)]);
+    }
+    expect(await problems('src/http/openapi/probe.ts', "import { callerOf } from '../../modules/businesses/auth.middleware.js';\nexport const c = callerOf;\n")).toEqual([
+      expect.stringMatching(/src\/http is the toolkit below the modules/),
+    ]);
+    const edge = "import { ApiError } from '../../http/errors.js';\nexport const e = ApiError;\n";
+    for (const file of ['src/modules/refunds/probe.routes.ts', 'src/modules/refunds/probe.schemas.ts', 'src/modules/refunds/probe.middleware.ts']) {
+      expect(await problems(file, edge)).toEqual([]);
+    }
+    expect(await problems('src/modules/refunds/probe.service.ts', edge)).toEqual([expect.stringMatching(/Module code does not import src\/http/)]);
   });
 });

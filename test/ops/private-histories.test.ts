@@ -14,7 +14,7 @@ import { startAdmin } from '../../src/main/runtime.js';
 import type { AdminServer } from '../../src/ops/admin-server.js';
 import { encryptingDataConverter, failureConverterPath, payloadKeysFor } from '../../src/temporal/payload-codec.js';
 import { workflowInterceptorModules, workflowsPath } from '../../src/temporal/worker.js';
-import { CARDS, createSession, eventually, pay, payBody } from '../support/payments.js';
+import { CARDS, createSession, eventually, payToCompletion, payBody } from '../support/payments.js';
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
 import { useStack } from '../support/use-stack.js';
 import { encryptedPayloads, plainText, toWire } from '../support/history-payloads.js';
@@ -43,9 +43,7 @@ beforeAll(async () => {
 
   const biz = await stack.business();
   const session = await createSession(stack, biz.testKey, { customer: { email: EMAIL } });
-  const paid = await pay(stack, session.id, payBody(CARDS.success, { name: NAME, email: EMAIL }));
-  expect(paid.status).toBe(200);
-  expect(paid.body.data.status).toBe('completed');
+  await payToCompletion(stack, session.id, payBody(CARDS.success, { name: NAME, email: EMAIL }));
   checkoutId = checkoutWorkflowId(session.id);
 
   await addWalletMethod(stack.orm, biz.id, WALLET);

@@ -7,7 +7,7 @@ import type { Caller } from '../../src/modules/businesses/caller.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { createRefund } from '../../src/modules/refunds/refund.service.js';
 
-import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
+import { CARDS, createSession, eventually, payToCompletion, payBody, sql } from '../support/payments.js';
 import { balanceOf, creditAvailable, testMode } from '../support/seed.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
@@ -22,7 +22,7 @@ const HELD = 4498;
 
 async function declinedRefundSession(biz: TestBusiness) {
   const session = await createSession(stack, biz.testKey);
-  expect((await pay(stack, session.id, payBody(CARDS.refundDeclined))).body.data.status).toBe('completed');
+  await payToCompletion(stack, session.id, payBody(CARDS.refundDeclined));
   return session;
 }
 

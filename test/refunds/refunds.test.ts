@@ -1,7 +1,7 @@
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { refundStatusQuery } from '../../workflows/refunds.js';
 import { AmountInCents, BusinessId, PaymentStatus } from '../../contracts/search-attributes.js';
-import { CARDS, createSession, eventually, pay, payBody, paidSession, sql } from '../support/payments.js';
+import { CARDS, createSession, eventually, pay, payToCompletion, payBody, paidSession, sql } from '../support/payments.js';
 import { balanceOf, creditAvailable, testMode } from '../support/seed.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
@@ -100,7 +100,7 @@ describe('POST /api/refunds', () => {
     const biz = await stack.business({ reserveBps: 5_000 });
     const keep = await paidSession(stack, biz);
     const session = await createSession(stack, biz.testKey);
-    expect((await pay(stack, session.id, payBody(CARDS.refundDeclined))).body.data.status).toBe('completed');
+    await payToCompletion(stack, session.id, payBody(CARDS.refundDeclined));
     const before = await balanceOf(stack.orm, testMode(biz.id));
     expect(before).toMatchObject({ available: 4_498, reserved: 4_498 });
     const reserveBefore = await reserveRow(keep.id);

@@ -10,7 +10,7 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { apiDocument } from '../../src/http/openapi/document.js';
+import { apiDocument } from '../../src/api/openapi/document.js';
 
 // ajv-formats is CommonJS: under native ESM its function is the default export's default.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;

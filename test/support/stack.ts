@@ -19,6 +19,7 @@ import { connectTemporalFor, startApi, startWorker } from '../../src/main/runtim
 import { createBusiness, DEMO_BUSINESS, type NewBusiness } from '../../src/modules/businesses/business.service.js';
 import { createHttpClient, type HttpClient } from './http.js';
 import { TEMPLATE_DATABASE, workerDatabaseName, workerTaskQueue } from './names.js';
+import { sessionExpiryWorkflowId } from '../../contracts/workflow-ids.js';
 import { killAll } from './processes.js';
 import { stackProcesses, type StackProcesses, type Wiring } from './stack-processes.js';
 
@@ -70,6 +71,22 @@ export interface StackOptions {
   ownDatabase?: string;
   /** MikroORM options over the service's (a test that reads the statements the service runs). */
   orm?: Parameters<typeof openDatabase>[1];
+}
+
+/**
+ * Waits until the worker has completed the expiry sweep's first workflow task (every worker starts the
+ * sweep): a worker's first workflow task loads the workflow bundle into its V8 context, seconds of CPU on
+ * a loaded machine, and a file's first payment used to pay for it inside its 10 s wait and be answered
+ * `processing`. A stack is ready once its worker has run a workflow.
+ */
+async function firstWorkflowTaskDone(temporal: Client, workflowId: string, timeoutMs = 120_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { events } = await temporal.workflow.getHandle(workflowId).fetchHistory();
+    if (events?.some((e) => e.workflowTaskCompletedEventAttributes)) return;
+    if (Date.now() > until) throw new Error(`the worker ran no workflow task in ${timeoutMs / 1000} s (${workflowId})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /** A database `name` cloned from the migrated template: reused when it exists, or made afresh. */
@@ -142,6 +159,7 @@ export async function startStack(env: StackEnv = {}, opts: StackOptions = {}): P
   const log = createLogger(config.logLevel);
   const tls = () => ({ cert: readFileSync(process.env.TEST_TLS_CERT!), key: readFileSync(process.env.TEST_TLS_KEY!) });
   const worker = !opts.processes && opts.worker !== false ? await startWorker({ config, orm, temporal, log }) : null;
+  if (worker) await firstWorkflowTaskDone(temporal, sessionExpiryWorkflowId(config.temporal.taskQueue));
   const api = opts.processes ? null : await startApi({ config, orm, temporal, log, tls: tls() });
   const stack: Stack = {
     config,

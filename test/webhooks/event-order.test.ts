@@ -5,7 +5,7 @@
  * payment, then its refund's `created` and `completed`. The events one move records together are also
  * fanned out in that order (their first attempts leave in it).
  */
-import { createSession, pay, payBody, sql } from '../support/payments.js';
+import { createSession, pay, payToCompletion, payBody, sql } from '../support/payments.js';
 import { DISPUTE_CARDS, disputeIn, disputeOfSession } from '../support/disputes.js';
 import { useStack } from '../support/use-stack.js';
 import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver.js';
@@ -54,7 +54,7 @@ describe('the events of one record, as a receiver sorts them by sequence', () =>
     const url = receiver.url();
     expect((await stack.http.post('/api/webhooks', { url, events: ['*'] }, { key: biz.testKey })).status).toBe(201);
     const session = await createSession(stack, biz.testKey);
-    expect((await pay(stack, session.id, payBody(DISPUTE_CARDS.chargebackNotReceived))).body.data.status).toBe('completed');
+    await payToCompletion(stack, session.id, payBody(DISPUTE_CARDS.chargebackNotReceived));
     const dispute = await disputeOfSession(stack, biz, session.id);
     await stack.http.post(`/api/disputes/${dispute.id}/evidence`, { shippingCarrier: 'UPS' }, { key: biz.testKey });
     await stack.http.post(`/api/disputes/${dispute.id}/evidence`, { uncategorizedText: 'winning_evidence', submit: true }, { key: biz.testKey });

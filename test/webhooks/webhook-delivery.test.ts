@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { recordEvent } from '../../src/modules/events/event.service.js';
 import type { EventType } from '../../src/modules/events/event.entity.js';
-import { createSession, pay } from '../support/payments.js';
+import { createSession, payToCompletion } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually, startReceiver, type Answer, type Receiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
@@ -51,8 +51,7 @@ describe('webhook delivery, end to end', () => {
   it('delivers a signed checkout.succeeded after a real payment (card 4242…)', async () => {
     const hook = await endpoint(['checkout.succeeded']);
     const session = await createSession(stack, biz.testKey);
-    const paid = await pay(stack, session.id);
-    expect(paid.body.data.status).toBe('completed');
+    await payToCompletion(stack, session.id);
     const [got] = await eventually(() => receiver.at(hook.url).length > 0 && receiver.at(hook.url));
     expect(verifiedByMerchant(got, hook.secret)).toBe(true);
     const body = JSON.parse(got.rawBody.toString('utf8'));

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { apiDocument } from '../../../src/http/openapi/document.js';
+import { apiDocument } from '../../../src/api/openapi/document.js';
 import { referencedSchemas } from '../../webhooks/scripts/generate.js';
 
 const BANNER = (script: string) =>

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { callerOf } from '../../http/auth.js';
+import { callerOf } from '../businesses/auth.middleware.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import { ifNoneMatchHeader } from '../../http/openapi/parameters.js';
 import { AUTHENTICATED, errors, linkById, notModified, ok } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
+import type { AppDeps } from '../app-deps.js';
 import { parseQuery } from '../../http/validate.js';
 import { findBalanceTransaction, listBalanceTransactions } from './balance-transaction.queries.js';
 import { BALANCE_TRANSACTION_ID } from './balance-transaction.rules.js';
@@ -51,7 +52,7 @@ const refundExample: BalanceTransactionResource = {
  * balance's own 30-a-minute limit: a merchant reconciling pages through many of these, and each page is
  * one indexed read (the key's general limit still applies).
  */
-export const balanceTransactionOperations: Operation[] = [
+export const balanceTransactionOperations: Operation<AppDeps>[] = [
   {
     method: 'get',
     path: '/balance/transactions',

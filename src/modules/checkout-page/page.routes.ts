@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
-import type { AppDeps } from '../../http/deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { toApiError } from '../../http/errors.js';
 import { publicRateLimit } from '../../http/rate-limit.js';
 import { cancelSession } from '../checkout/cancel-session.service.js';

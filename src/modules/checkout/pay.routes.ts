@@ -1,6 +1,7 @@
 import { sessionIdPath } from '../../http/openapi/parameters.js';
 import { errors, ok, PUBLIC_POST } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
+import type { AppDeps } from '../app-deps.js';
 import { createRateLimiter, publicRateLimit, rateLimit } from '../../http/rate-limit.js';
 import { parseBody } from '../../http/validate.js';
 import { paymentProcessor } from '../processor/index.js';
@@ -28,7 +29,7 @@ export function canonicalSessionId(id: string): string {
  * the capability. Limited to 10 calls a minute per session, which also bounds card-testing on one session,
  * and, with the hosted page and cancel, to PUBLIC_RATE_LIMIT_PER_MINUTE per client address.
  */
-export const payOperations: Operation[] = [
+export const payOperations: Operation<AppDeps>[] = [
   {
     method: 'post',
     path: '/checkout/:id/pay',

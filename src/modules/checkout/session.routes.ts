@@ -1,11 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { callerOf } from '../../http/auth.js';
+import { callerOf } from '../businesses/auth.middleware.js';
 import { conditionalGet } from '../../http/conditional-get.js';
-import { idempotency } from '../../http/idempotency.js';
+import { idempotency } from '../idempotency/idempotency.middleware.js';
 import { sessionExample, sessionListItemExample } from './session.examples.js';
-import { idempotencyKeyHeader, ifNoneMatchHeader, sessionIdPath } from '../../http/openapi/parameters.js';
+import { ifNoneMatchHeader, sessionIdPath } from '../../http/openapi/parameters.js';
+import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok, pageMetaExample } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
+import type { AppDeps } from '../app-deps.js';
 import { parseBody } from '../../http/validate.js';
 import { createSessionInput, listSessionsQuery, sessionListResource, sessionResource } from './session.schemas.js';
 import { listSessions } from './session.queries.js';
@@ -15,7 +17,7 @@ import { sessionListView, sessionView } from './session.view.js';
 const tags = ['Checkout sessions'];
 
 /** The checkout session operations: each one's route, contract and service call. */
-export const sessionOperations: Operation[] = [
+export const sessionOperations: Operation<AppDeps>[] = [
   {
     method: 'post',
     path: '/checkout/sessions',

@@ -1,9 +1,11 @@
-import { callerOf } from '../../http/auth.js';
+import { callerOf } from '../businesses/auth.middleware.js';
 import { conditionalGet } from '../../http/conditional-get.js';
-import { idempotency } from '../../http/idempotency.js';
-import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
+import { idempotency } from '../idempotency/idempotency.middleware.js';
+import { idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
+import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
+import type { AppDeps } from '../app-deps.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { emptyEvidence } from './dispute.rules.js';
 import { findDispute, listDisputes } from './dispute.queries.js';
@@ -41,7 +43,7 @@ const submitted: DisputeResource = {
 const links = { SubmitEvidence: linkById('submitDisputeEvidence'), CloseDispute: linkById('closeDispute') };
 
 /** The dispute operations: each one's route, contract and service call. */
-export const disputeOperations: Operation[] = [
+export const disputeOperations: Operation<AppDeps>[] = [
   {
     method: 'get',
     path: '/disputes',

@@ -1,8 +1,9 @@
-import { callerOf } from '../../http/auth.js';
+import { callerOf } from '../businesses/auth.middleware.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import { ifNoneMatchHeader } from '../../http/openapi/parameters.js';
 import { AUTHENTICATED, errors, notModified, ok } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
+import type { AppDeps } from '../app-deps.js';
 import { createRateLimiter, rateLimit } from '../../http/rate-limit.js';
 import { balanceResource, type BalanceResource } from './balance.schemas.js';
 import type { Balance } from './ledger.entity.js';
@@ -24,7 +25,7 @@ export function balanceView(balance: Balance | null, livemode: boolean): Balance
   };
 }
 
-export const balanceOperations: Operation[] = [
+export const balanceOperations: Operation<AppDeps>[] = [
   {
     method: 'get',
     path: '/balance',

@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { callerOf } from '../../http/auth.js';
+import { callerOf } from '../businesses/auth.middleware.js';
 import { conditionalGet } from '../../http/conditional-get.js';
-import { idempotency } from '../../http/idempotency.js';
+import { idempotency } from '../idempotency/idempotency.middleware.js';
 import { refundExample } from './refund.examples.js';
-import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
+import { idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
+import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
+import type { AppDeps } from '../app-deps.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { failpoint } from '../../ops/failpoints.js';
 import { metrics } from '../../ops/metrics.js';
@@ -17,7 +19,7 @@ import { refundView } from './refund.view.js';
 const tags = ['Refunds'];
 
 /** The refund operations: each one's route, contract and service call. */
-export const refundOperations: Operation[] = [
+export const refundOperations: Operation<AppDeps>[] = [
   {
     method: 'post',
     path: '/refunds',

@@ -1,9 +1,10 @@
-import { callerOf } from '../../http/auth.js';
+import { callerOf } from '../businesses/auth.middleware.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import { reserveExample } from './reserve.examples.js';
 import { idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
 import { AUTHENTICATED, errors, linkById, notModified, ok } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
+import type { AppDeps } from '../app-deps.js';
 import { parseQuery } from '../../http/validate.js';
 import { findReserve, listReserves, listReservesQuery, reserveSummary } from './reserve.queries.js';
 import { reserveConfigView } from './reserve.rules.js';
@@ -13,7 +14,7 @@ import { reserveView } from './reserve.view.js';
 const tags = ['Reserves'];
 
 /** The reserve operations (all reads): each one's route, contract and query. */
-export const reserveOperations: Operation[] = [
+export const reserveOperations: Operation<AppDeps>[] = [
   {
     method: 'get',
     path: '/reserves',

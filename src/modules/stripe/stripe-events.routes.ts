@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
 import Stripe from 'stripe';
-import type { AppDeps } from '../../http/deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { ApiError } from '../../http/errors.js';
 import { DomainError } from '../../domain/errors.js';
 import { createStripeClient } from './stripe.client.js';
@@ -42,6 +42,6 @@ export function stripeEventRoutes(deps: AppDeps): Middleware {
     deps.afterCommit(received.outbox);
     ctx.body = { success: true, data: { eventId: event.id, outcome: received.outcome, disputeId: received.disputeId } };
   });
-  // Another method on the path answers 405 with `Allow`, as the API's routes do (src/http/app.ts).
+  // Another method on the path answers 405 with `Allow`, as the API's routes do (src/api/app.ts).
   return compose([router.routes(), router.allowedMethods({ throw: false })]) as Middleware;
 }

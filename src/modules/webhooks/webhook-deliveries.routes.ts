@@ -1,10 +1,11 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
-import { callerOf } from '../../http/auth.js';
-import type { AppDeps } from '../../http/deps.js';
-import { idempotency } from '../../http/idempotency.js';
-import { idempotencyKeyHeader, idPath } from '../../http/openapi/parameters.js';
+import { callerOf } from '../businesses/auth.middleware.js';
+import type { AppDeps } from '../app-deps.js';
+import { idempotency } from '../idempotency/idempotency.middleware.js';
+import { idPath } from '../../http/openapi/parameters.js';
+import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, ok } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
@@ -41,7 +42,7 @@ export function webhookEventsMethodGuard(router: Router): void {
 const retryDelays = (deps: AppDeps) => ({ retryDelaysMs: deps.config.webhooks.retryDelaysMs });
 
 // Registered before `/webhooks/:id`, which would otherwise take `events` for an endpoint id.
-export const eventLogOperation: Operation = {
+export const eventLogOperation: Operation<AppDeps> = {
   method: 'get',
   path: '/webhooks/events',
   operationId: 'listWebhookEvents',
@@ -61,7 +62,7 @@ export const eventLogOperation: Operation = {
   },
 };
 
-export const retryOperation: Operation = {
+export const retryOperation: Operation<AppDeps> = {
   method: 'post',
   path: '/webhooks/retry/:id',
   operationId: 'retryWebhookDelivery',
@@ -89,7 +90,7 @@ export const retryOperation: Operation = {
   },
 };
 
-export const testOperation: Operation = {
+export const testOperation: Operation<AppDeps> = {
   method: 'post',
   path: '/webhooks/:id/test',
   operationId: 'testWebhookEndpoint',
@@ -120,7 +121,7 @@ export const testOperation: Operation = {
   },
 };
 
-export const recoverOperation: Operation = {
+export const recoverOperation: Operation<AppDeps> = {
   method: 'post',
   path: '/webhooks/:id/recover',
   operationId: 'recoverWebhookEndpoint',

@@ -1,10 +1,11 @@
 import type { Context } from 'koa';
-import { callerOf } from '../../http/auth.js';
+import { callerOf } from '../businesses/auth.middleware.js';
 import { conditionalGet } from '../../http/conditional-get.js';
-import type { AppDeps } from '../../http/deps.js';
-import { idempotency } from '../../http/idempotency.js';
+import type { AppDeps } from '../app-deps.js';
+import { idempotency } from '../idempotency/idempotency.middleware.js';
 import { endpointExample } from './webhook.examples.js';
-import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
+import { idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
+import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok, pageMetaExample, WRITE } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
@@ -43,7 +44,7 @@ const answerWithSecret = async (ctx: Context, tx: Parameters<typeof createEndpoi
   ctx.body = { success: true, data };
 };
 
-const createOperation: Operation = {
+const createOperation: Operation<AppDeps> = {
   method: 'post',
   path: '/webhooks',
   operationId: 'createWebhookEndpoint',
@@ -86,7 +87,7 @@ const createOperation: Operation = {
   },
 };
 
-const listOperation: Operation = {
+const listOperation: Operation<AppDeps> = {
   method: 'get',
   path: '/webhooks',
   operationId: 'listWebhookEndpoints',
@@ -105,7 +106,7 @@ const listOperation: Operation = {
   },
 };
 
-const getOperation: Operation = {
+const getOperation: Operation<AppDeps> = {
   method: 'get',
   path: '/webhooks/:id',
   operationId: 'getWebhookEndpoint',
@@ -128,7 +129,7 @@ const getOperation: Operation = {
 };
 
 /** The spec's conflict: PUT in the reference, PATCH in a guide. Both take the same partial body. */
-const updateOperation = (method: 'put' | 'patch', operationId: string, summary: string): Operation => ({
+const updateOperation = (method: 'put' | 'patch', operationId: string, summary: string): Operation<AppDeps> => ({
   method,
   path: '/webhooks/:id',
   operationId,
@@ -158,7 +159,7 @@ const updateOperation = (method: 'put' | 'patch', operationId: string, summary: 
   },
 });
 
-const deleteOperation: Operation = {
+const deleteOperation: Operation<AppDeps> = {
   method: 'delete',
   path: '/webhooks/:id',
   operationId: 'deleteWebhookEndpoint',
@@ -178,7 +179,7 @@ const deleteOperation: Operation = {
   },
 };
 
-const rotateOperation: Operation = {
+const rotateOperation: Operation<AppDeps> = {
   method: 'post',
   path: '/webhooks/:id/rotate-secret',
   operationId: 'rotateWebhookSecret',
@@ -204,7 +205,7 @@ const rotateOperation: Operation = {
  * The webhook operations, in registration order (after `webhookEventsMethodGuard`): `/webhooks/events`
  * and `/webhooks/retry/:id` before `/webhooks/:id`, which would otherwise take `events` for an id.
  */
-export const webhookOperations: Operation[] = [
+export const webhookOperations: Operation<AppDeps>[] = [
   createOperation,
   listOperation,
   eventLogOperation,

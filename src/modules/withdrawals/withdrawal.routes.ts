@@ -1,10 +1,12 @@
-import { callerOf } from '../../http/auth.js';
+import { callerOf } from '../businesses/auth.middleware.js';
 import { conditionalGet } from '../../http/conditional-get.js';
-import { idempotency } from '../../http/idempotency.js';
+import { idempotency } from '../idempotency/idempotency.middleware.js';
 import { withdrawalExample } from './withdrawal.examples.js';
-import { idempotencyKeyHeader, idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
+import { idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
+import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok, pageMetaExample } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
+import type { AppDeps } from '../app-deps.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { failpoint } from '../../ops/failpoints.js';
 import { metrics } from '../../ops/metrics.js';
@@ -25,7 +27,7 @@ const wdId = idPath('wd', 'The withdrawal id.');
 const { id, amountInCents, destinationType, destinationDetails, requestedAt } = withdrawalExample;
 
 /** The withdrawal operations: each one's route, contract and service call. */
-export const withdrawalOperations: Operation[] = [
+export const withdrawalOperations: Operation<AppDeps>[] = [
   {
     method: 'post',
     path: '/withdrawals',

@@ -1,10 +1,10 @@
 import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
 import { eventWebhooks } from './events.js';
-import { noNulInRequestText } from './no-nul.js';
-import { everyErrorResponse } from './responses.js';
-import { shareRepeatedResponses } from './shared-responses.js';
-import { operationPaths, type Operation } from '../operation.js';
+import { noNulInRequestText } from '../../http/openapi/no-nul.js';
+import { everyErrorResponse } from '../../http/openapi/responses.js';
+import { shareRepeatedResponses } from '../../http/openapi/shared-responses.js';
+import { operationPaths, type Operation } from '../../http/operation.js';
 import { declaredOperations } from '../routes.js';
 
 const DESCRIPTION = `A hosted-checkout payments API: checkout sessions, refunds, disputes, reserves, withdrawals, balance and signed webhooks.
@@ -41,7 +41,7 @@ const TAGS = [
 ];
 
 /**
- * The operations the modules declare (src/http/routes.ts), section by section in the order of TAGS (and
+ * The operations the modules declare (src/api/routes.ts), section by section in the order of TAGS (and
  * in registration order within one).
  */
 const servicePaths = (): ZodOpenApiPathsObject => operationPaths(inTagOrder(declaredOperations()));
@@ -67,8 +67,8 @@ const documentPath: ZodOpenApiPathsObject = {
   },
 };
 
-function inTagOrder(operations: Operation[]): Operation[] {
-  const rank = (operation: Operation) => TAGS.findIndex((tag) => tag.name === operation.doc.tags?.[0]);
+function inTagOrder<Deps>(operations: Operation<Deps>[]): Operation<Deps>[] {
+  const rank = (operation: Operation<Deps>) => TAGS.findIndex((tag) => tag.name === operation.doc.tags?.[0]);
   return operations.toSorted((a, b) => rank(a) - rank(b));
 }
 

@@ -1,10 +1,10 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { claimKey, releaseKey, storeAnswer, type Scope } from '../modules/idempotency/idempotency.store.js';
-import { isValidIdempotencyKey, operationPath, requestFingerprint } from '../modules/idempotency/request-fingerprint.rules.js';
-import { callerOf } from './auth.js';
-import { ApiError } from './errors.js';
+import { callerOf } from '../businesses/auth.middleware.js';
+import { ApiError } from '../../http/errors.js';
+import { claimKey, releaseKey, storeAnswer, type Scope } from './idempotency.store.js';
+import { isValidIdempotencyKey, operationPath, requestFingerprint } from './request-fingerprint.rules.js';
 
 /** What a POST handler uses to answer; the same call whether or not the request carries a key. */
 export interface IdempotentRequest {

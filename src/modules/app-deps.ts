@@ -2,11 +2,13 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { OutboxEntry } from '../modules/outbox/outbox.entity.js';
-import type { ApiKeyCache } from '../modules/businesses/api-key.cache.js';
-import type { KnownKey } from './auth.js';
+import type { OutboxEntry } from './outbox/outbox.entity.js';
 
-/** What the HTTP layer is built from; created once per process in src/main. */
+/**
+ * What a module's operations are built from (`Operation<AppDeps>`, src/http/operation.ts); created once
+ * per process in src/main and handed to them by the API's composition (src/api/app.ts). Declared here,
+ * beside the modules that use it, so that neither they nor the HTTP toolkit import the composition.
+ */
 export interface AppDeps {
   config: Config;
   orm: MikroORM;
@@ -19,6 +21,4 @@ export interface AppDeps {
    * dispatcher (fire and forget; the relay covers a crash before it finishes).
    */
   afterCommit: (entries: OutboxEntry[]) => void;
-  /** The process's API key cache (LISTEN/NOTIFY-invalidated); without one, every request reads its key. */
-  apiKeys?: ApiKeyCache<KnownKey>;
 }

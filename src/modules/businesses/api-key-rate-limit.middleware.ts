@@ -1,10 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Context, Next } from 'koa';
 import type { Pool } from 'pg';
-import type { Business } from '../modules/businesses/business.entity.js';
-import { callerOf } from './auth.js';
-import { ApiError } from './errors.js';
-import { RATE_LIMIT_TABLE, rateLimitError, setRateLimitHeaders, stateOf, type RateLimitState } from './rate-limit.js';
+import { ApiError } from '../../http/errors.js';
+import { RATE_LIMIT_TABLE, rateLimitError, setRateLimitHeaders, stateOf, type RateLimitState } from '../../http/rate-limit.js';
+import { callerOf } from './auth.middleware.js';
+import type { Business } from './business.entity.js';
 
 export interface KeyBudget {
   /** Requests per minute, sustained. */

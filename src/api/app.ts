@@ -2,20 +2,21 @@ import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import compose from 'koa-compose';
 import { newRequestId } from '../domain/ids.js';
+import { jsonBody } from '../http/body.js';
+import { clientAddress, forwardedOf } from '../http/client-address.js';
+import { errorMiddleware } from '../http/error-middleware.js';
+import { ApiError } from '../http/errors.js';
+import { registerOperations, type Operation } from '../http/operation.js';
+import { storableIds } from '../http/text-guard.js';
+import type { AppDeps } from '../modules/app-deps.js';
+import type { ApiKeyCache } from '../modules/businesses/api-key.cache.js';
+import { apiKeyRateLimits } from '../modules/businesses/api-key-rate-limit.middleware.js';
+import { authenticate, authorize, type KnownKey } from '../modules/businesses/auth.middleware.js';
 import { checkoutPages } from '../modules/checkout-page/page.routes.js';
-import { authenticate, authorize } from './auth.js';
-import { clientAddress, forwardedOf } from './client-address.js';
-import { jsonBody } from './body.js';
-import type { AppDeps } from './deps.js';
-import { errorMiddleware } from './error-middleware.js';
-import { apiKeyRateLimits } from './api-key-rate-limit.js';
-import { ApiError } from './errors.js';
+import { idempotencyKeys } from '../modules/idempotency/idempotency.middleware.js';
 import { httpRequestDuration, reportIntake } from '../ops/metrics.js';
-import { idempotencyKeys } from './idempotency.js';
 import { apiDocumentRoutes } from './openapi/docs.routes.js';
-import { registerOperations, type Operation } from './operation.js';
 import { apiRoutes, publicApiRoutes, type RouteModule } from './routes.js';
-import { storableIds } from './text-guard.js';
 import { stripeEventRoutes } from '../modules/stripe/stripe-events.routes.js';
 
 /**
@@ -25,7 +26,15 @@ import { stripeEventRoutes } from '../modules/stripe/stripe-events.routes.js';
  */
 const methodErrors = { throw: false };
 
-export function createApp(deps: AppDeps): Koa {
+/**
+ * What the app is built from: the modules' deps, and the process's API key cache, which only
+ * authentication reads (LISTEN/NOTIFY-invalidated; without one, every request reads its key).
+ */
+export interface ApiDeps extends AppDeps {
+  apiKeys?: ApiKeyCache<KnownKey>;
+}
+
+export function createApp(deps: ApiDeps): Koa {
   // Not Koa's `proxy`, which believes anyone's X-Forwarded-For: clientAddress believes configured proxies only.
   const app = new Koa({ proxy: false });
   app.on('error', (err, ctx?: Context) => {
@@ -85,7 +94,7 @@ export function createApp(deps: AppDeps): Koa {
 }
 
 /** The route list's entries on one router, in its order. */
-function register(router: Router, entries: ReadonlyArray<readonly Operation[] | RouteModule>, deps: AppDeps): void {
+function register(router: Router, entries: ReadonlyArray<readonly Operation<AppDeps>[] | RouteModule>, deps: AppDeps): void {
   for (const entry of entries) {
     if (typeof entry === 'function') entry(router, deps);
     else registerOperations(router, entry, deps);

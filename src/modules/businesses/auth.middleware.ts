@@ -1,11 +1,11 @@
 import type { Context, Next } from 'koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { ApiKeyMode, ApiKeyScope } from '../modules/businesses/api-key.entity.js';
-import { Business } from '../modules/businesses/business.entity.js';
-import { hashApiKey, keyMode, sameHash } from '../modules/businesses/api-key.crypto.js';
-import type { ApiKeyCache } from '../modules/businesses/api-key.cache.js';
-import type { Caller } from '../modules/businesses/caller.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../../http/errors.js';
+import type { ApiKeyMode, ApiKeyScope } from './api-key.entity.js';
+import { Business } from './business.entity.js';
+import { hashApiKey, keyMode, sameHash } from './api-key.crypto.js';
+import type { ApiKeyCache } from './api-key.cache.js';
+import type { Caller } from './caller.js';
 
 interface KeyRow extends Record<string, unknown> {
   key_id: string;
@@ -63,7 +63,7 @@ export function authenticate(orm: MikroORM, cache?: ApiKeyCache<KnownKey>) {
     if (!keyMode(secret)) throw new ApiError('invalid_api_key');
     const hash = hashApiKey(secret);
     // A live key of a business not yet approved is not cached, so its approval works at the next request;
-    // a revocation is caught by the rate-limit statement that follows (src/http/api-key-rate-limit.ts).
+    // a revocation is caught by the rate-limit statement that follows (api-key-rate-limit.middleware.ts).
     const key = cache ? await cache.get(hash, () => readKey(orm, hash), usable) : await readKey(orm, hash);
     // The index lookup (or the cache) finds the row; the constant-time comparison is the actual check.
     if (!key || !sameHash(key.secretHash, hash)) throw new ApiError('invalid_api_key');

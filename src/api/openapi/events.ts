@@ -1,6 +1,6 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
-import { prefixedId, timestamp } from '../envelope.js';
+import { prefixedId, timestamp } from '../../http/envelope.js';
 import { checkoutEventPayloads } from '../../modules/checkout/pay.schemas.js';
 import { disputeEventPayloads } from '../../modules/disputes/dispute.schemas.js';
 import type { EventType } from '../../modules/events/event.entity.js';

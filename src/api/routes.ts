@@ -1,4 +1,6 @@
 import type Router from '@koa/router';
+import type { Operation } from '../http/operation.js';
+import type { AppDeps } from '../modules/app-deps.js';
 import { balanceTransactionOperations } from '../modules/balance-transactions/balance-transaction.routes.js';
 import { payOperations } from '../modules/checkout/pay.routes.js';
 import { sessionOperations } from '../modules/checkout/session.routes.js';
@@ -8,12 +10,10 @@ import { disputeOperations } from '../modules/disputes/dispute.routes.js';
 import { reserveOperations } from '../modules/reserves/reserve.routes.js';
 import { webhookEventsMethodGuard, webhookOperations } from '../modules/webhooks/webhook.routes.js';
 import { withdrawalOperations } from '../modules/withdrawals/withdrawal.routes.js';
-import type { AppDeps } from './deps.js';
-import type { Operation } from './operation.js';
 
 /**
- * The route list: every API operation, in the order the app registers them (src/http/app.ts) and the
- * API document collects them (src/http/openapi/document.ts). Each entry is a module's `*.routes.ts`,
+ * The route list: every API operation, in the order the app registers them (src/api/app.ts) and the
+ * API document collects them (src/api/openapi/document.ts). Each entry is a module's `*.routes.ts`,
  * which holds its operations' routes, contracts and service calls.
  */
 
@@ -21,13 +21,13 @@ import type { Operation } from './operation.js';
 export type RouteModule = (router: Router, deps: AppDeps) => void;
 
 /** Operations that need no API key: the hosted page's pay call, whose session id is the capability. */
-export const publicApiRoutes: Array<readonly Operation[] | RouteModule> = [payOperations];
+export const publicApiRoutes: Array<readonly Operation<AppDeps>[] | RouteModule> = [payOperations];
 
 /**
  * Operations behind an API key. Balance transactions before the balance, so `/balance/transactions` is
  * never read as a `/balance/:x`.
  */
-export const apiRoutes: Array<readonly Operation[] | RouteModule> = [
+export const apiRoutes: Array<readonly Operation<AppDeps>[] | RouteModule> = [
   sessionOperations,
   balanceTransactionOperations,
   balanceOperations,
@@ -41,4 +41,4 @@ export const apiRoutes: Array<readonly Operation[] | RouteModule> = [
 ];
 
 /** Every operation declared as one, for the API document. */
-export const declaredOperations = (): Operation[] => [...publicApiRoutes, ...apiRoutes].filter((entry) => Array.isArray(entry)).flat();
+export const declaredOperations = (): Operation<AppDeps>[] => [...publicApiRoutes, ...apiRoutes].filter((entry) => Array.isArray(entry)).flat();
