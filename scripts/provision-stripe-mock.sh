@@ -8,7 +8,7 @@
 set -euo pipefail
 cache="${PAYMENTS_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/payments-service}"
 # The version whose OpenAPI description is Stripe's API version the connector pins
-# (STRIPE_API_VERSION in src/modules/processor/stripe.client.ts; a test holds the two equal).
+# (STRIPE_API_VERSION in src/modules/stripe/stripe.client.ts; a test holds the two equal).
 version="${STRIPE_MOCK_VERSION:-0.203.0}"
 log() { echo "provision-stripe-mock: $*" >&2; }
 
