@@ -12,7 +12,7 @@ import { createApp, type ApiDeps } from '../api/app.js';
 import { listen } from '../http/server.js';
 import type { PaymentProcessor } from '../modules/processor/processor.port.js';
 import { refusingLive } from '../modules/processor/live-mode.rules.js';
-import { paymentProcessor } from '../modules/processor/index.js';
+import { paymentProcessor } from './payment-processor.js';
 import { createOutboxDispatcher, type OutboxDispatcher } from '../modules/outbox/outbox.dispatcher.js';
 import { startRowCountFolder } from '../modules/lists/row-count.folder.js';
 import { startOutboxRelay } from '../modules/outbox/outbox.relay.js';
@@ -101,6 +101,7 @@ export async function startApi(opts: {
     temporal,
     log,
     checkoutBaseUrl: config.checkoutBaseUrl ?? '',
+    processor: paymentProcessor(config, { log }),
     afterCommit: (entries) => {
       track(dispatcher.dispatchClaimed(entries).catch((err) => log.warn({ err }, 'outbox fast path failed; the relay will retry')));
     },

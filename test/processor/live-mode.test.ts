@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { toApiError } from '../../src/http/errors.js';
-import { paymentProcessor } from '../../src/modules/processor/index.js';
+import { paymentProcessor } from '../../src/main/payment-processor.js';
 import { LIVE_REFUSED_MESSAGE, livePaymentsNotice, refusingLive, requireLivePayments } from '../../src/modules/processor/live-mode.rules.js';
 import type { PaymentProcessor } from '../../src/modules/processor/processor.port.js';
 

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import type { Logger } from 'pino';
-import { paymentProcessor } from '../../src/modules/processor/index.js';
+import { paymentProcessor } from '../../src/main/payment-processor.js';
 import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
 
 describe('choosing the payment processor at start-up', () => {
