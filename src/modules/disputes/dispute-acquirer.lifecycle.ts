@@ -2,7 +2,7 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { requireTransaction } from '../../db/transaction.js';
 import { newId } from '../../domain/ids.js';
 import { recordEvent } from '../events/event.service.js';
-import { ownerOf } from '../ledger/ledger.service.js';
+import { lockBalance, ownerOf } from '../ledger/ledger.service.js';
 import type { AcquirerDisputeReference, EvidenceSubmission } from '../processor/processor.port.js';
 import { isClosed, isInquiry, isUnderReview, type DisputeNotice, type DisputeReason } from '../../../contracts/disputes.js';
 import { Dispute } from './dispute.entity.js';
@@ -82,6 +82,10 @@ export async function applyAcquirerReport(tx: EntityManager, report: AcquirerDis
 
 async function moveForward(tx: EntityManager, found: Dispute, report: AcquirerDisputeReport, times: DisputeClock, at: Date): Promise<Dispute> {
   await tx.flush();
+  // The balance, then the dispute's row: the order every dispute move takes (dispute.lifecycle.ts). Holding
+  // the row while waiting for the balance deadlocked with a move that holds the balance and asks for the
+  // row (an operator's decision, the deadline's expiry), and PostgreSQL ended one of the two.
+  await lockBalance(tx, ownerOf(found));
   const dispute = await tx.findOneOrFail(Dispute, { id: found.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   if (isClosed(dispute.status)) return dispute;
   // Each move locks the balance afresh (`lockBalance` re-reads its row): what the one before changed is
