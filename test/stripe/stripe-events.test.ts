@@ -123,6 +123,17 @@ describe('an event this service cannot apply', () => {
     expect(await eventRow(event.id)).toBeUndefined();
   });
 
+  it('answers a signed event whose evidence is due past the year 9999 400 validation_error, opening nothing', async () => {
+    const paid = await livePayment();
+    const event = await disputeEvent('charge.dispute.created', { id: newDisputeId(), paymentIntent: paid.intent, status: 'needs_response', amount: paid.total });
+    (event.data.object as any).evidence_details.due_by = 2 ** 40;
+    const res = await postEvent(event);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'validation_error', errors: [expect.objectContaining({ path: ['evidence_details', 'due_by'] })] });
+    expect(await eventRow(event.id)).toBeUndefined();
+    expect(await sql(stack, 'select id from disputes where checkout_session_id = ?', [paid.sessionId])).toEqual([]);
+  });
+
   it('answers another method on the endpoint 405 with Allow', async () => {
     const res = await stack.http.get('/acquirer/stripe/webhook', { offDocument: true });
     expect(res.status).toBe(405);
