@@ -3,7 +3,8 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
-import { bareHost, isPublicAddress, NonPublicAddressError, publicOnlyLookup, type ResolveAll } from './private-address.rules.js';
+import { bareHost, isPublicAddress, NonPublicAddressError, receiverLookup, type ResolveAll } from './private-address.rules.js';
+import { receiverResolveAll } from './receiver-dns.js';
 
 /** What one HTTP attempt gave; recorded on the attempt row as is, so its text is always storable. */
 export interface PostOutcome {
@@ -59,7 +60,8 @@ export function createWebhookTransport(options: WebhookTransportOptions) {
   // certificate, for each new socket (a few percent of the worker's CPU under the fan-out benchmark).
   const ca = options.caFile ? [...tls.rootCertificates, readFileSync(options.caFile, 'utf8')] : undefined;
   const agent = new https.Agent({ secureContext: ca ? tls.createSecureContext({ ca }) : undefined, keepAlive: true });
-  const lookup = options.allowPrivateUrls ? undefined : publicOnlyLookup(options.resolveAll);
+  const guarded = !options.allowPrivateUrls;
+  const lookup = receiverLookup(options.resolveAll ?? receiverResolveAll, guarded);
 
   return function post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome> {
     const started = performance.now();
@@ -67,7 +69,7 @@ export function createWebhookTransport(options: WebhookTransportOptions) {
       const attempt = new Attempt(started, resolve);
       let target: URL;
       try {
-        target = receiverUrl(url, lookup !== undefined);
+        target = receiverUrl(url, guarded);
       } catch (err) {
         attempt.fail(err as Error);
         return;
@@ -75,7 +77,7 @@ export function createWebhookTransport(options: WebhookTransportOptions) {
       const payload = Buffer.from(body, 'utf8');
       const abort = send(target, { method: 'POST', agent, lookup, headers: { ...headers, 'Content-Length': String(payload.length) } }, payload, attempt);
       // One deadline for the attempt, a resend included.
-      attempt.deadline = setTimeout(() => abort(new Error(`Timed out after ${timeoutMs / 1000} s`)), timeoutMs);
+      attempt.deadline = setTimeout(() => abort(new Error(`Timed out after ${timeoutMs / 1000} s ${attempt.phase}`)), timeoutMs);
     });
   };
 }
@@ -85,6 +87,11 @@ export type WebhookTransport = ReturnType<typeof createWebhookTransport>;
 class Attempt {
   settled = false;
   deadline: NodeJS.Timeout | undefined;
+  /**
+   * Where the attempt is, for a timeout's message: an operator reading "Timed out after 10 s connecting to
+   * 203.0.113.7:443" looks at a firewall, "… waiting for the answer" at the receiver's own slowness.
+   */
+  phase = 'before sending';
   private readonly started: number;
   private readonly resolve: (outcome: PostOutcome) => void;
 
@@ -126,6 +133,8 @@ function send(target: URL, options: https.RequestOptions, payload: Buffer, attem
       if (!again && !attempt.settled && sent.reusedSocket && STALE_SOCKET_ERRORS.has(err.code ?? '')) request(true);
       else attempt.fail(err);
     });
+    sent.on('socket', (socket: tls.TLSSocket) => followSocket(socket, sent.reusedSocket, target, attempt));
+    sent.on('finish', () => (attempt.phase = 'waiting for the answer'));
     sent.on('response', (res: IncomingMessage) => readAnswer(res, attempt));
     sent.end(payload);
   };
@@ -133,8 +142,22 @@ function send(target: URL, options: https.RequestOptions, payload: Buffer, attem
   return (err) => req.destroy(err);
 }
 
+/** Names the attempt's phase as its connection gets there; a kept-alive connection is there already. */
+function followSocket(socket: tls.TLSSocket, reused: boolean, target: URL, attempt: Attempt): void {
+  attempt.phase = 'sending the request';
+  if (reused) return;
+  const port = target.port || '443';
+  attempt.phase = ipaddr.isValid(bareHost(target.hostname)) ? `connecting to ${target.host}` : `resolving ${target.hostname}`;
+  socket.once('lookup', (err: Error | null, address: string) => {
+    if (!err) attempt.phase = `connecting to ${address.includes(':') ? `[${address}]` : address}:${port}`;
+  });
+  socket.once('connect', () => (attempt.phase = 'in the TLS handshake'));
+  socket.once('secureConnect', () => (attempt.phase = 'sending the request'));
+}
+
 /** The receiver's status, `Retry-After` and the first 1 KB of its body: enough for the log. */
 function readAnswer(res: IncomingMessage, attempt: Attempt): void {
+  attempt.phase = 'reading the answer';
   const statusCode = res.statusCode ?? 0;
   const ok = statusCode >= 200 && statusCode < 300;
   const chunks: Buffer[] = [];
