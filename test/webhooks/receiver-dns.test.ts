@@ -7,7 +7,7 @@ import { mkdtempSync, openSync, closeSync, promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createWebhookTransport } from '../../src/modules/webhooks/delivery.transport.js';
-import { resolveReceiversWith, type ReceiverDns } from '../../src/modules/webhooks/receiver-dns.js';
+import { LANE_WAITING_MAX, resolveReceiversWith, type ReceiverDns } from '../../src/modules/webhooks/receiver-dns.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 
 const errno = (code: string) => Object.assign(new Error(`queryA ${code}`), { code });
@@ -58,15 +58,32 @@ describe("a receiver's name", () => {
     expect(calls.getaddrinfo).toBe(0);
   });
 
-  it('a name DNS does not know is looked up in /etc/hosts and the search domains, one lookup at a time', async () => {
+  it('a name DNS does not know is looked up in /etc/hosts and the search domains, one lookup at a time, each name once', async () => {
     const { dns, calls } = fakeDns({}, { receiver: '10.0.0.7' });
     const resolve = resolveReceiversWith(dns);
     const names = ['receiver', 'gone-1.example', 'gone-2.example', 'gone-3.example', 'receiver'];
     const results = await Promise.allSettled(names.map((name) => resolve(name)));
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected', 'fulfilled']);
     expect((results[0] as PromiseFulfilledResult<unknown>).value).toEqual([{ address: '10.0.0.7', family: 4 }]);
-    expect(calls.getaddrinfo).toBe(5);
+    expect((results[4] as PromiseFulfilledResult<unknown>).value).toEqual([{ address: '10.0.0.7', family: 4 }]);
+    expect(calls.getaddrinfo).toBe(4); // 'receiver' was asked once for both
     expect(calls.mostAtOnce).toBe(1);
+    // Asked again once the first lookup is over.
+    await resolve('receiver');
+    expect(calls.getaddrinfo).toBe(5);
+  });
+
+  it(`the lane holds at most ${LANE_WAITING_MAX} names: past them a name is refused at once, to be tried again with its attempt`, async () => {
+    const { dns, calls } = fakeDns({});
+    const resolve = resolveReceiversWith(dns);
+    const names = Array.from({ length: LANE_WAITING_MAX + 8 }, (_, i) => `gone-${i}.example`);
+    const results = await Promise.allSettled(names.map((name) => resolve(name)));
+    const codes = results.map((r) => (r as PromiseRejectedResult).reason.code);
+    expect(codes.filter((c) => c === 'ENOTFOUND')).toHaveLength(LANE_WAITING_MAX);
+    expect(codes.filter((c) => c === 'EAI_AGAIN')).toHaveLength(8);
+    expect(calls.getaddrinfo).toBe(LANE_WAITING_MAX);
+    // The lane empties: a name is taken again.
+    await expect(resolve('gone-0.example')).rejects.toMatchObject({ code: 'ENOTFOUND' });
   });
 });
 

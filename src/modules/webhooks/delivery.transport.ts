@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { LookupFunction } from 'node:net';
 import https from 'node:https';
 import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
@@ -75,7 +76,17 @@ export function createWebhookTransport(options: WebhookTransportOptions) {
         return;
       }
       const payload = Buffer.from(body, 'utf8');
-      const abort = send(target, { method: 'POST', agent, lookup, headers: { ...headers, 'Content-Length': String(payload.length) } }, payload, attempt);
+      const port = target.port || '443';
+      attempt.phase = ipaddr.isValid(bareHost(target.hostname)) ? `connecting to ${target.hostname}:${port}` : `resolving ${target.hostname}`;
+      // The phase moves on in the lookup's own callback: an answer already at hand (localhost) comes back
+      // before the request's 'socket' event, too early for a listener on the socket to see it.
+      const attemptLookup: LookupFunction = (hostname, opts, callback) =>
+        lookup(hostname, opts, (err, address, family) => {
+          if (!err) attempt.phase = `connecting to ${addressOf(Array.isArray(address) ? address[0].address : address)}:${port}`;
+          (callback as (e: typeof err, a: typeof address, f?: number) => void)(err, address, family);
+        });
+      const options = { method: 'POST', agent, lookup: attemptLookup, headers: { ...headers, 'Content-Length': String(payload.length) } };
+      const abort = send(target, options, payload, attempt);
       // One deadline for the attempt, a resend included.
       attempt.deadline = setTimeout(() => abort(new Error(`Timed out after ${timeoutMs / 1000} s ${attempt.phase}`)), timeoutMs);
     });
@@ -133,7 +144,7 @@ function send(target: URL, options: https.RequestOptions, payload: Buffer, attem
       if (!again && !attempt.settled && sent.reusedSocket && STALE_SOCKET_ERRORS.has(err.code ?? '')) request(true);
       else attempt.fail(err);
     });
-    sent.on('socket', (socket: tls.TLSSocket) => followSocket(socket, sent.reusedSocket, target, attempt));
+    sent.on('socket', (socket: tls.TLSSocket) => followSocket(socket, sent.reusedSocket, attempt));
     sent.on('finish', () => (attempt.phase = 'waiting for the answer'));
     sent.on('response', (res: IncomingMessage) => readAnswer(res, attempt));
     sent.end(payload);
@@ -142,15 +153,17 @@ function send(target: URL, options: https.RequestOptions, payload: Buffer, attem
   return (err) => req.destroy(err);
 }
 
+/** An address as it stands before a port: an IPv6 one in brackets. */
+const addressOf = (address: string) => (address.includes(':') ? `[${address}]` : address);
+
 /** Names the attempt's phase as its connection gets there; a kept-alive connection is there already. */
-function followSocket(socket: tls.TLSSocket, reused: boolean, target: URL, attempt: Attempt): void {
-  attempt.phase = 'sending the request';
-  if (reused) return;
-  const port = target.port || '443';
-  attempt.phase = ipaddr.isValid(bareHost(target.hostname)) ? `connecting to ${target.host}` : `resolving ${target.hostname}`;
-  socket.once('lookup', (err: Error | null, address: string) => {
-    if (!err) attempt.phase = `connecting to ${address.includes(':') ? `[${address}]` : address}:${port}`;
-  });
+function followSocket(socket: tls.TLSSocket, reused: boolean, attempt: Attempt): void {
+  if (reused) {
+    attempt.phase = 'sending the request';
+    return;
+  }
+  // Each address tried in turn (a name with several): the phase names the one being tried.
+  socket.on('connectionAttempt', (ip: string, port: number) => (attempt.phase = `connecting to ${addressOf(ip)}:${port}`));
   socket.once('connect', () => (attempt.phase = 'in the TLS handshake'));
   socket.once('secureConnect', () => (attempt.phase = 'sending the request'));
 }

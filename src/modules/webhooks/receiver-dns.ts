@@ -14,8 +14,8 @@ import type { ResolveAll } from './private-address.rules.js';
  * So a receiver's name is asked of DNS through c-ares (`dns.Resolver`: sockets on the event loop, no
  * thread), both families at once, each with its own short timeout. `localhost` and names under it are
  * loopback without asking anyone (RFC 6761). Only a name DNS says does not exist goes on to getaddrinfo,
- * for /etc/hosts and the resolver's search domains, one lookup at a time per process: however many such
- * names wait there, they hold one thread, never the pool.
+ * for /etc/hosts and the resolver's search domains, one lookup at a time per process, each name once, at most
+ * LANE_WAITING_MAX names waiting: however many such names there are, they hold one thread, never the pool.
  */
 /** Names DNS answered as not existing: worth a look in /etc/hosts and under the search domains. */
 const NOT_IN_DNS = new Set(['ENOTFOUND', 'ENODATA', 'ENONAME']);
@@ -32,12 +32,25 @@ export interface ReceiverDns {
   getaddrinfo(name: string): Promise<{ address: string; family: number }[]>;
 }
 
+/** Names waiting for the getaddrinfo lane at most; past it a name is refused at once (EAI_AGAIN), and retried with its attempt. */
+export const LANE_WAITING_MAX = 32;
+
 export function resolveReceiversWith(dnsOf: ReceiverDns): ResolveAll {
-  // The getaddrinfo lane: a promise chain, each lookup starting when the one before it has settled.
+  // The getaddrinfo lane: a promise chain, each lookup starting when the one before it has settled. A
+  // name already in it is not asked twice (every delivery to it waits for the one lookup), and the lane
+  // is bounded, so names that never resolve cannot queue without end behind a lookup that hangs.
   let lane: Promise<unknown> = Promise.resolve();
-  const inLane = <T>(lookup: () => Promise<T>): Promise<T> => {
-    const turn = lane.then(lookup, lookup);
+  const inLane = new Map<string, Promise<{ address: string; family: number }[]>>();
+  const getaddrinfo = (name: string) => {
+    const waiting = inLane.get(name);
+    if (waiting) return waiting;
+    if (inLane.size >= LANE_WAITING_MAX) {
+      return Promise.reject(Object.assign(new Error(`getaddrinfo EAI_AGAIN ${name} (${LANE_WAITING_MAX} names waiting to be looked up)`), { code: 'EAI_AGAIN' }));
+    }
+    const lookup = () => dnsOf.getaddrinfo(name);
+    const turn = lane.then(lookup, lookup).finally(() => inLane.delete(name));
     lane = turn.catch(() => undefined);
+    inLane.set(name, turn);
     return turn;
   };
 
@@ -54,7 +67,7 @@ export function resolveReceiversWith(dnsOf: ReceiverDns): ResolveAll {
     // A timeout or a refusing server is the answer: getaddrinfo would ask the same servers, slower.
     const unreachable = failures.find((err) => !NOT_IN_DNS.has(err.code ?? ''));
     if (unreachable) throw unreachable;
-    return inLane(() => dnsOf.getaddrinfo(name));
+    return getaddrinfo(name);
   };
 }
 
