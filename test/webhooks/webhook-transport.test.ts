@@ -68,6 +68,16 @@ describe('the HTTP attempt', () => {
     }
   });
 
+  it('records why a refused connection failed, at each address of the name (localhost has two)', async () => {
+    const closed = net.createServer();
+    const url = await listening(closed);
+    closed.close();
+    const post = createWebhookTransport({ caFile: process.env.TEST_TLS_CA, allowPrivateUrls: true });
+    const outcome = await post(url, headers, '{}');
+    expect(outcome).toMatchObject({ ok: false, statusCode: null });
+    expect(outcome.error).toMatch(/connect ECONNREFUSED 127\.0\.0\.1:\d+/);
+  });
+
   it("names where a timed-out attempt was: a name that never resolves, a port that never finishes TLS's handshake", async () => {
     const unresolved = createWebhookTransport({ allowPrivateUrls: false, timeoutMs: 300, resolveAll: () => new Promise(() => {}) });
     expect((await unresolved('https://hooks.example.com/in', headers, '{}')).error).toBe('Timed out after 0.3 s resolving hooks.example.com');

@@ -119,8 +119,19 @@ class Attempt {
   }
 
   fail(err: Error, statusCode: number | null = null): void {
-    this.finish({ ok: false, statusCode, responseBody: null, error: storableText(err.message || String(err)) });
+    this.finish({ ok: false, statusCode, responseBody: null, error: storableText(errorText(err)) });
   }
+}
+
+/**
+ * An error as the attempt records it. A name with several addresses (localhost's two) that all refuse
+ * fails with an AggregateError, whose own message is empty: its errors say what happened at each.
+ */
+function errorText(err: Error): string {
+  // Read by its shape: Node's own AggregateError is of another realm than a test's vm context.
+  const inner = (err as Partial<AggregateError>).errors;
+  if (Array.isArray(inner) && inner.length) return inner.map((e: Error) => errorText(e)).join('; ');
+  return err.message || String(err);
 }
 
 /** The receiver's URL, refused unless HTTPS, and, when guarded, unless a literal address is public. */
