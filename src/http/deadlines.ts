@@ -80,7 +80,14 @@ function answerLate(socket: Socket): void {
     socket.destroy();
     return;
   }
-  const error = new ApiError('request_timeout');
+  endWithError(socket, new ApiError('request_timeout'));
+}
+
+/**
+ * An error in the spec's envelope written straight to a socket that has no response object (a request
+ * Node refused, or one whose headers never came), then the connection closed.
+ */
+export function endWithError(socket: Socket, error: ApiError): void {
   const body = JSON.stringify(errorBody(error, newRequestId()));
   socket.end(
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n` +

@@ -1,12 +1,10 @@
-import http, { STATUS_CODES } from 'node:http';
+import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type Koa from 'koa';
-import { newRequestId } from '../domain/ids.js';
-import { errorBody } from './error-middleware.js';
 import { ApiError, type ErrorCode } from './errors.js';
 import { refusePlainHttp } from './plain-http.js';
-import { enforceDeadlines } from './deadlines.js';
+import { endWithError, enforceDeadlines } from './deadlines.js';
 
 /** SEND_TIMEOUT's default (src/environment.ts), for a caller that names none. */
 const DEFAULT_SEND_TIMEOUT_MS = 30_000;
@@ -81,13 +79,5 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
     socket.destroy();
     return;
   }
-  const error = new ApiError(CLIENT_ERRORS[err.code ?? ''] ?? 'malformed_request');
-  const body = JSON.stringify(errorBody(error, newRequestId()));
-  socket.end(
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n` +
-      'Content-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      'Connection: close\r\n\r\n' +
-      body,
-  );
+  endWithError(socket, new ApiError(CLIENT_ERRORS[err.code ?? ''] ?? 'malformed_request'));
 }

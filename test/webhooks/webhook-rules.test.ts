@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { EVENT_TYPES } from '../../src/modules/events/event.entity.js';
 import { deliveryBody } from '../../src/modules/webhooks/delivery.view.js';
 import { canonicalEventType, EVENT_ALIASES, SUBSCRIBABLE_EVENTS, SUBSCRIBABLE_TYPES, subscribesTo } from '../../src/modules/webhooks/event-subscriptions.rules.js';
-import { isPublicAddress, nonPublicAddresses, publicOnlyLookup } from '../../src/modules/webhooks/private-address.rules.js';
+import { isPublicAddress, nonPublicAddresses, receiverLookup } from '../../src/modules/webhooks/private-address.rules.js';
 import { generateWebhookSecret, openSecret, sealSecret } from '../../src/modules/webhooks/secret-box.crypto.js';
 
 describe('event subscriptions', () => {
@@ -77,13 +77,15 @@ describe('private addresses (SSRF guard)', () => {
       { address: '10.0.0.5', family: 4 },
     ];
     expect(await nonPublicAddresses('mixed.example', resolve)).toEqual(['10.0.0.5']);
-    expect(await nonPublicAddresses('[::1]')).toEqual(['::1']);
-    expect(await nonPublicAddresses('8.8.8.8')).toEqual([]);
+    // An address literal is judged as written, never looked up.
+    const unused = () => Promise.reject(new Error('an address literal was looked up'));
+    expect(await nonPublicAddresses('[::1]', unused)).toEqual(['::1']);
+    expect(await nonPublicAddresses('8.8.8.8', unused)).toEqual([]);
   });
 
   it('makes the socket connect only to addresses it checked (DNS rebinding)', async () => {
     let answers = [{ address: '93.184.216.34', family: 4 }];
-    const lookup = publicOnlyLookup(async () => answers);
+    const lookup = receiverLookup(async () => answers, true);
     const call = (all: boolean) =>
       new Promise<unknown>((resolve, reject) =>
         lookup('rebind.example', { all } as never, (err: unknown, address: unknown) => (err ? reject(err) : resolve(address))),
@@ -92,6 +94,12 @@ describe('private addresses (SSRF guard)', () => {
     expect(await call(true)).toEqual(answers);
     answers = [{ address: '127.0.0.1', family: 4 }];
     await expect(call(false)).rejects.toThrow('Refused: rebind.example resolves to a non-public address (127.0.0.1)');
+  });
+
+  it('unguarded (ALLOW_PRIVATE_WEBHOOK_URLS), hands any answer to the socket', async () => {
+    const lookup = receiverLookup(async () => [{ address: '127.0.0.1', family: 4 }], false);
+    const address = await new Promise((resolve, reject) => lookup('receiver.internal', {}, (err, a) => (err ? reject(err) : resolve(a))));
+    expect(address).toBe('127.0.0.1');
   });
 });
 

@@ -60,11 +60,37 @@ describe('the HTTP attempt', () => {
     try {
       const post = createWebhookTransport({ caFile: process.env.TEST_TLS_CA, allowPrivateUrls: true, timeoutMs: 300 });
       const outcome = await post(url, headers, '{}');
-      expect(outcome).toMatchObject({ ok: false, statusCode: null, error: 'Timed out after 0.3 s' });
+      expect(outcome).toMatchObject({ ok: false, statusCode: null, error: 'Timed out after 0.3 s waiting for the answer' });
       expect(outcome.durationMs).toBeGreaterThanOrEqual(290);
     } finally {
       silent.closeAllConnections();
       silent.close();
+    }
+  });
+
+  it('records why a refused connection failed, at each address of the name (localhost has two)', async () => {
+    const closed = net.createServer();
+    const url = await listening(closed);
+    closed.close();
+    const post = createWebhookTransport({ caFile: process.env.TEST_TLS_CA, allowPrivateUrls: true });
+    const outcome = await post(url, headers, '{}');
+    expect(outcome).toMatchObject({ ok: false, statusCode: null });
+    expect(outcome.error).toMatch(/connect ECONNREFUSED 127\.0\.0\.1:\d+/);
+  });
+
+  it("names where a timed-out attempt was: a name that never resolves, a port that never finishes TLS's handshake", async () => {
+    const unresolved = createWebhookTransport({ allowPrivateUrls: false, timeoutMs: 300, resolveAll: () => new Promise(() => {}) });
+    expect((await unresolved('https://hooks.example.com/in', headers, '{}')).error).toBe('Timed out after 0.3 s resolving hooks.example.com');
+
+    const sockets: net.Socket[] = [];
+    const mute = net.createServer((socket) => void sockets.push(socket)); // accepts, and never speaks TLS
+    const url = await listening(mute);
+    try {
+      const post = createWebhookTransport({ caFile: process.env.TEST_TLS_CA, allowPrivateUrls: true, timeoutMs: 300 });
+      expect((await post(url, headers, '{}')).error).toBe('Timed out after 0.3 s in the TLS handshake');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      mute.close();
     }
   });
   it('keeps the connection to a receiver alive between deliveries: one TLS handshake for several POSTs', async () => {

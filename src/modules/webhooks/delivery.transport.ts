@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { LookupFunction } from 'node:net';
 import https from 'node:https';
 import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
-import { bareHost, isPublicAddress, NonPublicAddressError, publicOnlyLookup, type ResolveAll } from './private-address.rules.js';
+import { bareHost, isPublicAddress, NonPublicAddressError, receiverLookup, type ResolveAll } from './private-address.rules.js';
+import { receiverResolveAll } from './receiver-dns.js';
 
 /** What one HTTP attempt gave; recorded on the attempt row as is, so its text is always storable. */
 export interface PostOutcome {
@@ -59,7 +61,8 @@ export function createWebhookTransport(options: WebhookTransportOptions) {
   // certificate, for each new socket (a few percent of the worker's CPU under the fan-out benchmark).
   const ca = options.caFile ? [...tls.rootCertificates, readFileSync(options.caFile, 'utf8')] : undefined;
   const agent = new https.Agent({ secureContext: ca ? tls.createSecureContext({ ca }) : undefined, keepAlive: true });
-  const lookup = options.allowPrivateUrls ? undefined : publicOnlyLookup(options.resolveAll);
+  const guarded = !options.allowPrivateUrls;
+  const lookup = receiverLookup(options.resolveAll ?? receiverResolveAll, guarded);
 
   return function post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome> {
     const started = performance.now();
@@ -67,15 +70,25 @@ export function createWebhookTransport(options: WebhookTransportOptions) {
       const attempt = new Attempt(started, resolve);
       let target: URL;
       try {
-        target = receiverUrl(url, lookup !== undefined);
+        target = receiverUrl(url, guarded);
       } catch (err) {
         attempt.fail(err as Error);
         return;
       }
       const payload = Buffer.from(body, 'utf8');
-      const abort = send(target, { method: 'POST', agent, lookup, headers: { ...headers, 'Content-Length': String(payload.length) } }, payload, attempt);
+      const port = target.port || '443';
+      attempt.phase = ipaddr.isValid(bareHost(target.hostname)) ? `connecting to ${target.hostname}:${port}` : `resolving ${target.hostname}`;
+      // The phase moves on in the lookup's own callback: an answer already at hand (localhost) comes back
+      // before the request's 'socket' event, too early for a listener on the socket to see it.
+      const attemptLookup: LookupFunction = (hostname, opts, callback) =>
+        lookup(hostname, opts, (err, address, family) => {
+          if (!err) attempt.phase = `connecting to ${addressOf(Array.isArray(address) ? address[0].address : address)}:${port}`;
+          (callback as (e: typeof err, a: typeof address, f?: number) => void)(err, address, family);
+        });
+      const options = { method: 'POST', agent, lookup: attemptLookup, headers: { ...headers, 'Content-Length': String(payload.length) } };
+      const abort = send(target, options, payload, attempt);
       // One deadline for the attempt, a resend included.
-      attempt.deadline = setTimeout(() => abort(new Error(`Timed out after ${timeoutMs / 1000} s`)), timeoutMs);
+      attempt.deadline = setTimeout(() => abort(new Error(`Timed out after ${timeoutMs / 1000} s ${attempt.phase}`)), timeoutMs);
     });
   };
 }
@@ -85,6 +98,11 @@ export type WebhookTransport = ReturnType<typeof createWebhookTransport>;
 class Attempt {
   settled = false;
   deadline: NodeJS.Timeout | undefined;
+  /**
+   * Where the attempt is, for a timeout's message: an operator reading "Timed out after 10 s connecting to
+   * 203.0.113.7:443" looks at a firewall, "… waiting for the answer" at the receiver's own slowness.
+   */
+  phase = 'before sending';
   private readonly started: number;
   private readonly resolve: (outcome: PostOutcome) => void;
 
@@ -101,8 +119,19 @@ class Attempt {
   }
 
   fail(err: Error, statusCode: number | null = null): void {
-    this.finish({ ok: false, statusCode, responseBody: null, error: storableText(err.message || String(err)) });
+    this.finish({ ok: false, statusCode, responseBody: null, error: storableText(errorText(err)) });
   }
+}
+
+/**
+ * An error as the attempt records it. A name with several addresses (localhost's two) that all refuse
+ * fails with an AggregateError, whose own message is empty: its errors say what happened at each.
+ */
+function errorText(err: Error): string {
+  // Read by its shape: Node's own AggregateError is of another realm than a test's vm context.
+  const inner = (err as Partial<AggregateError>).errors;
+  if (Array.isArray(inner) && inner.length) return inner.map((e: Error) => errorText(e)).join('; ');
+  return err.message || String(err);
 }
 
 /** The receiver's URL, refused unless HTTPS, and, when guarded, unless a literal address is public. */
@@ -126,6 +155,8 @@ function send(target: URL, options: https.RequestOptions, payload: Buffer, attem
       if (!again && !attempt.settled && sent.reusedSocket && STALE_SOCKET_ERRORS.has(err.code ?? '')) request(true);
       else attempt.fail(err);
     });
+    sent.on('socket', (socket: tls.TLSSocket) => followSocket(socket, sent.reusedSocket, attempt));
+    sent.on('finish', () => (attempt.phase = 'waiting for the answer'));
     sent.on('response', (res: IncomingMessage) => readAnswer(res, attempt));
     sent.end(payload);
   };
@@ -133,8 +164,24 @@ function send(target: URL, options: https.RequestOptions, payload: Buffer, attem
   return (err) => req.destroy(err);
 }
 
+/** An address as it stands before a port: an IPv6 one in brackets. */
+const addressOf = (address: string) => (address.includes(':') ? `[${address}]` : address);
+
+/** Names the attempt's phase as its connection gets there; a kept-alive connection is there already. */
+function followSocket(socket: tls.TLSSocket, reused: boolean, attempt: Attempt): void {
+  if (reused) {
+    attempt.phase = 'sending the request';
+    return;
+  }
+  // Each address tried in turn (a name with several): the phase names the one being tried.
+  socket.on('connectionAttempt', (ip: string, port: number) => (attempt.phase = `connecting to ${addressOf(ip)}:${port}`));
+  socket.once('connect', () => (attempt.phase = 'in the TLS handshake'));
+  socket.once('secureConnect', () => (attempt.phase = 'sending the request'));
+}
+
 /** The receiver's status, `Retry-After` and the first 1 KB of its body: enough for the log. */
 function readAnswer(res: IncomingMessage, attempt: Attempt): void {
+  attempt.phase = 'reading the answer';
   const statusCode = res.statusCode ?? 0;
   const ok = statusCode >= 200 && statusCode < 300;
   const chunks: Buffer[] = [];

@@ -1,4 +1,3 @@
-import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -18,14 +17,12 @@ export const bareHost = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1
 
 export type ResolveAll = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
-const systemResolveAll: ResolveAll = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
-
 /**
  * The addresses of `hostname` that are not public. An IP literal is judged as is; a name by every address
  * it resolves to (one private answer is enough to refuse). A name that does not resolve has no offending
  * address: it cannot be reached at all, and delivery checks again.
  */
-export async function nonPublicAddresses(hostname: string, resolveAll: ResolveAll = systemResolveAll): Promise<string[]> {
+export async function nonPublicAddresses(hostname: string, resolveAll: ResolveAll): Promise<string[]> {
   const host = bareHost(hostname);
   if (ipaddr.isValid(host)) return isPublicAddress(host) ? [] : [host];
   let answers: { address: string }[];
@@ -45,15 +42,16 @@ export class NonPublicAddressError extends Error {
 }
 
 /**
- * A `lookup` for `https.request` that resolves once, refuses when any answer is not public, and hands the
- * checked answers to the socket. The connection goes to exactly the addresses that were checked, so a DNS
- * answer that changes between the check and the connect (rebinding) cannot slip through.
+ * A `lookup` for `https.request` through `resolveAll` (receiver-dns.ts: off the threadpool). Guarded, it
+ * refuses when any answer is not public, and hands only the checked answers to the socket: the connection
+ * goes to exactly the addresses that were checked, so a DNS answer that changes between the check and the
+ * connect (rebinding) cannot slip through.
  */
-export function publicOnlyLookup(resolveAll: ResolveAll = systemResolveAll): LookupFunction {
+export function receiverLookup(resolveAll: ResolveAll, guarded: boolean): LookupFunction {
   return (hostname, options, callback) => {
     resolveAll(hostname).then(
       (answers) => {
-        const refused = answers.map((a) => a.address).filter((address) => !isPublicAddress(address));
+        const refused = guarded ? answers.map((a) => a.address).filter((address) => !isPublicAddress(address)) : [];
         if (!answers.length) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
         if (refused.length) return callback(new NonPublicAddressError(hostname, refused) as NodeJS.ErrnoException, '', 0);
         if (options.all) (callback as unknown as (e: null, a: typeof answers) => void)(null, answers);

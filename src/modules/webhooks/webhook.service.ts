@@ -4,6 +4,7 @@ import { newId } from '../../domain/ids.js';
 import type { Caller } from '../businesses/caller.js';
 import { DomainError } from '../../domain/errors.js';
 import { nonPublicAddresses, type ResolveAll } from './private-address.rules.js';
+import { receiverResolveAll } from './receiver-dns.js';
 import { generateWebhookSecret, sealSecret } from './secret-box.crypto.js';
 import { WebhookEndpoint } from './webhook.entity.js';
 import type { CreateEndpointInput, UpdateEndpointInput } from './webhook.schemas.js';
@@ -25,7 +26,7 @@ export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
  */
 export async function assertReachableUrl(url: string, deps: EndpointServiceDeps): Promise<void> {
   if (deps.allowPrivateUrls) return;
-  const refused = await nonPublicAddresses(new URL(url).hostname, deps.resolveAll);
+  const refused = await nonPublicAddresses(new URL(url).hostname, deps.resolveAll ?? receiverResolveAll);
   if (refused.length) {
     throw new DomainError('webhook_url_not_public', { field: ['url'] });
   }
