@@ -141,10 +141,11 @@ const ACQUIRER_CLOSED = new Set(['won', 'lost', 'warning_closed']);
 
 /**
  * A real acquirer's dispute that the merchant accepted here and the acquirer has not closed (as its
- * events last said), to be told; null otherwise.
+ * events last said), to be told; null otherwise. A dispute won here (an operator entered the acquirer's
+ * decision) is never told: closing it at the acquirer is conceding it.
  */
 export async function acceptedAtAcquirer(em: EntityManager, disputeId: string): Promise<AcquirerDisputeReference | null> {
   const dispute = await em.findOne(Dispute, { id: disputeId });
-  if (!dispute?.acquirerDisputeId || !isClosed(dispute.status) || ACQUIRER_CLOSED.has(dispute.acquirerStatus ?? '')) return null;
+  if (!dispute?.acquirerDisputeId || !isClosed(dispute.status) || dispute.status === 'won' || ACQUIRER_CLOSED.has(dispute.acquirerStatus ?? '')) return null;
   return { disputeId: dispute.id, acquirerDisputeId: dispute.acquirerDisputeId, livemode: dispute.livemode };
 }
