@@ -98,11 +98,22 @@ export async function paidSession(stack: TestStack, biz: TestBusiness, key = biz
  * session reads `pending`, so wait for the session itself rather than fail a test that is about
  * something else. The wait reads the database, not the API: a read through the merchant's key every
  * moment spent the key's rate limit (120 a minute) in a few seconds, and the test's own requests after it
- * were answered 429. A session that failed or was cancelled fails at once.
+ * were answered 429. A session that failed or was cancelled fails at once; a 503 with Retry-After is paid
+ * again, as its customer would (four times at most).
  */
 export async function payToCompletion(stack: TestStack, sessionId: string, body: unknown = payBody()) {
-  const res = await stack.http.post(`/api/checkout/${sessionId}/pay`, body);
-  const status = res.status === 200 ? res.body.data.status : null;
+  // A 503 with Retry-After is the one answer a customer pays again after (nothing was charged); a machine
+  // too busy for the workflow to take the payment within the call's wait gives it. Any other 5xx fails.
+  let res = await stack.http.post(`/api/checkout/${sessionId}/pay`, body, { expect5xx: true });
+  let tries = 1;
+  for (; res.status === 503 && res.headers['retry-after'] !== undefined && tries < 5; tries++) {
+    await new Promise((r) => setTimeout(r, Number(res.headers['retry-after']) * 1000));
+    res = await stack.http.post(`/api/checkout/${sessionId}/pay`, body, { expect5xx: true });
+  }
+  if (res.status >= 500) throw new Error(`pay ${sessionId} answered ${res.status}: ${res.text}`);
+  // Paid again, it may find the session taken by its first call after all: that payment is waited for.
+  const takenBefore = tries > 1 && res.status === 400 ? /in (processing|completed) status/.exec(res.body?.error?.message ?? '')?.[1] : undefined;
+  const status = res.status === 200 ? res.body.data.status : (takenBefore ?? null);
   if (status === 'processing') {
     await eventually(`session ${sessionId} to complete`, async () => {
       const [row] = await sql<{ status: string; failure_code: string | null }>(stack, 'select status, failure_code from checkout_sessions where id = ?', [sessionId]);
