@@ -1,6 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { beginPayment, chargeRequestOf, completePayment, failPayment, paymentInDoubt, type PaymentDetails } from '../src/modules/checkout/payment.lifecycle.js';
+import { closeChargeKey, recordChargeReference } from '../src/modules/checkout/charge-reference.lifecycle.js';
+import { announceDispute } from '../src/modules/disputes/dispute.start.js';
 import { DECLINE_MESSAGES, type ChargeLookup, type ChargeOutcome, type PaymentProcessor } from '../src/modules/processor/processor.port.js';
 import { simulatorWithBook } from '../src/modules/processor/charges.simulator.js';
 import { postgresChargeBook } from '../src/modules/processor/charge-book.store.js';
@@ -31,18 +33,38 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     metrics.paymentSettled(outcome);
     deps.log?.warn({ sessionId, outcome }, `payment in doubt settled: session ${sessionId} ${outcome} (${how}); its pay had been lost`);
   };
-  /** processing → completed, with the dispute the acquirer will report about this charge, if it already says so. */
+  /**
+   * processing → completed and, in the same transaction, the start of the dispute the acquirer already
+   * announces about this charge (the simulator's dispute cards). The acquirer is asked first, outside the
+   * transaction, so no lock waits on it.
+   */
   const complete = async (sessionId: string, chargeId: string) => {
-    const notice = processor.disputeNotice(chargeId);
-    const dispute = notice ? { notice, times: deps.disputes } : undefined;
-    const { status, reserveId } = await completePayment(deps.orm.em, sessionId, chargeId, new Date(), dispute);
+    const { livemode } = await chargeRequestOf(deps.orm.em, sessionId);
+    const notice = await processor.disputeNotice({ chargeId, livemode });
+    const at = new Date();
+    const { status, reserveId } = await em().transactional(async (tx) => {
+      const done = await completePayment(tx, sessionId, chargeId, at);
+      if (done.completed && notice) {
+        const { session } = done;
+        announceDispute(tx, { businessId: session.businessId, livemode: session.livemode, sessionId, amountInCents: session.total }, notice, deps.disputes, at);
+      }
+      return done;
+    });
     metrics.payment('succeeded');
     return { status, reserveId };
   };
   const fail = async (sessionId: string, failure: { code: string; message: string }) => {
-    const result = await failPayment(deps.orm.em, sessionId, failure);
+    const result = await em().transactional((tx) => failPayment(tx, sessionId, failure));
     metrics.payment('failed');
     return result;
+  };
+  /**
+   * The processor's record of the session's charge, which closes its key first: a reference the acquirer
+   * gave and the service recorded before is what it is asked about; none recorded by then never will be.
+   */
+  const lookUp = async (sessionId: string, livemode: boolean): Promise<ChargeLookup> => {
+    const reference = await closeChargeKey(em(), sessionId);
+    return processor.retrieveCharge({ idempotencyKey: sessionId, livemode, reference });
   };
   return {
     /**
@@ -61,8 +83,19 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
      * answer never charges twice. A transient processor fault throws and is retried by the policy.
      */
     async chargeCard(sessionId: string, token: string): Promise<ChargeOutcome> {
-      const request = await chargeRequestOf(deps.orm.em, sessionId);
-      const outcome = await processor.charge({ token, amountInCents: request.amountInCents, currency: request.currency, idempotencyKey: sessionId, livemode: request.livemode });
+      const { amountInCents, currency, livemode } = await chargeRequestOf(deps.orm.em, sessionId);
+      const request = { token, amountInCents, currency, idempotencyKey: sessionId, livemode };
+      // An acquirer that opens the charge first (Stripe) gives its id, which must stand here before the
+      // charge may be confirmed; a lookup that closed the key first means it never may be.
+      const prepared = await processor.prepareCharge(request);
+      if (prepared.status === 'declined') return prepared;
+      let reference: string | null = null;
+      if (prepared.reference) {
+        const recorded = await recordChargeReference(em(), sessionId, prepared.reference);
+        if ('closed' in recorded) return { status: 'declined', code: 'processing_error', message: DECLINE_MESSAGES.processing_error };
+        reference = recorded.reference;
+      }
+      const outcome = await processor.charge({ ...request, reference });
       await failpoint('pay.after-charge', sessionId);
       return outcome;
     },
@@ -73,7 +106,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
      */
     async lookUpCharge(sessionId: string): Promise<ChargeLookup> {
       const { livemode } = await chargeRequestOf(deps.orm.em, sessionId);
-      return processor.retrieveCharge(sessionId, livemode);
+      return lookUp(sessionId, livemode);
     },
 
     /**
@@ -98,7 +131,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     async settlePayment(sessionId: string): Promise<{ status: string; chargeId: string | null; reason: string }> {
       const { livemode, status } = await chargeRequestOf(deps.orm.em, sessionId);
       if (status !== 'processing') return { status, chargeId: null, reason: 'no longer processing' };
-      const charge = await processor.retrieveCharge(sessionId, livemode);
+      const charge = await lookUp(sessionId, livemode);
       if (charge.status === 'succeeded') {
         const done = await complete(sessionId, charge.chargeId);
         if (done.status === 'completed') settled('completed', sessionId, `charge ${charge.chargeId} found`);

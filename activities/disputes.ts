@@ -1,12 +1,13 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DomainError } from '../src/domain/errors.js';
-import { decideDispute, expireDispute, openDispute, progressOf, remindEvidenceDue, type DisputeNotice, type DisputeProgress } from '../src/modules/disputes/dispute.lifecycle.js';
-import { Dispute } from '../src/modules/disputes/dispute.entity.js';
-import { isUnderReview, type Outcome } from '../contracts/disputes.js';
-import type { PaymentProcessor } from '../src/modules/processor/processor.port.js';
+import { decideDispute, expireDispute, openDispute, progressOf, remindEvidenceDue, reviewEvidence } from '../src/modules/disputes/dispute.lifecycle.js';
+import { acceptedAtAcquirer, evidenceForAcquirer } from '../src/modules/disputes/dispute-acquirer.lifecycle.js';
+import type { Dispute } from '../src/modules/disputes/dispute.entity.js';
+import type { DisputeNotice, DisputeProgress, Outcome } from '../contracts/disputes.js';
+import { AcquirerRefusedError, type PaymentProcessor } from '../src/modules/processor/processor.port.js';
 import { simulatorProcessor } from '../src/modules/processor/charges.simulator.js';
-
-export type { DisputeNotice, DisputeProgress, Outcome };
+import { ACQUIRER_REFUSED } from '../contracts/failure-types.js';
+import { declined, withHeartbeats } from './processor-call.js';
 
 export interface DisputeActivityDeps {
   orm: MikroORM;
@@ -17,18 +18,29 @@ export interface DisputeActivityDeps {
 /**
  * The dispute workflow's steps. Each is one transaction under the business's balance lock, conditional
  * on the dispute's status, so a retry or a replay moves nothing twice; each answers the dispute's
- * progress afterwards (null: there is no such dispute).
+ * progress afterwards (null: there is no such dispute). The two that reach a real acquirer (the evidence
+ * sent, the acceptance told) call it outside any transaction, keyed so a retry repeats nothing.
  */
 export function createDisputeActivities(deps: DisputeActivityDeps) {
   const processor = deps.processor ?? simulatorProcessor;
   const inTransaction = <T>(work: (tx: EntityManager) => Promise<T>): Promise<T> => deps.orm.em.fork().transactional(work);
   const progress = (dispute: Dispute | null) => (dispute ? progressOf(dispute) : null);
+  /** The acquirer's refusal (the dispute no longer takes evidence there): not retried; the workflow says so. */
+  const refusedOr = async (call: Promise<void>) => {
+    try {
+      await withHeartbeats(call);
+    } catch (err) {
+      if (err instanceof AcquirerRefusedError) throw declined(ACQUIRER_REFUSED, err.message);
+      throw err;
+    }
+  };
 
   return {
     /**
      * Opens the dispute the notice reports (money withdrawn for a chargeback), or finds it opened already
-     * (by the admin CLI that recorded it). Null when the acquirer reverses the notice (the session was
-     * refunded meanwhile) or the session has another dispute: nothing for this workflow to do.
+     * (by the admin CLI or the acquirer's event that recorded it). Null when the acquirer reverses the
+     * notice (the session was refunded meanwhile) or the session has another dispute: nothing for this
+     * workflow to do.
      */
     async openDispute(notice: DisputeNotice, responseWindowMs: number): Promise<DisputeProgress | null> {
       try {
@@ -50,14 +62,7 @@ export function createDisputeActivities(deps: DisputeActivityDeps) {
      * and live mode where live payments are simulated); otherwise it stays under review for the acquirer.
      */
     async reviewEvidence(disputeId: string, responseWindowMs: number): Promise<DisputeProgress | null> {
-      return progress(
-        await inTransaction(async (tx) => {
-          const dispute = await tx.findOne(Dispute, { id: disputeId });
-          if (!dispute || !isUnderReview(dispute.status)) return dispute;
-          const outcome = processor.reviewDisputeEvidence({ disputeId: dispute.id, livemode: dispute.livemode, evidence: dispute.evidence });
-          return outcome ? decideDispute(tx, disputeId, outcome, { responseWindowMs }) : dispute;
-        }),
-      );
+      return progress(await inTransaction((tx) => reviewEvidence(tx, disputeId, (review) => processor.reviewDisputeEvidence(review), { responseWindowMs })));
     },
 
     /** Nothing submitted by `evidenceDueBy`: lost, or an inquiry closed. */
@@ -68,6 +73,25 @@ export function createDisputeActivities(deps: DisputeActivityDeps) {
     /** `dispute.evidence_due_soon`, once a window, while nothing has been submitted. */
     async remindEvidenceDue(disputeId: string): Promise<DisputeProgress | null> {
       return progress(await inTransaction((tx) => remindEvidenceDue(tx, disputeId)));
+    },
+
+    /**
+     * The merchant's submitted evidence, sent to the acquirer that reported the dispute (Stripe:
+     * `disputes.update` with `submit: true`), keyed by the dispute and its submission, so a retry sends it
+     * once. Nothing while the dispute is not under review with evidence (a submission superseded).
+     */
+    async submitEvidenceToAcquirer(disputeId: string): Promise<void> {
+      const submission = await evidenceForAcquirer(deps.orm.em.fork(), disputeId);
+      if (submission) await refusedOr(processor.submitDisputeEvidence(submission));
+    },
+
+    /**
+     * Tells the acquirer the merchant accepted the dispute (Stripe: `disputes.close`), when the dispute is
+     * closed here and the acquirer has not closed it on its side.
+     */
+    async acceptDisputeAtAcquirer(disputeId: string): Promise<void> {
+      const accepted = await acceptedAtAcquirer(deps.orm.em.fork(), disputeId);
+      if (accepted) await refusedOr(processor.acceptDispute(accepted));
     },
   };
 }

@@ -31,7 +31,8 @@ export function createRefundActivities(deps: RefundActivityDeps) {
     /**
      * The refund on the processor, keyed by the refund id so a retry (or a new worker after a crash)
      * never refunds twice. Returns the processor's refund id; a refusal is a non-retryable failure the
-     * workflow turns into `failed`; a transient fault throws and is retried.
+     * workflow turns into `failed`; a transient fault, or a refund the acquirer has not settled, throws
+     * and is retried.
      */
     async refundOnProcessor(refundId: string): Promise<string> {
       const refund = await em().findOneOrFail(Refund, { id: refundId });
@@ -47,6 +48,9 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       );
       await failpoint('refund.after-processor', refund.checkoutSessionId);
       if (outcome.status === 'declined') throw declined(REFUND_DECLINED, outcome.message);
+      // Taken by the acquirer, not settled yet: the refund stays `processing` and is asked again, by the
+      // same key, on the workflow's backoff (a retryable failure the operator sees as the last error).
+      if (outcome.status === 'pending') throw new Error(`Refund ${outcome.refundId} is ${outcome.acquirerStatus} at the acquirer; asked again later`);
       return outcome.refundId;
     },
 

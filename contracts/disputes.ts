@@ -51,3 +51,26 @@ export const stageOf = (status: DisputeStatus): number => STAGE[status];
 
 /** A decision on a dispute: the network's, or the acquirer's as an operator enters it. */
 export type Outcome = 'won' | 'lost';
+
+/** What the acquirer reports about a charge it will dispute: a chargeback or an inquiry, and why. */
+export interface AcquirerDisputeNotice {
+  reason: DisputeReason;
+  inquiry: boolean;
+}
+
+/** What the acquirer reported, as a dispute's workflow starts from it. The dispute's id is chosen with the notice, so a second delivery of it opens nothing. */
+export interface DisputeNotice extends AcquirerDisputeNotice {
+  disputeId: string;
+  checkoutSessionId: string;
+  /** The disputed amount when the notice gives one below the session's total; null: the total. */
+  amountInCents: number | null;
+}
+
+/** What the dispute workflow knows of its dispute: enough to keep its clocks, nothing personal. */
+export interface DisputeProgress {
+  id: string;
+  status: DisputeStatus;
+  evidenceDueBy: string;
+  submittedAt: string | null;
+  updatedAt: string;
+}

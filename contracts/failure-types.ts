@@ -5,3 +5,5 @@
  */
 export const PAYOUT_DECLINED = 'PayoutDeclined';
 export const REFUND_DECLINED = 'RefundDeclined';
+/** A real acquirer refused what a dispute's workflow sent it (evidence to a dispute it no longer takes it for). */
+export const ACQUIRER_REFUSED = 'AcquirerRefused';

@@ -51,6 +51,7 @@ case "$cmd" in
       bash scripts/run.sh cycles || exit $?
     fi
     eval "$(bash scripts/provision-temporal.sh cli test-server)"
+    eval "$(bash scripts/provision-stripe-mock.sh)" # Stripe's mock server, for the connector's contract tests
     bash scripts/provision-chromium.sh # Debian's Chromium for test/browser
     # The whole suite is two jest runs, one after the other: the main run (unit, workflow, integration and
     # browser tests, two workers), then test/faults one file at a time (--runInBand: each file runs several
@@ -68,6 +69,7 @@ case "$cmd" in
     # The fault-injection suite (test/faults): real API and worker processes SIGKILLed, PostgreSQL and
     # Temporal restarted. One file at a time: each runs several processes on this machine's two cores.
     eval "$(bash scripts/provision-temporal.sh cli test-server)"
+    eval "$(bash scripts/provision-stripe-mock.sh)"
     # The default run leaves test/faults out; with PAYMENTS_TEST_FAULTS=1, jest.config.js runs only it.
     PAYMENTS_TEST_FAULTS=1 exec node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js --runInBand "$@" ;;
   bench)

@@ -65,11 +65,20 @@ export interface Config {
     disableAfterMs: number;
   };
   /**
-   * What serves live keys' payments, refunds and payouts. There is no acquirer adapter yet, so it is the
-   * simulator (`simulated`) when ALLOW_SIMULATED_LIVE_PAYMENTS says so, which it does by default outside
-   * production; otherwise nothing (`refused`): those requests are refused, no live money move reaches it.
+   * What serves live keys' payments, refunds and disputes: a real acquirer (`acquirer`, ACQUIRER=stripe);
+   * without one the simulator (`simulated`) when ALLOW_SIMULATED_LIVE_PAYMENTS says so, which it does by
+   * default outside production; otherwise nothing (`refused`): those requests are refused, no live money
+   * move reaches it.
    */
   livePayments: LivePayments;
+  /**
+   * What pays live withdrawals out, configured apart from the acquirer (Stripe has no rail to the spec's
+   * wallet and crypto destinations): the simulator (`simulated`: WITHDRAWAL_RAIL=simulator, or live
+   * payments simulated), or nothing (`refused`).
+   */
+  liveWithdrawals: LiveWithdrawals;
+  /** The real acquirer (ACQUIRER=stripe and its keys), or null: none is configured. */
+  acquirer: AcquirerConfig | null;
   logLevel: string;
   /** ALLOW_TEST_ENV: the explicit opt-in an entry point needs to start with NODE_ENV=test. */
   allowTestEnv: boolean;
@@ -114,7 +123,16 @@ export function assertStartable(config: Pick<Config, 'env' | 'allowTestEnv'>): v
   }
 }
 
-export type LivePayments = 'simulated' | 'refused';
+export type LivePayments = 'acquirer' | 'simulated' | 'refused';
+export type LiveWithdrawals = 'simulated' | 'refused';
+
+/** Stripe as the live acquirer: its secret key, the webhook endpoint's signing secret, and stripe-mock's address in tests. */
+export interface AcquirerConfig {
+  name: 'stripe';
+  secretKey: string;
+  webhookSecret: string;
+  apiBase?: string;
+}
 
 /**
  * The configuration from the environment. `defaultEnv` is the NODE_ENV when none is set: the production
@@ -145,7 +163,7 @@ export function loadConfig(
       retryDelaysMs: c.WEBHOOK_RETRY_DELAYS,
       disableAfterMs: c.WEBHOOK_DISABLE_AFTER,
     },
-    livePayments: (c.ALLOW_SIMULATED_LIVE_PAYMENTS ?? c.NODE_ENV !== 'production') ? 'simulated' : 'refused',
+    ...liveModeConfig(c),
     logLevel: c.LOG_LEVEL,
     allowTestEnv: c.ALLOW_TEST_ENV,
     failpoints: c.FAILPOINTS,
@@ -183,6 +201,38 @@ function assertConsistent(c: Environment): void {
   if (Boolean(c.TLS_CERT_FILE) !== Boolean(c.TLS_KEY_FILE)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
+  assertAcquirer(c);
+}
+
+/** ACQUIRER=stripe needs its two secrets; Stripe's settings without it would be silently ignored, so they are refused. */
+function assertAcquirer(c: Environment): void {
+  if (c.ACQUIRER === 'stripe') {
+    for (const name of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
+      if (!c[name]) throw new ConfigError(`Invalid configuration: ACQUIRER=stripe needs ${name} (docs/acquirer.md)`);
+    }
+    if (c.ALLOW_SIMULATED_LIVE_PAYMENTS) {
+      throw new ConfigError('Invalid configuration: ALLOW_SIMULATED_LIVE_PAYMENTS=true and ACQUIRER=stripe both name what serves live payments; unset one');
+    }
+  } else {
+    const stray = (['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_API_BASE'] as const).find((name) => c[name]);
+    if (stray) throw new ConfigError(`Invalid configuration: ${stray} is set but ACQUIRER is not stripe; set ACQUIRER=stripe or unset it`);
+  }
+  // stripe-mock answers with fixtures and moves no money: a production deployment pointed at it would take orders it never charged.
+  if (c.STRIPE_API_BASE && c.NODE_ENV === 'production') {
+    throw new ConfigError('Invalid configuration: STRIPE_API_BASE is for stripe-mock in tests and development; production talks to Stripe itself');
+  }
+}
+
+/** Who serves live keys: the acquirer when one is configured, else the simulator or nobody; and who pays their withdrawals. */
+function liveModeConfig(c: Environment): Pick<Config, 'livePayments' | 'liveWithdrawals' | 'acquirer'> {
+  const simulated = c.ALLOW_SIMULATED_LIVE_PAYMENTS ?? c.NODE_ENV !== 'production';
+  const acquirer: AcquirerConfig | null =
+    c.ACQUIRER === 'stripe' ? { name: 'stripe', secretKey: c.STRIPE_SECRET_KEY!, webhookSecret: c.STRIPE_WEBHOOK_SECRET!, apiBase: c.STRIPE_API_BASE } : null;
+  return {
+    acquirer,
+    livePayments: acquirer ? 'acquirer' : simulated ? 'simulated' : 'refused',
+    liveWithdrawals: c.WITHDRAWAL_RAIL === 'simulator' || (!acquirer && simulated) ? 'simulated' : 'refused',
+  };
 }
 
 function temporalConfig(c: Environment): Config['temporal'] {

@@ -164,6 +164,22 @@ export const environmentSchema = z.object({
   ALLOW_PRIVATE_WEBHOOK_URLS: flag.optional(),
   /** Let the card simulator serve live keys. Unset: yes outside production; in production no, live money moves are refused. */
   ALLOW_SIMULATED_LIVE_PAYMENTS: flag.optional(),
+  /**
+   * The real acquirer live keys' payments, refunds and disputes go to (docs/acquirer.md). Unset or
+   * `simulator`: none, and live mode is simulated or refused as ALLOW_SIMULATED_LIVE_PAYMENTS says.
+   */
+  ACQUIRER: z.enum(['simulator', 'stripe']).optional(),
+  /** The Stripe account's secret key (or a restricted key) for ACQUIRER=stripe. */
+  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'must be a Stripe secret key (sk_live_…, sk_test_…) or restricted key (rk_…)').optional(),
+  /** The signing secret of the webhook endpoint registered at Stripe (whsec_…), which the acquirer endpoint checks every event with. */
+  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=_-]+$/, 'must be the endpoint\'s signing secret, whsec_…').optional(),
+  /** Another address for Stripe's API: stripe-mock's, in tests and on a laptop (http://127.0.0.1:12111). Never in production. */
+  STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * What pays live withdrawals out: `simulator` lets the card simulator do it (a staging deployment). Unset:
+   * the simulator where live payments are simulated, none with a real acquirer or where they are refused.
+   */
+  WITHDRAWAL_RAIL: z.enum(['simulator']).optional(),
   WEBHOOK_RETRY_DELAYS: durationList.optional(),
   /** An endpoint whose attempts have all failed for this long (from the first failure of the streak) is disabled. */
   WEBHOOK_DISABLE_AFTER: durationMs.default(5 * 24 * 3600 * 1000),

@@ -1,11 +1,14 @@
 import {
+  ActivityFailure,
   allHandlersFinished,
+  ApplicationFailure,
   condition,
   defineQuery,
   defineSignal,
   defineUpdate,
   log,
   patched,
+  proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
@@ -13,8 +16,9 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { DisputeActivities, DisputeNotice, DisputeProgress } from '../activities/disputes.js';
-import { awaitsResponse, isClosed, stageOf, type Outcome } from '../contracts/disputes.js';
+import type { DisputeActivities } from '../activities/disputes.js';
+import { awaitsResponse, isClosed, stageOf, type DisputeNotice, type DisputeProgress, type Outcome } from '../contracts/disputes.js';
+import { ACQUIRER_REFUSED } from '../contracts/failure-types.js';
 import { EvidenceDueBy, PaymentStatus } from '../contracts/search-attributes.js';
 
 export interface DisputeWorkflowInput {
@@ -24,6 +28,12 @@ export interface DisputeWorkflowInput {
   /** DISPUTE_RESPONSE_WINDOW and DISPUTE_REVIEW_PERIOD at the notice: in the input, so every replay waits the same. */
   responseWindowMs: number;
   reviewPeriodMs: number;
+  /**
+   * The real acquirer that reported the dispute (`stripe`), absent for the simulator's and an operator's.
+   * Its dispute is the acquirer's to decide: the merchant's evidence is sent to it, and the outcome comes
+   * as its own event (through the `disputeChanged` signal), not from this workflow's clocks.
+   */
+  acquirer?: string;
 }
 
 /** How the dispute ended, or `reversed`: the notice opened nothing (the session refunded, or disputed already). */
@@ -51,6 +61,13 @@ export const disputeProgressQuery = defineQuery<DisputeProgress | null>('status'
  */
 export const NAMED_MESSAGES_PATCH = 'messages-name-their-record';
 
+/**
+ * A real acquirer's dispute (`input.acquirer`): evidence sent to it, no expiry or simulated review of our
+ * own, and its acceptance told to it. Only runs started with an acquirer take this path; asked once, at
+ * the start, like the patch above.
+ */
+export const ACQUIRER_DISPUTES_PATCH = 'acquirer-disputes';
+
 /** `dispute.evidence_due_soon` goes out this long before `evidenceDueBy`. */
 export const REMINDER_BEFORE_MS = 48 * 3600 * 1000;
 /** The shortest wait before asking again when the database found the deadline not yet passed (clocks apart). */
@@ -59,6 +76,13 @@ const MIN_RECHECK_MS = 1000;
 // Short database transactions, as local activities (workflows/refunds.ts says why that is as durable);
 // retried until the database answers, each conditional on the dispute's status.
 const steps = proxyLocalActivities<DisputeActivities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '1 minute' } });
+// Calls to the acquirer: activities of their own (another worker may take them), heartbeating, retried
+// until the acquirer answers; its refusal is not retried (ACQUIRER_REFUSED).
+const acquirerCalls = proxyActivities<DisputeActivities>({
+  startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '5 minutes', nonRetryableErrorTypes: [ACQUIRER_REFUSED] },
+});
 
 /**
  * One per dispute (`dispute-dsp_…`), from the acquirer's notice to the last cent. Its clocks: the notice's
@@ -69,7 +93,7 @@ const steps = proxyLocalActivities<DisputeActivities>({ startToCloseTimeout: '30
  */
 export async function disputeWorkflow(input: DisputeWorkflowInput): Promise<DisputeWorkflowResult> {
   // Asked once, before the first command: a run that began without the patch never switches mid-way.
-  const dispute = new FollowedDispute(input, patched(NAMED_MESSAGES_PATCH));
+  const dispute = new FollowedDispute(input, patched(NAMED_MESSAGES_PATCH), Boolean(input.acquirer) && patched(ACQUIRER_DISPUTES_PATCH));
   dispute.listen();
   if (input.noticeDelayMs > 0) {
     setCurrentDetails(`Waiting for the acquirer's notice of dispute ${dispute.id}`);
@@ -86,6 +110,7 @@ export async function disputeWorkflow(input: DisputeWorkflowInput): Promise<Disp
     await dispute.step();
     report(dispute.record);
   }
+  await dispute.tellAcquirer();
   // A decision accepted while the last step closed the dispute is answered with the closed dispute.
   await dispute.end(`Done: ${dispute.record.status}`);
   return dispute.record.status;
@@ -105,14 +130,19 @@ class FollowedDispute {
   private remindedFor: string | null = null;
   private reviewedFor: string | null = null;
   private expiryAskedFor: string | null = null;
+  /** The submission whose evidence went to the acquirer (once each). */
+  private sentFor: string | null = null;
   private readonly input: DisputeWorkflowInput;
   /** Messages must name this dispute (`NAMED_MESSAGES_PATCH`); false only in runs begun before it. */
   private readonly named: boolean;
+  /** The acquirer decides (`ACQUIRER_DISPUTES_PATCH`): false for the simulator's and an operator's disputes. */
+  private readonly acquirerDecides: boolean;
 
-  constructor(input: DisputeWorkflowInput, named: boolean) {
+  constructor(input: DisputeWorkflowInput, named: boolean, acquirerDecides: boolean) {
     this.input = input;
     this.id = input.notice.disputeId;
     this.named = named;
+    this.acquirerDecides = acquirerDecides;
   }
 
   /** A message's record is this dispute's, or (only in a run begun before the patch) it names none. */
@@ -191,6 +221,26 @@ class FollowedDispute {
     this.decision = null;
   }
 
+  /**
+   * The acquirer's dispute, closed here by the merchant's acceptance: the acquirer is told (it does nothing
+   * when the acquirer closed it). Its refusal is left in the details: the dispute is closed either way.
+   */
+  async tellAcquirer(): Promise<void> {
+    if (!this.acquirerDecides) return;
+    await this.atAcquirer('telling the acquirer the dispute is accepted', acquirerCalls.acceptDisputeAtAcquirer(this.id));
+  }
+
+  /** A call to the acquirer; its refusal is not retried, and is shown in the current details and the log. */
+  private async atAcquirer(what: string, call: Promise<void>): Promise<void> {
+    try {
+      await call;
+    } catch (err) {
+      if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === ACQUIRER_REFUSED)) throw err;
+      log.warn(`The acquirer refused ${what}`, { disputeId: this.id, message: err.cause.message });
+      setCurrentDetails(`The acquirer refused ${what}: ${err.cause.message}`);
+    }
+  }
+
   /** Needs a response: the reminder 48 hours before `dueBy`, then, with nothing submitted, the expiry at it. */
   private async awaitResponse(dueBy: string, woken: () => boolean): Promise<void> {
     const remindAt = Date.parse(dueBy) - REMINDER_BEFORE_MS;
@@ -200,6 +250,12 @@ class FollowedDispute {
         this.adopt(await steps.remindEvidenceDue(this.id));
         this.remindedFor = dueBy;
       }
+      return;
+    }
+    if (this.acquirerDecides) {
+      // The acquirer closes it when nothing came by its deadline, and says so as its own event.
+      setCurrentDetails(`Needs a response: evidence due by ${dueBy}; the acquirer decides what happens at the deadline`);
+      await condition(woken);
       return;
     }
     setCurrentDetails(`Needs a response: evidence due by ${dueBy}; without it the dispute is lost (an inquiry closes)`);
@@ -212,6 +268,17 @@ class FollowedDispute {
 
   /** Under review: the network reviews the evidence a review period after it came; then the acquirer decides. */
   private async awaitReview(submittedAt: string, woken: () => boolean): Promise<void> {
+    if (this.acquirerDecides) {
+      if (this.sentFor !== submittedAt) {
+        setCurrentDetails(`Sending the evidence submitted at ${submittedAt} to the acquirer`);
+        await this.atAcquirer('the evidence', acquirerCalls.submitEvidenceToAcquirer(this.id));
+        this.sentFor = submittedAt;
+        return;
+      }
+      setCurrentDetails(`Under review: evidence sent to the acquirer, whose decision arrives as its own event (or npm run admin -- dispute decide ${this.id})`);
+      await condition(woken);
+      return;
+    }
     if (this.reviewedFor === submittedAt) {
       setCurrentDetails(`Under review: waiting for the acquirer's decision (npm run admin -- dispute decide ${this.id} --outcome won|lost)`);
       await condition(woken);

@@ -100,7 +100,7 @@ async function paidSession(ctx: SeedContext): Promise<string> {
   const caller = { businessId: ctx.business.id, livemode: false, keyId: ctx.keyId, scope: 'full' as const, business: ctx.business };
   const { session } = await createSession(ctx.orm.em.fork(), caller, createSessionInput.parse(order(0)), { sessionTtlMs: ctx.config.sessionTtlMs });
   await beginPayment(ctx.orm.em.fork(), session.id, { customerName: 'Fuzz', cardBrand: 'visa', cardLast4: '4242' }, `fuzz-${session.id}`);
-  await completePayment(ctx.orm.em.fork(), session.id, simulatedChargeId('ok', session.id));
+  await ctx.orm.em.fork().transactional((tx) => completePayment(tx, session.id, simulatedChargeId('ok', session.id)));
   return session.id;
 }
 

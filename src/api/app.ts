@@ -17,6 +17,7 @@ import { idempotencyKeys } from '../modules/idempotency/idempotency.middleware.j
 import { httpRequestDuration, reportIntake } from '../ops/metrics.js';
 import { apiDocumentRoutes } from './openapi/docs.routes.js';
 import { apiRoutes, publicApiRoutes, type RouteModule } from './routes.js';
+import { stripeEventRoutes } from '../modules/stripe/stripe-events.routes.js';
 
 /**
  * A known path with an unsupported method: the router answers 405 (501 for a method it does not know)
@@ -68,6 +69,8 @@ export function createApp(deps: ApiDeps): Koa {
   reportIntake(intake.budget);
   app.use(intake);
   app.use(storableIds);
+  // A real acquirer's events (Stripe's webhooks): signed by the acquirer, no API key, not in the API document.
+  app.use(stripeEventRoutes(deps));
 
   // Public operations (no API key): the hosted page's pay call, whose session id is the capability.
   for (const prefix of ['/api', '/api/v1']) {

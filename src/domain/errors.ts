@@ -7,6 +7,8 @@ export type DomainErrorCode =
   | 'validation_failed'
   | 'service_unavailable'
   | 'live_payments_refused'
+  | 'live_withdrawals_refused'
+  | 'acquirer_event_unverified'
   | 'session_not_found'
   | 'session_not_payable'
   | 'refund_not_found'

@@ -8,6 +8,8 @@ declare module 'koa' {
   interface Request {
     /** The parsed JSON body (`{}` for a request without one), set by `jsonBody` before any route runs. */
     body?: unknown;
+    /** The body's text as it came, for a route that checks a signature over it (an acquirer's events). */
+    bodyText?: string;
   }
 }
 
@@ -102,10 +104,12 @@ export function jsonBody(opts: IntakeOptions) {
       const ticket = budget.open(addressBudgetKey(ctx.ip));
       if (typeof ticket === 'string') throw new ApiError('service_unavailable', { retryAfter: 1 });
       ctx.res.once('close', ticket.release);
-      ctx.request.body = parseJson(await readText(ctx.req, ticket, opts).catch((err: unknown) => {
+      const text = await readText(ctx.req, ticket, opts).catch((err: unknown) => {
         ticket.release(); // back at once: a refused body holds nothing while its answer is written
         throw err;
-      }));
+      });
+      ctx.request.bodyText = text;
+      ctx.request.body = parseJson(text);
     } catch (err) {
       // The body was not read to its end: the connection cannot carry another request after this answer.
       if (!ctx.req.complete) ctx.res.shouldKeepAlive = false;

@@ -108,6 +108,12 @@ const catalogue = {
     status: 403,
     message: 'Live payments are not enabled on this server: no acquirer is configured',
   },
+  live_withdrawals_refused: {
+    type: 'permission_error',
+    status: 403,
+    message: 'Live withdrawals are not enabled on this server: no withdrawal rail is configured',
+  },
+  acquirer_event_unverified: { type: 'validation_error', status: 400, message: 'The event does not verify against its Stripe-Signature header' },
   route_not_found: { type: 'not_found', status: 404, message: 'Resource not found' },
   session_not_found: { type: 'not_found', status: 404, message: 'Checkout session not found' },
   withdrawal_not_found: { type: 'not_found', status: 404, message: 'Withdrawal not found' },

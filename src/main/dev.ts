@@ -14,6 +14,7 @@ import { removeRunningService, writeRunningService } from '../dev/running.js';
 import { terminalLoggers } from '../dev/terminal-logs.js';
 import { createBusiness, DEMO_BUSINESS, type IssuedKey } from '../modules/businesses/business.service.js';
 import { livePaymentsNotice } from '../modules/processor/live-mode.rules.js';
+import { bannerText } from './banner.js';
 import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase, startAdmin, startApi, startWorker } from './runtime.js';
 
 const stops: (() => Promise<void>)[] = [];
@@ -112,41 +113,6 @@ async function temporalFor(config: Config, log: (line: string) => void): Promise
   return { address: temporal.address, uiUrl: temporal.uiUrl };
 }
 
-/** The banner: where everything is, the demo key, and how to see this again. */
-function bannerText(s: {
-  apiOrigin: string;
-  uiUrl: string;
-  admin: string;
-  testKey: string;
-  livePayments: string;
-  caFile: string | null;
-  pgWhere: string;
-  dataDir: string;
-  logDir: string;
-}): string {
-  const demoEnv = path.relative(process.cwd(), path.join(s.dataDir, 'demo.env'));
-  const lines = [
-    '',
-    '  Payments service is running',
-    `  API              ${s.apiOrigin}/api   (reference: ${s.apiOrigin}/docs)`,
-    `  Demo test key    ${s.testKey}`,
-    `  For your shell   . ${demoEnv}   (PAYMENTS_API_URL, PAYMENTS_API_KEY, PAYMENTS_CA_FILE, PAYMENTS_BUSINESS_ID)`,
-    s.caFile ? `  CA file to trust ${s.caFile}` : '',
-    `  Temporal UI      ${s.uiUrl}`,
-    `  Metrics, health  ${s.admin}/metrics  /healthz  /readyz`,
-    `  Codec endpoint   ${s.admin}/codec (the UI decrypts histories through it)`,
-    `  Live payments    ${s.livePayments}`,
-    `  PostgreSQL       ${s.pgWhere}`,
-    `  Data, logs       ${s.dataDir}, ${s.logDir} (api.log, worker.log: the full JSON logs)`,
-    '',
-    `  curl --cacert ${s.caFile ?? '<your CA>'} -H "Authorization: Bearer ${s.testKey}" ${s.apiOrigin}/api/checkout/sessions`,
-    '',
-    '  Below: a line for each payment, refund, withdrawal, dispute, webhook failure, warning and error.',
-    '  npm run admin -- banner prints this again. Press Ctrl-C to stop.',
-    '',
-  ];
-  return `${lines.filter((l, i) => l !== '' || i === 0 || lines[i - 1] !== '').join('\n')}\n`;
-}
 
 /** The demo business is created once; its keys are kept in the data directory so the banner can repeat them. */
 async function ensureDemoBusiness(dataDir: string, orm: Awaited<ReturnType<typeof openMigratedDatabase>>): Promise<{ businessId: string; keys: IssuedKey[] }> {

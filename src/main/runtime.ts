@@ -12,8 +12,7 @@ import { createApp, type ApiDeps } from '../api/app.js';
 import { listen } from '../http/server.js';
 import type { PaymentProcessor } from '../modules/processor/processor.port.js';
 import { refusingLive } from '../modules/processor/live-mode.rules.js';
-import { simulatorWithBook } from '../modules/processor/charges.simulator.js';
-import { postgresChargeBook } from '../modules/processor/charge-book.store.js';
+import { paymentProcessor } from './payment-processor.js';
 import { createOutboxDispatcher, type OutboxDispatcher } from '../modules/outbox/outbox.dispatcher.js';
 import { startRowCountFolder } from '../modules/lists/row-count.folder.js';
 import { startOutboxRelay } from '../modules/outbox/outbox.relay.js';
@@ -102,6 +101,7 @@ export async function startApi(opts: {
     temporal,
     log,
     checkoutBaseUrl: config.checkoutBaseUrl ?? '',
+    processor: paymentProcessor(config, { log }),
     afterCommit: (entries) => {
       track(dispatcher.dispatchClaimed(entries).catch((err) => log.warn({ err }, 'outbox fast path failed; the relay will retry')));
     },
@@ -149,7 +149,7 @@ export async function startWorker(opts: {
   temporal: Client;
   log: Logger;
   connection?: NativeConnection;
-  /** The processor the activities call; the simulator when absent (an acquirer adapter, or a test's fake). */
+  /** The processor the activities call, a test's fake; absent: the configured one (`paymentProcessor`: the simulator, by mode Stripe's). */
   processor?: PaymentProcessor;
   /**
    * How webhook attempts reach receivers; node's https with the configured CA when absent. `npm run fuzz`
@@ -171,8 +171,11 @@ export async function startWorker(opts: {
     transport: opts.webhookTransport ?? createWebhookTransport({ caFile: config.webhooks.caFile, allowPrivateUrls: config.webhooks.allowPrivateUrls }),
   };
   // Live mode fails closed: with live payments refused, the processor declines every live money move.
-  const processor =
-    config.livePayments === 'refused' ? refusingLive(opts.processor ?? simulatorWithBook(postgresChargeBook(orm))) : opts.processor;
+  const processor = opts.processor
+    ? config.livePayments === 'refused'
+      ? refusingLive(opts.processor)
+      : opts.processor
+    : paymentProcessor(config, { orm, log });
   // Each delivery's first attempt, sent by the relay's fan-out and awaited by the workflow's own (docs/decisions.md, Hot paths).
   const firstAttempts = createFirstAttempts(createDeliveryAttempts({ orm, log, webhooks }), log, config.webhooks.retryDelaysMs);
   const worker = await createWorker(connection, { ...config.temporal, encryptionKeys: payloadKeysFor(config) }, {

@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { OutboxEntry } from './outbox/outbox.entity.js';
+import type { PaymentProcessor } from './processor/processor.port.js';
 
 /**
  * What a module's operations are built from (`Operation<AppDeps>`, src/http/operation.ts); created once
@@ -16,6 +17,8 @@ export interface AppDeps {
   log: Logger;
   /** Absolute origin of the hosted checkout pages, without a trailing slash. */
   checkoutBaseUrl: string;
+  /** The processor, by mode (src/main/payment-processor.ts): the API's pay tokenises the card with it. */
+  processor: PaymentProcessor;
   /**
    * Hands outbox rows a committed transaction wrote, claimed with `claimForFastPath`, to this process's
    * dispatcher (fire and forget; the relay covers a crash before it finishes).

@@ -30,6 +30,13 @@ const paymentsSettledTotal = new Counter({
   registers: [registry],
 });
 
+const acquirerEventsTotal = new Counter({
+  name: 'acquirer_events_total',
+  help: "Events a real acquirer's webhook delivered, by acquirer, type and outcome (applied, unchanged, duplicate, ignored, unmatched, refused, unverified); unmatched and refused are alerts",
+  labelNames: ['acquirer', 'type', 'outcome'] as const,
+  registers: [registry],
+});
+
 const refundsTotal = new Counter({
   name: 'refunds_total',
   help: 'Refunds, by outcome (created, completed, failed)',
@@ -116,6 +123,7 @@ export function reportIntake(budget: NonNullable<typeof intake>): void {
 export const metrics = {
   payment: (outcome: 'succeeded' | 'failed') => paymentsTotal.inc({ outcome }),
   paymentSettled: (outcome: 'completed' | 'failed') => paymentsSettledTotal.inc({ outcome }),
+  acquirerEvent: (acquirer: string, type: string, outcome: string) => acquirerEventsTotal.inc({ acquirer, type, outcome }),
   refund: (outcome: 'created' | 'completed' | 'failed') => refundsTotal.inc({ outcome }),
   withdrawal: (outcome: 'requested' | 'completed' | 'failed' | 'cancelled') => withdrawalsTotal.inc({ outcome }),
   webhookAttempt: (outcome: 'delivered' | 'failed') => webhookAttemptsTotal.inc({ outcome }),

@@ -81,11 +81,12 @@ it("shows a paid session's workflow decoded through the codec endpoint", async (
   // The workflow's input as the UI shows it: only the codec endpoint can have opened it.
   await page.getByText(expiresAt).first().waitFor({ timeout: 60_000 });
   expect(decoded[0]).toBe('200');
-  // The summary and the pay update's outcome came back from the endpoint, and the page shows the summary.
-  await page.getByText(`Checkout ${session.id} of $46.58`).first().waitFor({ timeout: 10_000 });
+  // The summary (naming the acquirer that took the payment) and the pay update's outcome came back from
+  // the endpoint, and the page shows the summary.
+  await page.getByText(`Checkout ${session.id} of $46.58 via simulator`).first().waitFor({ timeout: 10_000 });
   // Each answer is recorded once its body is read: wait for the ones still being read.
   const outcome = JSON.stringify({ outcome: 'completed', status: 'completed' });
   await eventually('the pay outcome decoded', () => decoded.includes(outcome));
-  expect(decoded).toContain(JSON.stringify(`Checkout ${session.id} of $46.58`));
+  expect(decoded).toContain(JSON.stringify(`Checkout ${session.id} of $46.58 via simulator`));
   await page.close();
 }, 120_000);

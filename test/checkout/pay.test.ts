@@ -195,12 +195,12 @@ describe('POST /api/checkout/:id/pay: a charge whose outcome is unknown', () => 
   it("keeps the simulator's record in PostgreSQL: a new worker's simulator finds the charge; one outcome per key, even raced", async () => {
     const key = randomUUID();
     const before = simulatorWithBook(postgresChargeBook(stack.orm), createSimulatorProcessor());
-    const { token } = await before.tokenize({ number: TIMEOUT_CHARGED, expMonth: 12, expYear: 2099, cvc: '123' });
-    await expect(before.charge({ token, amountInCents: 4658, currency: 'USD', idempotencyKey: key, livemode: false })).rejects.toThrow(CHARGE_TIMEOUT_MESSAGE);
+    const { token } = await before.tokenize({ number: TIMEOUT_CHARGED, expMonth: 12, expYear: 2099, cvc: '123' }, false);
+    await expect(before.charge({ token, amountInCents: 4658, currency: 'USD', idempotencyKey: key, livemode: false, reference: null })).rejects.toThrow(CHARGE_TIMEOUT_MESSAGE);
     // A fresh simulator object, as after a restart: nothing in memory, the record is in the database.
     const after = simulatorWithBook(postgresChargeBook(stack.orm), createSimulatorProcessor());
-    expect(await after.retrieveCharge(key, false)).toEqual({ status: 'succeeded', chargeId: expect.stringMatching(/^ch_sim_ok_/) });
-    expect(await after.retrieveCharge(key, true)).toEqual({ status: 'not_found' });
+    expect(await after.retrieveCharge({ idempotencyKey: key, livemode: false, reference: null })).toEqual({ status: 'succeeded', chargeId: expect.stringMatching(/^ch_sim_ok_/) });
+    expect(await after.retrieveCharge({ idempotencyKey: key, livemode: true, reference: null })).toEqual({ status: 'not_found' });
 
     const raced = randomUUID();
     const book = postgresChargeBook(stack.orm);

@@ -150,10 +150,10 @@ describe("the simulator's dispute cards", () => {
     ['4242424242424242', null],
     ['4000000000005126', null],
   ] as const)('%s pays, and the acquirer then reports %j', async (number, notice) => {
-    const { token } = await simulator.tokenize({ number, expMonth: 12, expYear: 2040, cvc: '123' });
-    const outcome = await simulator.charge({ token, amountInCents: 4658, currency: 'USD', idempotencyKey: `k-${number}`, livemode: false });
+    const { token } = await simulator.tokenize({ number, expMonth: 12, expYear: 2040, cvc: '123' }, false);
+    const outcome = await simulator.charge({ token, amountInCents: 4658, currency: 'USD', idempotencyKey: `k-${number}`, livemode: false, reference: null });
     if (outcome.status !== 'succeeded') throw new Error(`declined: ${outcome.message}`);
     expect(chargeKind(outcome.chargeId)).not.toBeNull();
-    expect(simulator.disputeNotice(outcome.chargeId)).toEqual(notice);
+    expect(await simulator.disputeNotice({ chargeId: outcome.chargeId, livemode: false })).toEqual(notice);
   });
 });

@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import type { DisputeActivities, DisputeNotice, DisputeProgress } from '../../activities/disputes.js';
-import type { DisputeStatus } from '../../contracts/disputes.js';
+import type { DisputeActivities } from '../../activities/disputes.js';
+import type { DisputeNotice, DisputeProgress, DisputeStatus } from '../../contracts/disputes.js';
 import { decideDisputeUpdate, disputeChangedSignal, disputeProgressQuery, disputeWorkflow } from '../../workflows/disputes.js';
 import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
 
@@ -85,6 +85,12 @@ function fakeDispute(kind: 'chargeback' | 'inquiry') {
     async decideDispute(_id, outcome) {
       decide(outcome, await now(`decide ${outcome}`));
       return progress();
+    },
+    async submitEvidenceToAcquirer() {
+      await now('send evidence');
+    },
+    async acceptDisputeAtAcquirer() {
+      await now('tell acceptance');
     },
   };
   /** What the API does on a submission: the row changes, then the workflow hears of it. */

@@ -8,8 +8,8 @@ const simulator = createSimulatorProcessor();
 // A key names one charge (the simulator answers a reused key with its first outcome): a fresh one per call.
 let keys = 0;
 const charge = async (number: string, idempotencyKey = `sess-${++keys}`) => {
-  const { token } = await simulator.tokenize(card(number));
-  return simulator.charge({ token, amountInCents: 1000, currency: 'USD', idempotencyKey, livemode: false });
+  const { token } = await simulator.tokenize(card(number), false);
+  return simulator.charge({ token, amountInCents: 1000, currency: 'USD', idempotencyKey, livemode: false, reference: null });
 };
 
 describe('card rules', () => {
@@ -38,7 +38,7 @@ describe('card rules', () => {
 
 describe('simulator processor', () => {
   it('tokenises a card into a token without its number, with brand and last four', async () => {
-    const result = await simulator.tokenize(card('4242424242424242'));
+    const result = await simulator.tokenize(card('4242424242424242'), false);
     expect(result.brand).toBe('visa');
     expect(result.last4).toBe('4242');
     expect(result.token).toMatch(/^tok_sim_success_[0-9a-f]{24}$/);
@@ -46,7 +46,7 @@ describe('simulator processor', () => {
   });
 
   it('refuses a number that fails Luhn, naming the field', async () => {
-    await expect(simulator.tokenize(card('4242424242424241'))).rejects.toEqual(new InvalidCardError('number', 'Card number is invalid'));
+    await expect(simulator.tokenize(card('4242424242424241'), false)).rejects.toEqual(new InvalidCardError('number', 'Card number is invalid'));
   });
 
   it('charges 4242… and any other Luhn-valid number', async () => {
@@ -70,44 +70,44 @@ describe('simulator processor', () => {
 
   it('fails 4000000000000119 transiently, charging nothing: a lookup finds no charge', async () => {
     await expect(charge('4000000000000119', 'sess-0119')).rejects.toBeInstanceOf(ProcessorUnavailableError);
-    expect(await simulator.retrieveCharge('sess-0119', false)).toEqual({ status: 'not_found' });
+    expect(await simulator.retrieveCharge({ idempotencyKey: 'sess-0119', livemode: false, reference: null })).toEqual({ status: 'not_found' });
   });
 
   it('times 4000000000000408 out on every call, though it charged once: a lookup finds the charge', async () => {
     for (let i = 0; i < 3; i++) {
       await expect(charge('4000000000000408', 'sess-0408')).rejects.toEqual(new ProcessorUnavailableError(CHARGE_TIMEOUT_MESSAGE));
     }
-    const found = await simulator.retrieveCharge('sess-0408', false);
+    const found = await simulator.retrieveCharge({ idempotencyKey: 'sess-0408', livemode: false, reference: null });
     expect(found).toEqual({ status: 'succeeded', chargeId: expect.stringMatching(/^ch_sim_ok_[0-9a-f]{24}$/) });
-    expect(await simulator.retrieveCharge('sess-0408', false)).toEqual(found);
-    expect(await simulator.retrieveCharge('sess-0408', true)).toEqual({ status: 'not_found' });
+    expect(await simulator.retrieveCharge({ idempotencyKey: 'sess-0408', livemode: false, reference: null })).toEqual(found);
+    expect(await simulator.retrieveCharge({ idempotencyKey: 'sess-0408', livemode: true, reference: null })).toEqual({ status: 'not_found' });
   });
 
   it('answers a lookup of a charge that did answer with that answer, a decline included', async () => {
     const paid = await charge('4242424242424242', 'sess-paid');
-    expect(await simulator.retrieveCharge('sess-paid', false)).toEqual(paid);
+    expect(await simulator.retrieveCharge({ idempotencyKey: 'sess-paid', livemode: false, reference: null })).toEqual(paid);
     await charge('4000000000000002', 'sess-declined');
-    expect(await simulator.retrieveCharge('sess-declined', false)).toEqual({ status: 'declined', code: 'card_declined', message: 'Your card was declined.' });
+    expect(await simulator.retrieveCharge({ idempotencyKey: 'sess-declined', livemode: false, reference: null })).toEqual({ status: 'declined', code: 'card_declined', message: 'Your card was declined.' });
   });
 
   it('refuses a charge that arrives after a lookup found none, so a session failed on that answer was never charged', async () => {
-    expect(await simulator.retrieveCharge('sess-late', false)).toEqual({ status: 'not_found' });
+    expect(await simulator.retrieveCharge({ idempotencyKey: 'sess-late', livemode: false, reference: null })).toEqual({ status: 'not_found' });
     expect(await charge('4242424242424242', 'sess-late')).toEqual({
       status: 'declined',
       code: 'processing_error',
       message: 'An error occurred while processing your card. Try again in a little bit.',
     });
-    expect(await simulator.retrieveCharge('sess-late', false)).toEqual({ status: 'not_found' });
+    expect(await simulator.retrieveCharge({ idempotencyKey: 'sess-late', livemode: false, reference: null })).toEqual({ status: 'not_found' });
   });
 
   it('records in the book it is bound to, calling the shared simulator', async () => {
     const book = memoryChargeBook();
     const bound = simulatorWithBook(book, simulator);
-    const { token } = await simulator.tokenize(card('4242424242424242'));
-    const outcome = await bound.charge({ token, amountInCents: 1000, currency: 'USD', idempotencyKey: 'sess-bound', livemode: false });
+    const { token } = await simulator.tokenize(card('4242424242424242'), false);
+    const outcome = await bound.charge({ token, amountInCents: 1000, currency: 'USD', idempotencyKey: 'sess-bound', livemode: false, reference: null });
     expect(await book.claim('sess-bound', false, { status: 'not_found' })).toEqual(outcome);
-    expect(await bound.retrieveCharge('sess-bound', false)).toEqual(outcome);
-    expect(await simulator.retrieveCharge('sess-bound', false)).toEqual({ status: 'not_found' });
+    expect(await bound.retrieveCharge({ idempotencyKey: 'sess-bound', livemode: false, reference: null })).toEqual(outcome);
+    expect(await simulator.retrieveCharge({ idempotencyKey: 'sess-bound', livemode: false, reference: null })).toEqual({ status: 'not_found' });
   });
 
   it('pays 4000000000005126 with a charge id that marks its refund to fail', async () => {
@@ -118,7 +118,7 @@ describe('simulator processor', () => {
 
   it('declines a token it never issued', async () => {
     expect(tokenBehaviour('tok_visa')).toBeNull();
-    const outcome = await simulator.charge({ token: 'tok_visa', amountInCents: 1, currency: 'USD', idempotencyKey: 'x', livemode: false });
+    const outcome = await simulator.charge({ token: 'tok_visa', amountInCents: 1, currency: 'USD', idempotencyKey: 'x', livemode: false, reference: null });
     expect(outcome).toEqual({ status: 'declined', code: 'card_declined', message: 'Your card was declined.' });
   });
 });

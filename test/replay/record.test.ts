@@ -26,6 +26,8 @@ import { readIndex, writeIndex, type Fixture } from './fixtures.js';
 import { enterDisputeDecision, recordDisputeNotice } from '../../src/modules/disputes/dispute.operator.js';
 
 import { DISPUTE_CARDS, disputeOfSession, disputeWorkflow } from '../support/disputes.js';
+import { useStripeStack } from '../stripe/stripe-stack.js';
+import { disputeEvent } from '../stripe/stripe-events.js';
 import type { DisputeTimes } from '../../src/config.js';
 import { closedHistory, copyOfWorkflows, saveHistory, sleepingHistory, startWorkerOn } from './recorder.js';
 import { checkoutWorkflowId, disputeWorkflowId, refundWorkflowId, reserveReleaseWorkflowId, retentionScheduleId, sessionExpiryWorkflowId, webhookDeliveryWorkflowId, withdrawalWorkflowId } from '../../contracts/workflow-ids.js';
@@ -332,6 +334,32 @@ record('recording replay fixtures from the real dev server', () => {
       );
       const reversedId = start.message.workflowId.replace(/^dispute-/, '');
       await saveDispute(reversedId, 'dispute-reversed', "dispute: the notice finds the payment refunded, the acquirer reverses it, nothing opens");
+    }, 300_000);
+  });
+
+  describe('a stack whose live mode goes to Stripe (stripe-mock, with recorded answers where it cannot know)', () => {
+    const { stack, biz, stripe, livePayment, postEvent } = useStripeStack();
+
+    it("today's code: a Stripe dispute (its evidence sent, won by Stripe's event; another accepted by the merchant, told to Stripe)", async () => {
+      const save = async (id: string, name: string, branch: string) => {
+        const workflowId = disputeWorkflowId(id);
+        recorded.push(saveHistory(await closedHistory(stack.temporal, workflowId), { name, workflowId, workflowType: 'disputeWorkflow', branch }));
+      };
+      const opened = async (du: string) => {
+        const paid = await livePayment();
+        const dispute = { id: du, paymentIntent: paid.intent, amount: paid.total };
+        const res = await postEvent(await disputeEvent('charge.dispute.created', { ...dispute, status: 'needs_response' }));
+        await disputeWorkflow(stack, res.body.data.disputeId);
+        return { id: res.body.data.disputeId as string, dispute };
+      };
+      const won = await opened(`du_record_won_${Date.now()}`);
+      await stack.http.post(`/api/disputes/${won.id}/evidence`, { uncategorizedText: 'Delivered and signed for.', submit: true }, { key: biz.liveKey });
+      await eventually('the evidence to reach Stripe', () => stripe().requests.find((r) => r.path === `/v1/disputes/${won.dispute.id}`));
+      await postEvent(await disputeEvent('charge.dispute.closed', { ...won.dispute, status: 'won' }));
+      await save(won.id, 'dispute-acquirer-won', "dispute: Stripe's, evidence sent to Stripe, won by its charge.dispute.closed");
+      const accepted = await opened(`du_record_accepted_${Date.now()}`);
+      await stack.http.post(`/api/disputes/${accepted.id}/close`, undefined, { key: biz.liveKey });
+      await save(accepted.id, 'dispute-acquirer-accepted', "dispute: Stripe's, accepted by the merchant, told to Stripe (disputes.close)");
     }, 300_000);
   });
 

@@ -1,7 +1,8 @@
 /**
  * Once per `npm test`: a real PostgreSQL (embedded, unless TEST_DATABASE_URL / DATABASE_URL is given) with
- * a migrated template database that each jest worker clones, and a real Temporal dev server (unless
- * TEMPORAL_ADDRESS is given). Their addresses reach the workers through the environment.
+ * a migrated template database that each jest worker clones, a real Temporal dev server (unless
+ * TEMPORAL_ADDRESS is given) and stripe-mock (unless STRIPE_MOCK_URL is given). Their addresses reach the
+ * workers through the environment.
  */
 import { chmodSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +15,7 @@ import { startTemporalDevServer } from '../../src/dev/temporal-dev-server.js';
 import { ensureDevCertificate } from '../../src/dev/tls.js';
 import { TEMPLATE_DATABASE } from './names.js';
 import { freePort } from '../../src/dev/free-port.js';
+import { startStripeMock } from './stripe-mock.js';
 
 
 declare global {
@@ -55,6 +57,13 @@ export default async function globalSetup(): Promise<void> {
     });
     stops.push(temporal.stop);
     process.env.TEMPORAL_ADDRESS = temporal.address;
+  }
+
+  // Stripe's own mock server, for the connector's contract tests (test/stripe): stateless, so one serves every file.
+  if (!process.env.STRIPE_MOCK_URL) {
+    const mock = await startStripeMock();
+    stops.push(mock.stop);
+    process.env.STRIPE_MOCK_URL = mock.url;
   }
 
   const tls = await ensureDevCertificate(path.join(root, 'api'));

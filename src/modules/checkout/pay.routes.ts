@@ -4,7 +4,7 @@ import type { Operation } from '../../http/operation.js';
 import type { AppDeps } from '../app-deps.js';
 import { createRateLimiter, publicRateLimit, rateLimit } from '../../http/rate-limit.js';
 import { parseBody } from '../../http/validate.js';
-import { paymentProcessor } from '../processor/index.js';
+import { acquirerOf } from '../processor/live-mode.rules.js';
 import { payAnswerResource, payInput } from './pay.schemas.js';
 import { payableSession, payCheckout } from './pay.service.js';
 
@@ -66,9 +66,16 @@ export const payOperations: Operation<AppDeps>[] = [
       },
     },
     handler: (deps) => {
-      const processor = paymentProcessor({ env: deps.config.env, livePayments: deps.config.livePayments, log: deps.log });
       const limiter = createRateLimiter(deps.orm, { name: 'pay', points: 10, durationSeconds: 60 });
-      const payDeps = { orm: deps.orm, temporal: deps.temporal, taskQueue: deps.config.temporal.taskQueue, processor, waitMs: PAY_WAIT_MS, livePayments: deps.config.livePayments };
+      const payDeps = {
+        orm: deps.orm,
+        temporal: deps.temporal,
+        taskQueue: deps.config.temporal.taskQueue,
+        processor: deps.processor,
+        waitMs: PAY_WAIT_MS,
+        livePayments: deps.config.livePayments,
+        acquirerOf: (livemode: boolean) => acquirerOf(deps.config, livemode),
+      };
       return [
         publicRateLimit(deps),
         rateLimit(limiter, (ctx) => canonicalSessionId(ctx.params.id)),

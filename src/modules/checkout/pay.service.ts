@@ -9,7 +9,7 @@ import { failpoint } from '../../ops/failpoints.js';
 import type { LivePayments } from '../../config.js';
 import { DomainError } from '../../domain/errors.js';
 import { requireLivePayments } from '../processor/live-mode.rules.js';
-import { InvalidCardError, type CardToken, type PaymentProcessor } from '../processor/processor.port.js';
+import { InvalidCardError, ProcessorUnavailableError, type CardToken, type PaymentProcessor } from '../processor/processor.port.js';
 import type { payAnswerResource, PayInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.rules.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
@@ -24,6 +24,8 @@ export interface PayDeps {
   waitMs: number;
   /** `refused`: a live session cannot be paid here (src/modules/processor/live-mode.rules.ts). The route passes the config's. */
   livePayments?: LivePayments;
+  /** Who takes a payment in each mode (`simulator`, `stripe`), for the Temporal UI's summary of the checkout workflow. */
+  acquirerOf?: (livemode: boolean) => string;
 }
 
 export type PayAnswer = z.output<typeof payAnswerResource>;
@@ -61,11 +63,12 @@ export async function payCheckout(deps: PayDeps, session: CheckoutSession, input
   if (session.askShipping && !input.shipping) {
     throw new DomainError('validation_failed', { errors: [{ path: ['shipping'], message: 'Shipping address is required' }] });
   }
-  const card = await tokenize(deps.processor, input.card);
+  const card = await tokenize(deps.processor, input.card, session.livemode);
   // This call's name for its payment attempt (and its update's id): the database records it if this call pays.
   const attemptId = randomUUID();
   const deadline = Date.now() + deps.waitMs;
-  let heard = await askWorkflowToPay(deps.temporal, deps.taskQueue, session, payRequest(attemptId, card, input, session), deadline);
+  const acquirer = deps.acquirerOf?.(session.livemode) ?? 'simulator';
+  let heard = await askWorkflowToPay(deps.temporal, deps.taskQueue, session, payRequest(attemptId, card, input, session), deadline, acquirer);
   await failpoint('pay.before-answer', session.id);
   let current = await sessionAfter(deps, session, heard);
   if (!current) return answerFrom(session, heard);
@@ -104,11 +107,15 @@ function answerFrom(session: CheckoutSession, heard: PayHeard): PayAnswer {
   return { sessionId: session.id, status: status as PayAnswer['status'], redirectUrl: paymentRedirectUrl({ ...session, status }) };
 }
 
-/** The card as a token; a card the processor refuses to tokenize is a validation error on its field. */
-async function tokenize(processor: PaymentProcessor, card: PayInput['card']): Promise<CardToken> {
+/**
+ * The card as a token; a card the processor refuses to tokenize is a validation error on its field, and an
+ * acquirer that cannot be reached a 503 the customer may retry (nothing was charged: no session moved).
+ */
+async function tokenize(processor: PaymentProcessor, card: PayInput['card'], livemode: boolean): Promise<CardToken> {
   try {
-    return await processor.tokenize(card);
+    return await processor.tokenize(card, livemode);
   } catch (err) {
+    if (err instanceof ProcessorUnavailableError) throw new DomainError('service_unavailable');
     if (!(err instanceof InvalidCardError)) throw err;
     throw new DomainError('validation_failed', { errors: [{ path: ['card', err.field], message: err.message }] });
   }

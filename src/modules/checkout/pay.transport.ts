@@ -32,6 +32,7 @@ export async function askWorkflowToPay(
   session: CheckoutSession,
   request: PayRequest & { attemptId: string },
   deadline: number,
+  acquirer = 'simulator',
 ): Promise<PayHeard> {
   try {
     const result = await temporal.withDeadline(deadline, async () => {
@@ -40,7 +41,7 @@ export async function askWorkflowToPay(
         args: [request],
         updateId: request.attemptId,
         waitForStage: WorkflowUpdateStage.ACCEPTED,
-        startWorkflowOperation: checkoutStart(session, taskQueue),
+        startWorkflowOperation: checkoutStart(session, taskQueue, acquirer),
       });
       return update.result();
     });
@@ -77,8 +78,11 @@ export async function updateAdmitted(temporal: Client, sessionId: string, attemp
   }
 }
 
-/** The session's checkout workflow, by reference as every start: the compiler checks `args` against its parameters. */
-function checkoutStart(session: CheckoutSession, taskQueue: string) {
+/**
+ * The session's checkout workflow, by reference as every start: the compiler checks `args` against its
+ * parameters. Its summary names the acquirer that takes the payment, so the Temporal UI shows it.
+ */
+function checkoutStart(session: CheckoutSession, taskQueue: string, acquirer: string) {
   return new WithStartWorkflowOperation(checkoutWorkflow, {
     workflowId: checkoutWorkflowId(session.id),
     taskQueue,
@@ -89,7 +93,7 @@ function checkoutStart(session: CheckoutSession, taskQueue: string) {
     // of an update whose acceptance it did not hear) must not start a second run that answers for the
     // first. Only a run that failed or was terminated may be followed by a new one.
     workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-    staticSummary: `Checkout ${session.id} of $${centsToDecimalString(session.total)}`,
+    staticSummary: `Checkout ${session.id} of $${centsToDecimalString(session.total)} via ${acquirer}`,
     typedSearchAttributes: toSearchAttributePairs({
       BusinessId: session.businessId,
       Livemode: session.livemode,

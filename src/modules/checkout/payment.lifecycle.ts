@@ -8,10 +8,7 @@ import { reserveReleaseWorkflow } from '../../../workflows/reserves.js';
 import { workflowStart } from '../outbox/workflow-message.rules.js';
 import { createReserve } from '../reserves/reserve.service.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
-import type { DisputeTimes } from '../../config.js';
-import { newId } from '../../domain/ids.js';
-import { disputeWorkflowStart } from '../disputes/dispute.start.js';
-import type { AcquirerDisputeNotice } from '../processor/processor.port.js';
+import { requireTransaction } from '../../db/transaction.js';
 import { checkoutFailedPayload, checkoutSucceededPayload, paymentLines, paymentSplit } from './payment.rules.js';
 import { CheckoutSession, type SessionStatus, type ShippingAddress } from './session.entity.js';
 import { reserveReleaseWorkflowId } from '../../../contracts/workflow-ids.js';
@@ -83,81 +80,73 @@ export async function chargeRequestOf(em: EntityManager, sessionId: string) {
 }
 
 /**
- * processing → completed, in one transaction under the balance lock: the ledger posting, the reserve,
- * `checkout.succeeded` and the start of the reserve's release workflow. Safe to run twice: a session no
- * longer `processing` is left as it is. When the acquirer already says it will dispute the charge (the
- * simulator's dispute cards), the start of that dispute's workflow, whose notice arrives a little later.
+ * processing → completed, in the caller's transaction under the balance lock: the ledger posting, the
+ * reserve, `checkout.succeeded` and the start of the reserve's release workflow. Safe to run twice: a
+ * session no longer `processing` is left as it is (`completed: false`). Answers the session's owner and
+ * total, which a dispute the acquirer already announces (the simulator's dispute cards) starts from in the
+ * same transaction.
  */
 export async function completePayment(
-  em: EntityManager,
+  tx: EntityManager,
   sessionId: string,
   chargeId: string,
   at: Date = new Date(),
-  dispute?: { notice: AcquirerDisputeNotice; times: DisputeTimes },
-): Promise<{ status: SessionStatus; reserveId: string | null }> {
-  return em.fork().transactional(async (tx) => {
-    const { businessId, livemode } = await tx.findOneOrFail(CheckoutSession, { id: sessionId }, { fields: ['businessId', 'livemode'] });
-    const balance = await lockBalance(tx, { businessId, livemode });
-    const session = await tx.findOneOrFail(CheckoutSession, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    if (session.status !== 'processing') return { status: session.status, reserveId: null };
-    const business = await tx.findOneOrFail(Business, { id: businessId });
+): Promise<{ status: SessionStatus; reserveId: string | null; completed: boolean; session: CheckoutSession }> {
+  requireTransaction(tx);
+  const { businessId, livemode } = await tx.findOneOrFail(CheckoutSession, { id: sessionId }, { fields: ['businessId', 'livemode'] });
+  const balance = await lockBalance(tx, { businessId, livemode });
+  const session = await tx.findOneOrFail(CheckoutSession, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  if (session.status !== 'processing') return { status: session.status, reserveId: null, completed: false, session };
+  const business = await tx.findOneOrFail(Business, { id: businessId });
 
-    session.status = 'completed';
-    session.completedAt = at;
-    session.processorChargeId = chargeId;
-    const split = paymentSplit(session, business.reserveBps);
-    postTransaction(tx, balance, { kind: 'payment', referenceId: session.id, lines: paymentLines(split), at });
-    recordEvent(tx, { businessId, livemode }, 'checkout.succeeded', checkoutSucceededPayload(session, at), at);
+  session.status = 'completed';
+  session.completedAt = at;
+  session.processorChargeId = chargeId;
+  const split = paymentSplit(session, business.reserveBps);
+  postTransaction(tx, balance, { kind: 'payment', referenceId: session.id, lines: paymentLines(split), at });
+  recordEvent(tx, { businessId, livemode }, 'checkout.succeeded', checkoutSucceededPayload(session, at), at);
 
-    if (dispute) {
-      const notice = { disputeId: newId('dsp'), checkoutSessionId: session.id, amountInCents: null, ...dispute.notice };
-      const context = { businessId, livemode, amountInCents: session.total, times: dispute.times, noticeDelayMs: dispute.times.noticeDelayMs };
-      tx.create(OutboxEntry, { createdAt: at, message: disputeWorkflowStart(notice, context) });
-    }
-
-    let reserveId: string | null = null;
-    if (split.reserve > 0) {
-      const reserve = createReserve(tx, {
-        businessId,
-        livemode,
-        paymentId: session.id,
-        originalAmountInCents: session.total,
-        reserveAmountInCents: split.reserve,
-        reserveBps: business.reserveBps,
-        reservedAt: at,
-        holdMs: business.reserveHoldMs,
-      });
-      reserveId = reserve.id;
-      // The release's start follows the commit through the outbox; the worker's relay dispatches it.
-      tx.create(OutboxEntry, {
-        createdAt: at,
-        message: workflowStart(reserveReleaseWorkflow, {
-          workflowId: reserveReleaseWorkflowId(reserve.id),
-          args: [{ reserveId: reserve.id, releaseAt: reserve.releaseAt.toISOString() }],
-          // PaymentStatus at the start, not upserted by the workflow: one Temporal action fewer (workflows/reserves.ts).
-          searchAttributes: { BusinessId: businessId, Livemode: livemode, PaymentStatus: 'active', AmountInCents: split.reserve },
-          summary: `Release $${centsToDecimalString(split.reserve)} held from checkout ${session.id}`,
-        }),
-      });
-    }
-    return { status: session.status, reserveId };
-  });
+  let reserveId: string | null = null;
+  if (split.reserve > 0) {
+    const reserve = createReserve(tx, {
+      businessId,
+      livemode,
+      paymentId: session.id,
+      originalAmountInCents: session.total,
+      reserveAmountInCents: split.reserve,
+      reserveBps: business.reserveBps,
+      reservedAt: at,
+      holdMs: business.reserveHoldMs,
+    });
+    reserveId = reserve.id;
+    // The release's start follows the commit through the outbox; the worker's relay dispatches it.
+    tx.create(OutboxEntry, {
+      createdAt: at,
+      message: workflowStart(reserveReleaseWorkflow, {
+        workflowId: reserveReleaseWorkflowId(reserve.id),
+        args: [{ reserveId: reserve.id, releaseAt: reserve.releaseAt.toISOString() }],
+        // PaymentStatus at the start, not upserted by the workflow: one Temporal action fewer (workflows/reserves.ts).
+        searchAttributes: { BusinessId: businessId, Livemode: livemode, PaymentStatus: 'active', AmountInCents: split.reserve },
+        summary: `Release $${centsToDecimalString(split.reserve)} held from checkout ${session.id}`,
+      }),
+    });
+  }
+  return { status: session.status, reserveId, completed: true, session };
 }
 
-/** processing → failed with the decline, and `checkout.failed`, in one transaction. Safe to run twice. */
+/** processing → failed with the decline, and `checkout.failed`, in the caller's transaction. Safe to run twice. */
 export async function failPayment(
-  em: EntityManager,
+  tx: EntityManager,
   sessionId: string,
   failure: { code: string; message: string },
   at: Date = new Date(),
 ): Promise<{ status: SessionStatus }> {
-  return em.fork().transactional(async (tx) => {
-    const session = await tx.findOneOrFail(CheckoutSession, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (session.status !== 'processing') return { status: session.status };
-    session.status = 'failed';
-    session.failureCode = failure.code;
-    session.failureMessage = failure.message;
-    recordEvent(tx, { businessId: session.businessId, livemode: session.livemode }, 'checkout.failed', checkoutFailedPayload(session, failure, at), at);
-    return { status: session.status };
-  });
+  requireTransaction(tx);
+  const session = await tx.findOneOrFail(CheckoutSession, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (session.status !== 'processing') return { status: session.status };
+  session.status = 'failed';
+  session.failureCode = failure.code;
+  session.failureMessage = failure.message;
+  recordEvent(tx, { businessId: session.businessId, livemode: session.livemode }, 'checkout.failed', checkoutFailedPayload(session, failure, at), at);
+  return { status: session.status };
 }

@@ -47,6 +47,12 @@ export const Dispute = defineEntity({
     fromAvailableInCents: p.bigint('number').nullable(),
     fromReservesInCents: p.bigint('number').nullable(),
     owedInCents: p.bigint('number').nullable(),
+    /** The real acquirer that reported it (`stripe`); null for the simulator's and an operator's. */
+    acquirer: p.string().nullable(),
+    /** The acquirer's own id for the dispute (Stripe's `du_…`): its events and evidence name it. */
+    acquirerDisputeId: p.string().nullable(),
+    /** The acquirer's status for it as last heard (Stripe's, which may run ahead of or behind ours). */
+    acquirerStatus: p.string().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -8,7 +8,8 @@ import { recordEvent } from '../events/event.service.js';
 import type { Balance } from '../ledger/ledger.entity.js';
 import { lockBalance, ownerOf } from '../ledger/ledger.service.js';
 import { Refund } from '../refunds/refund.entity.js';
-import type { DisputeReason } from '../../../contracts/disputes.js';
+import { isUnderReview, type DisputeNotice, type DisputeProgress } from '../../../contracts/disputes.js';
+import type { EvidenceReview } from '../processor/processor.port.js';
 import { Dispute } from './dispute.entity.js';
 import { reinstateFunds, withdrawFunds } from './dispute-funds.lifecycle.js';
 import {
@@ -21,31 +22,14 @@ import {
   type Outcome,
 } from './dispute.rules.js';
 
+export type { DisputeNotice, DisputeProgress };
+
 /**
  * The dispute's moves that the acquirer, the card network and the clock make: its opening (a notice),
  * a decision, a missed deadline, the reminder. Each runs in the caller's transaction (an activity's, or
  * the admin CLI's for a notice), under the business's balance lock and then the dispute's row lock, and
  * is conditional on the dispute's status, so a retried activity or a replayed workflow moves nothing twice.
  */
-
-/** What the acquirer reported. The dispute's id is chosen with the notice, so a second delivery of it opens nothing. */
-export interface DisputeNotice {
-  disputeId: string;
-  checkoutSessionId: string;
-  reason: DisputeReason;
-  /** The disputed amount when the notice gives one below the session's total; null: the total. */
-  amountInCents: number | null;
-  inquiry: boolean;
-}
-
-/** What the dispute workflow knows of its dispute: enough to keep its clocks, nothing personal. */
-export interface DisputeProgress {
-  id: string;
-  status: Dispute['status'];
-  evidenceDueBy: string;
-  submittedAt: string | null;
-  updatedAt: string;
-}
 
 export const progressOf = (d: Dispute): DisputeProgress => ({
   id: d.id,
@@ -58,6 +42,22 @@ export const progressOf = (d: Dispute): DisputeProgress => ({
 const UUID = z.uuid();
 
 /**
+ * When evidence is due: `responseWindowMs` after the notice (or the escalation), unless the acquirer
+ * names its own deadline (a Stripe dispute's `evidence_details.due_by`), which then stands.
+ */
+export interface DisputeClock {
+  responseWindowMs: number;
+  evidenceDueBy?: Date | null;
+}
+
+/** A dispute a real acquirer reported: its name, its own id for the dispute and its status as last heard. */
+export interface AcquirerDispute {
+  acquirer: string;
+  acquirerDisputeId: string;
+  acquirerStatus: string;
+}
+
+/**
  * Opens the dispute a notice reports: `dispute.created`, and for a chargeback its funds withdrawn at once.
  * A session disputed already answers its dispute (`opened: false`): one dispute per session, so the same
  * notice twice makes one. Refused (DomainError): an unknown session, one not paid, one refunded or being
@@ -66,8 +66,9 @@ const UUID = z.uuid();
 export async function openDispute(
   tx: EntityManager,
   notice: DisputeNotice,
-  times: { responseWindowMs: number },
+  times: DisputeClock,
   at: Date = new Date(),
+  acquirer?: AcquirerDispute,
 ): Promise<{ dispute: Dispute; opened: boolean }> {
   requireTransaction(tx);
   const found = UUID.safeParse(notice.checkoutSessionId).success ? await tx.findOne(CheckoutSession, { id: notice.checkoutSessionId }) : null;
@@ -95,9 +96,12 @@ export async function openDispute(
     reason: notice.reason,
     status: notice.inquiry ? 'warning_needs_response' : 'needs_response',
     evidence: emptyEvidence(),
-    evidenceDueBy: new Date(at.getTime() + times.responseWindowMs),
+    evidenceDueBy: times.evidenceDueBy ?? new Date(at.getTime() + times.responseWindowMs),
     submittedAt: null,
     closedAt: null,
+    acquirer: acquirer?.acquirer ?? null,
+    acquirerDisputeId: acquirer?.acquirerDisputeId ?? null,
+    acquirerStatus: acquirer?.acquirerStatus ?? null,
     remindedAt: null,
     fromAvailableInCents: null,
     fromReservesInCents: null,
@@ -130,7 +134,7 @@ export async function decideDispute(
   tx: EntityManager,
   id: string,
   outcome: Outcome,
-  times: { responseWindowMs: number },
+  times: DisputeClock,
   at: Date = new Date(),
 ): Promise<Dispute | null> {
   const row = await locked(tx, id);
@@ -140,7 +144,7 @@ export async function decideDispute(
   dispute.status = next.status;
   dispute.updatedAt = at;
   if (next.escalate) {
-    dispute.evidenceDueBy = new Date(at.getTime() + times.responseWindowMs);
+    dispute.evidenceDueBy = times.evidenceDueBy ?? new Date(at.getTime() + times.responseWindowMs);
     dispute.submittedAt = null;
     dispute.remindedAt = null;
     recordEvent(tx, ownerOf(dispute), 'dispute.updated', disputeEventPayload(dispute), at);
@@ -151,6 +155,26 @@ export async function decideDispute(
   if (next.reinstate) await reinstateFunds(tx, balance, dispute, at);
   recordEvent(tx, ownerOf(dispute), 'dispute.closed', disputeEventPayload(dispute), at);
   return dispute;
+}
+
+/**
+ * The network's review of a dispute's submitted evidence: `network` is asked (the simulator decides by
+ * its test phrases; a real acquirer answers null, its decision arriving later as its own event) before
+ * any lock is taken, and a decision it gives is recorded as any other. A dispute no longer under review
+ * is returned as it is.
+ */
+export async function reviewEvidence(
+  tx: EntityManager,
+  id: string,
+  network: (review: EvidenceReview) => Promise<Outcome | null>,
+  times: DisputeClock,
+  at: Date = new Date(),
+): Promise<Dispute | null> {
+  requireTransaction(tx);
+  const dispute = await tx.findOne(Dispute, { id });
+  if (!dispute || !isUnderReview(dispute.status)) return dispute;
+  const outcome = await network({ disputeId: dispute.id, livemode: dispute.livemode, evidence: dispute.evidence });
+  return outcome ? decideDispute(tx, id, outcome, times, at) : dispute;
 }
 
 /**

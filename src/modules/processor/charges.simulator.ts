@@ -9,6 +9,7 @@ import {
   InvalidCardError,
   ProcessorUnavailableError,
   type CardDetails,
+  type ChargeKey,
   type ChargeLookup,
   type ChargeOutcome,
   type ChargeRequest,
@@ -92,7 +93,7 @@ export const CHARGE_TIMEOUT_MESSAGE = 'The processor did not answer in time; the
  */
 export interface SimulatorProcessor extends PaymentProcessor {
   charge(request: ChargeRequest, book?: SimulatorChargeBook): Promise<ChargeOutcome>;
-  retrieveCharge(idempotencyKey: string, livemode: boolean, book?: SimulatorChargeBook): Promise<ChargeLookup>;
+  retrieveCharge(charge: ChargeKey, book?: SimulatorChargeBook): Promise<ChargeLookup>;
 }
 
 /** What a charge with this token does, before anything is recorded. */
@@ -103,7 +104,7 @@ function chargeOutcome(behaviour: SimulatedBehaviour | null, idempotencyKey: str
   return { status: 'succeeded', chargeId: simulatedChargeId(kind, idempotencyKey) };
 }
 
-/** The one processor there is for now. It serves test keys, and live keys until a real acquirer adapter exists. */
+/** The simulator: test keys always; live keys where no acquirer is configured and live payments are simulated (processor.modes.ts). */
 export function createSimulatorProcessor(ownBook: SimulatorChargeBook = memoryChargeBook()): SimulatorProcessor {
   return {
     name: 'simulator',
@@ -116,6 +117,11 @@ export function createSimulatorProcessor(ownBook: SimulatorChargeBook = memoryCh
         brand: cardBrand(card.number),
         last4: card.number.slice(-4),
       };
+    },
+
+    /** Keyed by the idempotency key alone: nothing to open first, nothing for the service to record. */
+    async prepareCharge() {
+      return { status: 'prepared', reference: null } as const;
     },
 
     /**
@@ -134,7 +140,7 @@ export function createSimulatorProcessor(ownBook: SimulatorChargeBook = memoryCh
     },
 
     /** The recorded outcome; a key with none is closed as `not_found`, so the answer stays true. */
-    async retrieveCharge(idempotencyKey: string, livemode: boolean, book = ownBook): Promise<ChargeLookup> {
+    async retrieveCharge({ idempotencyKey, livemode }: ChargeKey, book = ownBook): Promise<ChargeLookup> {
       return book.claim(idempotencyKey, livemode, { status: 'not_found' });
     },
 
@@ -144,12 +150,19 @@ export function createSimulatorProcessor(ownBook: SimulatorChargeBook = memoryCh
       return simulatedRefund(request, chargeKind(request.chargeId) === 'refund_declined' ? REFUND_DECLINED_MESSAGE : null);
     },
 
-    disputeNotice(chargeId: string) {
+    async disputeNotice({ chargeId }) {
       const kind = chargeKind(chargeId);
       return kind && kind in DISPUTE_NOTICES ? { ...DISPUTE_NOTICES[kind as DisputedChargeKind] } : null;
     },
 
-    reviewDisputeEvidence: simulatedEvidenceDecision,
+    async reviewDisputeEvidence(review) {
+      return simulatedEvidenceDecision(review);
+    },
+
+    // The simulated network reads the submitted evidence from the database at its review: nothing to send,
+    // and nobody else to tell that the merchant accepted.
+    async submitDisputeEvidence() {},
+    async acceptDispute() {},
   };
 }
 
@@ -167,6 +180,6 @@ export function simulatorWithBook(book: SimulatorChargeBook, simulator: Simulato
   return {
     ...simulator,
     charge: (request) => simulator.charge(request, book),
-    retrieveCharge: (idempotencyKey, livemode) => simulator.retrieveCharge(idempotencyKey, livemode, book),
+    retrieveCharge: (charge) => simulator.retrieveCharge(charge, book),
   };
 }

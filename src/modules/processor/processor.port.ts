@@ -1,61 +1,93 @@
 import type { CardBrand } from './card.rules.js';
 import type { PayoutOutcome, PayoutRequest } from './payouts.simulator.js';
 import type { RefundOutcome, RefundRequest } from './refunds.simulator.js';
-import type { DisputeReason } from '../../../contracts/disputes.js';
+import type { AcquirerDisputeNotice, Outcome } from '../../../contracts/disputes.js';
 
 /**
- * The payment processor (acquirer) behind the service. Card data stops here: the API exchanges the card
- * for a token in the request, and only the token (never the number or CVC) reaches a workflow, the
- * database or a log. Later issues add `refund` and `payout` to this interface and to the simulator.
+ * The payment processor (acquirer) behind the service: the simulator (charges.simulator.ts) or a real
+ * acquirer's adapter (src/modules/stripe/). Card data stops here: the API exchanges the card for a token
+ * in the request, and only the token (never the number or CVC) reaches a workflow, the database or a log.
+ * Every method is asynchronous and says its mode, because a real acquirer answers over the network and a
+ * deployment may send each mode to another acquirer (`byMode`, processor.modes.ts).
  */
 export interface PaymentProcessor {
   readonly name: string;
   /** Checks the card and returns a single-use token with the brand and last four digits. */
-  tokenize(card: CardDetails): Promise<CardToken>;
+  tokenize(card: CardDetails, livemode: boolean): Promise<CardToken>;
   /**
-   * Charges a token. The idempotency key (the session id) makes a retried call return the first call's
-   * result instead of charging again. A decline is an outcome; a transient fault throws
-   * `ProcessorUnavailableError` so the workflow's retry policy takes over. A throw (a timeout included)
-   * means the outcome is unknown, not that nothing was charged: ask `retrieveCharge`.
+   * Opens the charge at the acquirer without moving money, for an acquirer whose charge is made in two
+   * steps (Stripe: a PaymentIntent created, then confirmed). Answers the acquirer's own id for it, which
+   * the service records under the charge's key before `charge` may confirm it, so a lookup can always
+   * find, and close, whatever could still move money (docs/decisions.md, Payments). Null: an acquirer
+   * keyed by the idempotency key alone (the simulator), with nothing to record. A charge the acquirer
+   * refuses to open (an amount below its minimum) is declined here, and nothing is charged.
+   */
+  prepareCharge(request: Omit<ChargeRequest, 'reference'>): Promise<PreparedCharge>;
+  /**
+   * Charges a token, with the reference `prepareCharge` gave and the service recorded. The idempotency key
+   * (the session id) makes a retried call return the first call's result instead of charging again. A
+   * decline is an outcome; a transient fault throws `ProcessorUnavailableError` so the workflow's retry
+   * policy takes over. A throw (a timeout included) means the outcome is unknown, not that nothing was
+   * charged: ask `retrieveCharge`.
    */
   charge(request: ChargeRequest): Promise<ChargeOutcome>;
   /**
-   * What became of the charge made under an idempotency key, once `charge` could not say. `not_found`
-   * must be final: no charge under that key can land afterwards (the simulator closes the key), so a
-   * session failed on it is never a charged one. A transient fault throws, to be asked again.
+   * What became of the charge made under an idempotency key, once `charge` could not say, by the
+   * acquirer's own id when one was recorded (`reference`). `not_found` must be final: no charge under
+   * that key can land afterwards (the simulator closes the key; Stripe's adapter cancels the intent, and
+   * the service has closed the key to a reference not yet recorded), so a session failed on it is never
+   * a charged one. A transient fault throws, to be asked again.
    */
-  retrieveCharge(idempotencyKey: string, livemode: boolean): Promise<ChargeLookup>;
+  retrieveCharge(charge: ChargeKey): Promise<ChargeLookup>;
   /** Pays a withdrawal out to a wallet or crypto address, keyed by the withdrawal id (`payouts.ts`). */
   payout(request: PayoutRequest): Promise<PayoutOutcome>;
-  /** Refunds a charge in full, keyed by the refund id (`refunds.ts`). */
+  /** Refunds a charge in full, keyed by the refund id (`refunds.ts`); `pending` while the acquirer has not settled it. */
   refund(request: RefundRequest): Promise<RefundOutcome>;
   /**
    * The dispute the acquirer will report about a charge, when it is known at payment (the simulator's
-   * dispute cards), or null. A real acquirer's notices come later through its own channel
-   * (`npm run admin -- dispute open`), so an adapter answers null.
+   * dispute cards), or null. A real acquirer's notices come later as its own events (Stripe's
+   * `charge.dispute.*` webhooks), or through `npm run admin -- dispute open`, so an adapter answers null.
    */
-  disputeNotice(chargeId: string): AcquirerDisputeNotice | null;
+  disputeNotice(charge: { chargeId: string; livemode: boolean }): Promise<AcquirerDisputeNotice | null>;
   /**
-   * The card network's decision on a dispute's submitted evidence, or null while it is still under review
-   * (then an operator enters the acquirer's decision with `npm run admin -- dispute decide`). The dispute
-   * and its mode come with it: a live dispute is the acquirer's to decide, never the simulator's test
-   * phrases where live payments are not simulated (`refusingLive`).
+   * The card network's decision on a dispute's submitted evidence, or null while it is still under review:
+   * a real acquirer's decision arrives later as its own event (`charge.dispute.closed`), or an operator
+   * enters it with `npm run admin -- dispute decide`. The dispute and its mode come with it: a live
+   * dispute is never the simulator's test phrases' to decide where live payments are not simulated
+   * (`refusingLive`).
    */
-  reviewDisputeEvidence(review: EvidenceReview): 'won' | 'lost' | null;
+  reviewDisputeEvidence(review: EvidenceReview): Promise<Outcome | null>;
+  /**
+   * Sends the merchant's submitted evidence to the acquirer (Stripe: `disputes.update` with
+   * `submit: true`). Safe to repeat with the same idempotency key. The simulator's network reads the
+   * evidence from the database instead, so it has nothing to send.
+   */
+  submitDisputeEvidence(submission: EvidenceSubmission): Promise<void>;
+  /** Tells the acquirer the merchant accepts the dispute (Stripe: `disputes.close`); a dispute it has closed already is done. */
+  acceptDispute(dispute: AcquirerDisputeReference): Promise<void>;
 }
 
 /** What the network reviews: one dispute's submitted evidence, in its mode. */
-/** What the acquirer will report about a charge: a chargeback or an inquiry, and why. */
-export interface AcquirerDisputeNotice {
-  reason: DisputeReason;
-  inquiry: boolean;
-}
-
 export interface EvidenceReview {
   disputeId: string;
   livemode: boolean;
   evidence: Record<string, string | null>;
 }
+
+/** A dispute as the acquirer knows it: its own id (null for the simulator's) and the mode. */
+export interface AcquirerDisputeReference {
+  disputeId: string;
+  acquirerDisputeId: string | null;
+  livemode: boolean;
+}
+
+/** The evidence a merchant submitted, for the acquirer; the key makes a repeated call harmless. */
+export interface EvidenceSubmission extends AcquirerDisputeReference {
+  evidence: Record<string, string | null>;
+  idempotencyKey: string;
+}
+
+export type { AcquirerDisputeNotice, Outcome };
 
 export interface CardDetails {
   number: string;
@@ -76,6 +108,15 @@ export interface ChargeRequest {
   currency: 'USD';
   idempotencyKey: string;
   livemode: boolean;
+  /** The acquirer's id for the charge that `prepareCharge` opened and the service recorded; null when it gave none. */
+  reference: string | null;
+}
+
+/** A charge as a lookup names it: its key, its mode, and the acquirer's id for it when one was recorded. */
+export interface ChargeKey {
+  idempotencyKey: string;
+  livemode: boolean;
+  reference: string | null;
 }
 
 export const DECLINE_CODES = ['card_declined', 'insufficient_funds', 'expired_card', 'processing_error'] as const;
@@ -84,6 +125,9 @@ export type DeclineCode = (typeof DECLINE_CODES)[number];
 export type ChargeOutcome =
   | { status: 'succeeded'; chargeId: string }
   | { status: 'declined'; code: DeclineCode; message: string };
+
+/** A charge opened at the acquirer (its id, or null when it keys by the idempotency key alone), or refused. */
+export type PreparedCharge = { status: 'prepared'; reference: string | null } | Extract<ChargeOutcome, { status: 'declined' }>;
 
 /** The processor's record of a charge key: the charge's outcome, or none ever made under it. */
 export type ChargeLookup = ChargeOutcome | { status: 'not_found' };
@@ -104,6 +148,17 @@ export class InvalidCardError extends Error {
   ) {
     super(message);
     this.name = 'InvalidCardError';
+  }
+}
+
+/**
+ * The acquirer refused a request for good (Stripe's `invalid_request_error` on evidence for a dispute that
+ * no longer takes it): retrying the same request would be refused again, so it is not.
+ */
+export class AcquirerRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AcquirerRefusedError';
   }
 }
 

@@ -12,7 +12,15 @@ export interface RefundRequest {
   livemode: boolean;
 }
 
-export type RefundOutcome = { status: 'succeeded'; refundId: string } | { status: 'declined'; message: string };
+/**
+ * The acquirer's answer: `succeeded` (the money is on its way back to the card), `declined` (it will not
+ * be: the refund fails), or `pending`: the acquirer has taken it and not settled it yet (Stripe's
+ * `pending` and `requires_action`), to be asked again with the same key.
+ */
+export type RefundOutcome =
+  | { status: 'succeeded'; refundId: string }
+  | { status: 'declined'; message: string }
+  | { status: 'pending'; refundId: string; acquirerStatus: string };
 
 /**
  * The simulator's refund. `decline` is the issuer's refusal the charge carries (card 4000000000005126),

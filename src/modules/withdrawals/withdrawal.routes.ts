@@ -10,7 +10,7 @@ import type { AppDeps } from '../app-deps.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { failpoint } from '../../ops/failpoints.js';
 import { metrics } from '../../ops/metrics.js';
-import { requireLivePayments } from '../processor/live-mode.rules.js';
+import { requireLiveWithdrawals } from '../processor/live-mode.rules.js';
 import {
   cancelledWithdrawalResource,
   createdWithdrawalResource,
@@ -63,12 +63,13 @@ export const withdrawalOperations: Operation<AppDeps>[] = [
           links: { ReadWithdrawal: linkById('getWithdrawal'), CancelWithdrawal: linkById('cancelWithdrawal') },
           example: { success: true, data: { id, amountInCents, status: 'pending', destinationType, destinationDetails, requestedAt } },
         }),
-        ...errors(...IDEMPOTENT_POST, 'live_payments_refused', 'withdrawal_method_not_found', 'insufficient_available_balance'),
+        ...errors(...IDEMPOTENT_POST, 'live_payments_refused', 'live_withdrawals_refused', 'withdrawal_method_not_found', 'insufficient_available_balance'),
       },
     },
     handler: (deps) => async (ctx) => {
-      // Live mode fails closed: no live payout reaches the simulator unless the operator allowed it.
-      requireLivePayments(deps.config.livePayments, callerOf(ctx).livemode);
+      // Live mode fails closed: no live payout reaches the simulator unless the operator allowed it, and a
+      // real acquirer without a withdrawal rail pays none out.
+      requireLiveWithdrawals(deps.config, callerOf(ctx).livemode);
       const input = parseBody(ctx, createWithdrawalInput);
       const outbox = await deps.orm.em.fork().transactional(async (tx) => {
         const { withdrawal, outbox } = await createWithdrawal(tx, callerOf(ctx), input, {

@@ -1489,22 +1489,6 @@ export type components = {
                 "application/json": components["schemas"]["NotFoundEnvelope"];
             };
         };
-        /** @description Not permitted */
-        Forbidden3: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "API-Version": components["headers"]["API-Version"];
-                "X-RateLimit-Limit"?: number;
-                "X-RateLimit-Remaining"?: number;
-                "X-RateLimit-Reset"?: number;
-                "RateLimit-Policy"?: string;
-                RateLimit?: string;
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["PermissionErrorEnvelope"];
-            };
-        };
         /** @description Not found */
         DisputeNotFound: {
             headers: {
@@ -2431,7 +2415,22 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden3"];
+            /** @description Not permitted */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    "RateLimit-Policy"?: string;
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionErrorEnvelope"];
+                };
+            };
             404: components["responses"]["SessionNotFound"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInProgress"];
@@ -2930,7 +2929,22 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden3"];
+            /** @description Not permitted */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    "X-RateLimit-Reset"?: number;
+                    "RateLimit-Policy"?: string;
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionErrorEnvelope"];
+                };
+            };
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];

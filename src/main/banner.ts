@@ -1,0 +1,41 @@
+import path from 'node:path';
+
+/**
+ * The banner: where everything is, the demo key, what serves live keys (the acquirer configured for live
+ * mode, or the simulator, or nobody: `livePaymentsNotice`), and how to see this again (`npm run admin --
+ * banner` prints what `npm start` left in the data directory).
+ */
+export function bannerText(s: {
+  apiOrigin: string;
+  uiUrl: string;
+  admin: string;
+  testKey: string;
+  livePayments: string;
+  caFile: string | null;
+  pgWhere: string;
+  dataDir: string;
+  logDir: string;
+}): string {
+  const demoEnv = path.relative(process.cwd(), path.join(s.dataDir, 'demo.env'));
+  const lines = [
+    '',
+    '  Payments service is running',
+    `  API              ${s.apiOrigin}/api   (reference: ${s.apiOrigin}/docs)`,
+    `  Demo test key    ${s.testKey}`,
+    `  For your shell   . ${demoEnv}   (PAYMENTS_API_URL, PAYMENTS_API_KEY, PAYMENTS_CA_FILE, PAYMENTS_BUSINESS_ID)`,
+    s.caFile ? `  CA file to trust ${s.caFile}` : '',
+    `  Temporal UI      ${s.uiUrl}`,
+    `  Metrics, health  ${s.admin}/metrics  /healthz  /readyz`,
+    `  Codec endpoint   ${s.admin}/codec (the UI decrypts histories through it)`,
+    `  Live payments    ${s.livePayments}`,
+    `  PostgreSQL       ${s.pgWhere}`,
+    `  Data, logs       ${s.dataDir}, ${s.logDir} (api.log, worker.log: the full JSON logs)`,
+    '',
+    `  curl --cacert ${s.caFile ?? '<your CA>'} -H "Authorization: Bearer ${s.testKey}" ${s.apiOrigin}/api/checkout/sessions`,
+    '',
+    '  Below: a line for each payment, refund, withdrawal, dispute, webhook failure, warning and error.',
+    '  npm run admin -- banner prints this again. Press Ctrl-C to stop.',
+    '',
+  ];
+  return `${lines.filter((l, i) => l !== '' || i === 0 || lines[i - 1] !== '').join('\n')}\n`;
+}

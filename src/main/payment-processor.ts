@@ -1,0 +1,39 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { PaymentProcessor } from '../modules/processor/processor.port.js';
+import { simulatorProcessor, simulatorWithBook } from '../modules/processor/charges.simulator.js';
+import { postgresChargeBook } from '../modules/processor/charge-book.store.js';
+import { NO_WITHDRAWAL_RAIL_MESSAGE, refusingLive } from '../modules/processor/live-mode.rules.js';
+import { byMode } from '../modules/processor/processor.modes.js';
+import { simulatedPayout } from '../modules/processor/payouts.simulator.js';
+import { createStripeClient } from '../modules/stripe/stripe.client.js';
+import { createStripeProcessor } from '../modules/stripe/stripe.processor.js';
+
+type LiveSetting = Pick<Config, 'env' | 'livePayments' | 'liveWithdrawals' | 'acquirer'>;
+
+/**
+ * The processor a process uses, by mode; chosen here, where the process is wired, because it names the
+ * adapters (the simulator, Stripe) that sit above the port: in the processor module it made the port's
+ * module import Stripe's, which imports the port. Test keys: the simulator (the worker's recording its
+ * charges in the database, `orm`; an API process only tokenises). Live keys: the configured acquirer
+ * (ACQUIRER=stripe, its withdrawals on the rail configured apart, WITHDRAWAL_RAIL); else the simulator where
+ * live payments are simulated (said loudly at start-up in production so nobody mistakes it for an
+ * acquirer); else the simulator with every live money move declined (live-mode.rules.ts), behind the API's
+ * own refusal.
+ */
+export function paymentProcessor(config: LiveSetting, opts: { orm?: MikroORM; log?: Logger } = {}): PaymentProcessor {
+  const simulator = opts.orm ? simulatorWithBook(postgresChargeBook(opts.orm)) : simulatorProcessor;
+  if (config.acquirer) {
+    const stripe = createStripeProcessor(createStripeClient(config.acquirer), {
+      payout: config.liveWithdrawals === 'simulated' ? simulatedPayout : undefined,
+      noRailMessage: NO_WITHDRAWAL_RAIL_MESSAGE,
+    });
+    return byMode(simulator, stripe);
+  }
+  if (config.livePayments === 'refused') return refusingLive(simulator);
+  if (config.env === 'production') {
+    opts.log?.warn('no acquirer adapter is configured: the card simulator is serving LIVE API keys, and no real money moves');
+  }
+  return simulator;
+}

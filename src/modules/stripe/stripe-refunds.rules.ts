@@ -1,0 +1,22 @@
+import type Stripe from 'stripe';
+import type { RefundOutcome } from '../processor/refunds.simulator.js';
+
+/**
+ * Stripe's refund statuses in the port's outcomes, and so in the spec's refund statuses (docs/acquirer.md
+ * has the table): a refund stays `processing` while Stripe has it `pending` or `requires_action` (asked
+ * again, with backoff, by the refund's workflow), `completed` once `succeeded`, `failed` when Stripe says
+ * `failed` or `canceled` (its money returns to the balances it came from).
+ */
+export function refundOutcomeOf(refund: Pick<Stripe.Refund, 'id' | 'status' | 'failure_reason'>): RefundOutcome {
+  switch (refund.status) {
+    case 'succeeded':
+      return { status: 'succeeded', refundId: refund.id };
+    case 'failed':
+      return { status: 'declined', message: `Refund failed at Stripe${refund.failure_reason ? `: ${refund.failure_reason}` : ''}` };
+    case 'canceled':
+      return { status: 'declined', message: 'Refund canceled at Stripe' };
+    default:
+      // `pending`, `requires_action`, and any status Stripe adds later: not settled, so asked again.
+      return { status: 'pending', refundId: refund.id, acquirerStatus: refund.status ?? 'unknown' };
+  }
+}

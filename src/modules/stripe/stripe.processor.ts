@@ -1,0 +1,206 @@
+import Stripe from 'stripe';
+import { cardBrand, passesLuhn } from '../processor/card.rules.js';
+import {
+  AcquirerRefusedError,
+  DECLINE_MESSAGES,
+  InvalidCardError,
+  ProcessorUnavailableError,
+  type CardDetails,
+  type ChargeLookup,
+  type ChargeOutcome,
+  type PaymentProcessor,
+} from '../processor/processor.port.js';
+import type { PayoutOutcome, PayoutRequest } from '../processor/payouts.simulator.js';
+import { declineOf, readIntent } from './stripe-charges.rules.js';
+import { refundOutcomeOf } from './stripe-refunds.rules.js';
+import { stripeEvidence } from './stripe-evidence.rules.js';
+
+/**
+ * Stripe behind the processor port (docs/acquirer.md). A charge is a PaymentIntent, created unconfirmed
+ * (`prepareCharge`, its id recorded by the service) and then confirmed with the card's PaymentMethod, each
+ * call with an Idempotency-Key derived from the session id; a lookup reads the recorded intent, and
+ * cancels one never confirmed, so `not_found` is final (docs/decisions.md, Payments). Refunds are keyed by
+ * the refund id; evidence goes with `disputes.update`. Disputes themselves arrive as Stripe's events
+ * (stripe-events.routes.ts). Payouts have no Stripe rail: `payout` is the withdrawal rail configured apart,
+ * or refuses.
+ */
+export interface StripeProcessorOptions {
+  /** The withdrawal rail, configured apart (WITHDRAWAL_RAIL); without one a live payout is refused. */
+  payout?: (request: PayoutRequest) => Promise<PayoutOutcome>;
+  /** What a payout answers with no rail (the catalogue's `live_withdrawals_refused`). */
+  noRailMessage: string;
+}
+
+/** Stripe's words for a card it will not take, by the field the API names. */
+const CARD_FIELDS: Record<string, { field: keyof CardDetails; message: string }> = {
+  invalid_number: { field: 'number', message: 'Card number is invalid' },
+  incorrect_number: { field: 'number', message: 'Card number is invalid' },
+  invalid_expiry_month: { field: 'expMonth', message: 'Expiry month is invalid' },
+  invalid_expiry_year: { field: 'expYear', message: 'Expiry year is invalid' },
+  expired_card: { field: 'expYear', message: 'Card has expired' },
+  invalid_cvc: { field: 'cvc', message: 'Card security code is invalid' },
+  incorrect_cvc: { field: 'cvc', message: 'Card security code is invalid' },
+};
+
+const isUnexpectedState = (err: unknown) => err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'payment_intent_unexpected_state';
+
+/**
+ * A failure that is not an answer: the network, Stripe's own errors and rate limit, and a key it refuses
+ * (a configuration fault an operator must fix while the call is retried). The outcome is unknown.
+ */
+function unavailable(err: unknown): never {
+  if (err instanceof Stripe.errors.StripeError) throw new ProcessorUnavailableError(`Stripe: ${err.type}: ${err.message}`);
+  throw err;
+}
+
+export function createStripeProcessor(stripe: Stripe, options: StripeProcessorOptions): PaymentProcessor {
+  /** Brings an intent to an answer that stays true: one never confirmed, or declined, is cancelled first. */
+  const settle = async (intent: Stripe.PaymentIntent): Promise<ChargeLookup> => {
+    for (let i = 0; i < 3; i++) {
+      const reading = readIntent(intent);
+      if (!reading.settled) throw new ProcessorUnavailableError(`${reading.reason}; asked again later`);
+      if (!reading.cancelFirst) return reading.settled;
+      try {
+        await stripe.paymentIntents.cancel(intent.id, {}, { idempotencyKey: `${intent.id}:cancel` });
+        return reading.settled;
+      } catch (err) {
+        // Confirmed (or cancelled) in the meantime: what it became is the answer.
+        if (!isUnexpectedState(err)) unavailable(err);
+        intent = await stripe.paymentIntents.retrieve(intent.id).catch(unavailable);
+      }
+    }
+    throw new ProcessorUnavailableError(`PaymentIntent ${intent.id} kept changing; asked again later`);
+  };
+
+  return {
+    name: 'stripe',
+
+    /**
+     * The card as a Stripe PaymentMethod (the API posts card numbers here, so the deployment is in PCI DSS
+     * scope: docs/production.md). Luhn is checked before anything is sent; the brand and last four come
+     * from the number itself.
+     */
+    async tokenize(card) {
+      if (!passesLuhn(card.number)) throw new InvalidCardError('number', 'Card number is invalid');
+      try {
+        const method = await stripe.paymentMethods.create({
+          type: 'card',
+          card: { number: card.number, exp_month: card.expMonth, exp_year: card.expYear, cvc: card.cvc },
+        });
+        return { token: method.id, brand: cardBrand(card.number), last4: card.number.slice(-4) };
+      } catch (err) {
+        const refused = err instanceof Stripe.errors.StripeCardError ? CARD_FIELDS[err.code ?? ''] : undefined;
+        if (refused) throw new InvalidCardError(refused.field, refused.message);
+        return unavailable(err);
+      }
+    },
+
+    async prepareCharge(request) {
+      try {
+        const intent = await stripe.paymentIntents.create(
+          {
+            amount: request.amountInCents,
+            currency: 'usd',
+            payment_method: request.token,
+            allowed_payment_method_types: ['card'],
+            capture_method: 'automatic',
+            confirm: false,
+            metadata: { session_id: request.idempotencyKey },
+          },
+          { idempotencyKey: `${request.idempotencyKey}:intent` },
+        );
+        return { status: 'prepared', reference: intent.id };
+      } catch (err) {
+        // Refused outright (an amount below Stripe's minimum of $0.50): nothing was opened, nothing charged.
+        if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'amount_too_small') {
+          return { status: 'declined', code: 'processing_error', message: DECLINE_MESSAGES.processing_error };
+        }
+        return unavailable(err);
+      }
+    },
+
+    async charge(request): Promise<ChargeOutcome> {
+      if (!request.reference) return { status: 'declined', code: 'processing_error', message: DECLINE_MESSAGES.processing_error };
+      let intent: Stripe.PaymentIntent;
+      try {
+        intent = await stripe.paymentIntents.confirm(request.reference, { payment_method: request.token }, { idempotencyKey: `${request.idempotencyKey}:confirm` });
+      } catch (err) {
+        if (err instanceof Stripe.errors.StripeCardError) {
+          const declined = declineOf(err);
+          if (err.payment_intent) await settle(err.payment_intent);
+          return declined;
+        }
+        // Confirmed before (a retry past the key's 24 hours), or cancelled by a lookup: what it is, is the answer.
+        if (!isUnexpectedState(err) && !(err instanceof Stripe.errors.StripeIdempotencyError)) unavailable(err);
+        intent = await stripe.paymentIntents.retrieve(request.reference).catch(unavailable);
+      }
+      const outcome = await settle(intent);
+      // Cancelled (by a lookup that closed the key first): refused, never made.
+      return outcome.status === 'not_found' ? { status: 'declined', code: 'processing_error', message: DECLINE_MESSAGES.processing_error } : outcome;
+    },
+
+    /** The recorded intent, settled; none recorded before the key was closed: nothing was ever confirmed. */
+    async retrieveCharge({ reference }) {
+      if (!reference) return { status: 'not_found' };
+      return settle(await stripe.paymentIntents.retrieve(reference).catch(unavailable));
+    },
+
+    async payout(request) {
+      return options.payout ? options.payout(request) : { status: 'declined', message: options.noRailMessage };
+    },
+
+    /**
+     * A refund of the intent, keyed by the refund id. A refund still `pending` is read again by its id (a
+     * repeated create would replay the first answer for 24 hours). Past those 24 hours a create is refused
+     * as already refunded; this refund is then found among the intent's by its id in the metadata.
+     */
+    async refund(request) {
+      try {
+        let refund = await stripe.refunds.create(
+          { payment_intent: request.chargeId, amount: request.amountInCents, metadata: { refund_id: request.idempotencyKey } },
+          { idempotencyKey: request.idempotencyKey },
+        );
+        if (refund.status === 'pending' || refund.status === 'requires_action') refund = await stripe.refunds.retrieve(refund.id);
+        return refundOutcomeOf(refund);
+      } catch (err) {
+        if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'charge_already_refunded') {
+          const listed = await stripe.refunds.list({ payment_intent: request.chargeId, limit: 100 }).catch(unavailable);
+          const ours = listed.data.find((refund) => refund.metadata?.refund_id === request.idempotencyKey);
+          return ours ? refundOutcomeOf(ours) : { status: 'declined', message: 'The payment was refunded at Stripe already, not by this refund' };
+        }
+        if (err instanceof Stripe.errors.StripeInvalidRequestError) return { status: 'declined', message: `Stripe refused the refund: ${err.message}` };
+        return unavailable(err);
+      }
+    },
+
+    // Stripe's disputes arrive as its own events, later; its network's decision too (charge.dispute.closed).
+    async disputeNotice() {
+      return null;
+    },
+    async reviewDisputeEvidence() {
+      return null;
+    },
+
+    async submitDisputeEvidence({ acquirerDisputeId, evidence, idempotencyKey }) {
+      if (!acquirerDisputeId) return;
+      try {
+        await stripe.disputes.update(acquirerDisputeId, { evidence: stripeEvidence(evidence), submit: true }, { idempotencyKey });
+      } catch (err) {
+        if (err instanceof Stripe.errors.StripeInvalidRequestError) throw new AcquirerRefusedError(`Stripe refused the evidence for ${acquirerDisputeId}: ${err.message}`);
+        unavailable(err);
+      }
+    },
+
+    async acceptDispute({ acquirerDisputeId, disputeId }) {
+      if (!acquirerDisputeId) return;
+      try {
+        await stripe.disputes.close(acquirerDisputeId, {}, { idempotencyKey: `${disputeId}-accept` });
+      } catch (err) {
+        if (!(err instanceof Stripe.errors.StripeInvalidRequestError)) unavailable(err);
+        // Closed at Stripe already (its decision, or the deadline): nothing left to accept.
+        const dispute = await stripe.disputes.retrieve(acquirerDisputeId).catch(unavailable);
+        if (!['won', 'lost', 'warning_closed'].includes(dispute.status)) throw new AcquirerRefusedError(`Stripe refused to close ${acquirerDisputeId}: ${err.message}`);
+      }
+    },
+  };
+}

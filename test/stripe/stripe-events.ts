@@ -1,0 +1,45 @@
+/**
+ * Stripe's dispute events as Stripe sends them: the envelope and the dispute are stripe-mock's own
+ * fixtures (an event, a dispute), given the state the test needs and the PaymentIntent of a payment the
+ * stack made, and each is signed with the `stripe` library's test-header helper, as Stripe signs a delivery.
+ */
+import Stripe from 'stripe';
+import { STRIPE_API_VERSION } from '../../src/modules/stripe/stripe.client.js';
+import { stripeMockUrl } from '../support/stripe-mock.js';
+
+export const WEBHOOK_SECRET = 'whsec_test_payments_service';
+
+const fromMock = async (path: string) => {
+  const res = await fetch(`${stripeMockUrl()}${path}`, { headers: { Authorization: 'Bearer sk_test_events', 'Stripe-Version': STRIPE_API_VERSION } });
+  if (!res.ok) throw new Error(`stripe-mock ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, any>;
+};
+
+let sequence = 0;
+
+/** A `charge.dispute.*` event for the dispute `disputeId` of the intent `paymentIntent`, in `status`. */
+export async function disputeEvent(
+  type: `charge.dispute.${'created' | 'updated' | 'closed' | 'funds_withdrawn' | 'funds_reinstated'}`,
+  dispute: { id: string; paymentIntent: string | null; status: string; amount: number; reason?: string; dueBy?: Date },
+  eventId = `evt_test_${Date.now()}_${++sequence}`,
+): Promise<Stripe.Event> {
+  const envelope = await fromMock(`/v1/events/${eventId}`);
+  const fixture = await fromMock(`/v1/disputes/${dispute.id}`);
+  const object = {
+    ...fixture,
+    id: dispute.id,
+    payment_intent: dispute.paymentIntent,
+    status: dispute.status,
+    amount: dispute.amount,
+    reason: dispute.reason ?? 'fraudulent',
+    evidence_details: { ...fixture.evidence_details, due_by: Math.floor((dispute.dueBy ?? new Date(Date.now() + 7 * 86_400_000)).getTime() / 1000) },
+  };
+  return { ...envelope, id: eventId, type, api_version: STRIPE_API_VERSION, created: Math.floor(Date.now() / 1000), data: { object } } as unknown as Stripe.Event;
+}
+
+/** The body as text and its `Stripe-Signature`, signed with `secret` at `timestamp` (seconds; now by default). */
+export function signed(event: unknown, secret = WEBHOOK_SECRET, timestamp?: number): { body: string; signature: string } {
+  const body = JSON.stringify(event);
+  const signature = new Stripe('sk_test_signing').webhooks.generateTestHeaderString({ payload: body, secret, ...(timestamp ? { timestamp } : {}) });
+  return { body, signature };
+}

@@ -1,0 +1,87 @@
+/** The Stripe connector's pure mappings: evidence fields, dispute reasons and stages, decline codes. */
+import { emptyEvidence } from '../../src/modules/disputes/dispute.rules.js';
+import { EVIDENCE_FIELDS } from '../../src/modules/disputes/dispute.entity.js';
+import { COMMUNICATION_HEADING, STRIPE_EVIDENCE_TEXT_LIMIT, TRUNCATED_NOTE, stripeEvidence } from '../../src/modules/stripe/stripe-evidence.rules.js';
+import { reasonOf, stageOf, STRIPE_DISPUTE_EVENTS } from '../../src/modules/stripe/stripe-disputes.rules.js';
+import { declineOf, readIntent } from '../../src/modules/stripe/stripe-charges.rules.js';
+
+describe('evidence, as Stripe takes it', () => {
+  it('maps each of the ten fields: seven to text fields, the policies to their disclosures, the communication into the uncategorized text', () => {
+    const evidence = Object.fromEntries(EVIDENCE_FIELDS.map((field) => [field, `${field} text`]));
+    expect(stripeEvidence(evidence)).toEqual({
+      product_description: 'productDescription text',
+      customer_name: 'customerName text',
+      customer_email_address: 'customerEmail text',
+      shipping_carrier: 'shippingCarrier text',
+      shipping_tracking_number: 'shippingTrackingNumber text',
+      shipping_date: 'shippingDate text',
+      refund_policy_disclosure: 'refundPolicy text',
+      cancellation_policy_disclosure: 'cancellationPolicy text',
+      uncategorized_text: `uncategorizedText text\n\n${COMMUNICATION_HEADING}\ncustomerCommunication text`,
+    });
+  });
+
+  it('sends no field the merchant left empty, and never a file field', () => {
+    expect(stripeEvidence({ ...emptyEvidence(), customerName: 'Ada' })).toEqual({ customer_name: 'Ada' });
+    expect(stripeEvidence({ ...emptyEvidence(), customerCommunication: 'Thanks!' })).toEqual({ uncategorized_text: `${COMMUNICATION_HEADING}\nThanks!` });
+  });
+
+  it("cuts the longest, least structured fields to Stripe's 150,000 characters, saying so, and never the short factual ones", () => {
+    const full = Object.fromEntries(EVIDENCE_FIELDS.map((field) => [field, 'x'.repeat(20_000)]));
+    const sent = stripeEvidence(full);
+    const total = Object.values(sent).reduce((sum, text) => sum + text.length, 0);
+    expect(total).toBeLessThanOrEqual(STRIPE_EVIDENCE_TEXT_LIMIT);
+    expect(sent.uncategorized_text!.endsWith(TRUNCATED_NOTE)).toBe(true);
+    for (const field of ['customer_name', 'customer_email_address', 'shipping_carrier', 'shipping_tracking_number', 'shipping_date', 'product_description'] as const) {
+      expect(sent[field]).toHaveLength(20_000);
+    }
+  });
+});
+
+describe("Stripe's disputes in this service's words", () => {
+  it.each([
+    ['fraudulent', 'fraudulent'],
+    ['unrecognized', 'fraudulent'],
+    ['product_not_received', 'product_not_received'],
+    ['credit_not_processed', 'credit_not_processed'],
+    ['bank_cannot_process', 'general'],
+    ['a_reason_stripe_adds_later', 'general'],
+  ])('reason %s → %s', (stripe, ours) => expect(reasonOf(stripe)).toBe(ours));
+
+  it.each([
+    ['charge.dispute.created', 'warning_needs_response', 'inquiry'],
+    ['charge.dispute.created', 'needs_response', 'chargeback'],
+    ['charge.dispute.updated', 'warning_under_review', 'inquiry'],
+    ['charge.dispute.funds_withdrawn', 'warning_needs_response', 'chargeback'],
+    ['charge.dispute.funds_reinstated', 'under_review', 'won'],
+    ['charge.dispute.closed', 'won', 'won'],
+    ['charge.dispute.closed', 'lost', 'lost'],
+    ['charge.dispute.closed', 'warning_closed', 'inquiry_closed'],
+    ['charge.dispute.funds_withdrawn', 'lost', 'lost'],
+  ] as const)('%s with status %s stands at %s', (type, status, stage) => expect(stageOf(type, status)).toBe(stage));
+
+  it('takes exactly the five dispute events', () => {
+    expect(STRIPE_DISPUTE_EVENTS).toEqual(['charge.dispute.created', 'charge.dispute.updated', 'charge.dispute.closed', 'charge.dispute.funds_withdrawn', 'charge.dispute.funds_reinstated']);
+  });
+});
+
+describe('declines and intents', () => {
+  it.each([
+    [{ code: 'card_declined', decline_code: 'insufficient_funds' }, 'insufficient_funds'],
+    [{ code: 'expired_card' }, 'expired_card'],
+    [{ code: 'card_declined', decline_code: 'stolen_card' }, 'card_declined'],
+    [{ code: 'processing_error' }, 'processing_error'],
+    [null, 'card_declined'],
+  ])('%j → %s', (error, code) => expect(declineOf(error).code).toBe(code));
+
+  it("reads every intent status, and asks for a cancel before answering wherever the intent could still be confirmed", () => {
+    const read = (status: string, last_payment_error: unknown = null) => readIntent({ id: 'pi_1', status, last_payment_error } as never);
+    expect(read('succeeded')).toEqual({ settled: { status: 'succeeded', chargeId: 'pi_1' }, cancelFirst: false });
+    expect(read('requires_confirmation')).toEqual({ settled: { status: 'not_found' }, cancelFirst: true });
+    expect(read('requires_payment_method')).toEqual({ settled: { status: 'not_found' }, cancelFirst: true });
+    expect(read('requires_payment_method', { code: 'card_declined' })).toMatchObject({ settled: { status: 'declined', code: 'card_declined' }, cancelFirst: true });
+    expect(read('requires_action')).toMatchObject({ settled: { status: 'declined' }, cancelFirst: true });
+    expect(read('canceled')).toEqual({ settled: { status: 'not_found' }, cancelFirst: false });
+    expect(read('processing')).toEqual({ settled: null, reason: 'PaymentIntent pi_1 is processing' });
+  });
+});
