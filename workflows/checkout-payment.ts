@@ -1,4 +1,4 @@
-import { ActivityFailure, defineUpdate, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, sleep, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, condition, defineUpdate, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, sleep, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
 import type { ChargeLookup, PaymentActivities, PaymentDetails } from '../activities/checkout-payment.js';
 import { PaymentStatus } from '../contracts/search-attributes.js';
 
@@ -63,6 +63,9 @@ export const IN_DOUBT_CHECK_MS = 30_000;
  */
 export const SETTLE_AFTER_MS = 30_000;
 
+/** Runs from before this patch settle a payment in doubt even when the pay that began it reaches them. */
+export const IN_DOUBT_PAY_RESUMES_PATCH = 'in-doubt-pay-resumes';
+
 function step(status: string, details: string) {
   upsertSearchAttributes([{ key: PaymentStatus, value: status }]);
   setCurrentDetails(details);
@@ -114,18 +117,42 @@ export async function runPayment(sessionId: string, request: PayRequest): Promis
 }
 
 /**
+ * What settling a payment in doubt came to. `resume`: the pay that began it has reached this run after all
+ * (its update delivered again after the task that first ran it was lost, with its first step already
+ * committed), so its attempt carries on (`runPayment`) instead of being settled.
+ */
+export type SettleResult = PayResult | { outcome: 'resume'; attemptId: string };
+
+/**
  * A payment in doubt: the session is `processing`, but no pay this run is running began it (its update
  * was lost with a restarted server after its first step committed, or the run that paid it was
  * terminated). Settled from the processor's record of the session's charge, looked up by its idempotency
  * key (the session id), which the lookup closes: a charge found completes the payment; none fails it with
  * `processing_error`, and none can land afterwards, so the customer is never charged for a failed session.
- * Nothing to settle when the session is not `processing` (`not_payable`, with its status).
+ * Nothing to settle when the session is not `processing` (`not_payable`, with its status). `heard` says
+ * whether this run holds the pay of an attempt: the one in doubt, heard before or while it waits, resumes.
  */
-export async function settlePaymentInDoubt(sessionId: string): Promise<PayResult> {
+export async function settlePaymentInDoubt(sessionId: string, heard?: (attemptId: string) => boolean): Promise<SettleResult> {
   const doubt = await localSteps.paymentInDoubt(sessionId);
   if (doubt.status !== 'processing') return { outcome: 'not_payable', status: doubt.status };
-  step('processing', `Payment attempt ${doubt.attemptId ?? '(unnamed)'} is in processing and no pay in this workflow runs it; settling it from the processor's record of the charge`);
-  if (doubt.processingForMs < SETTLE_AFTER_MS) await sleep(SETTLE_AFTER_MS - doubt.processingForMs);
+  const attemptId = doubt.attemptId;
+  const ownPayHeard = () => heard !== undefined && attemptId !== null && heard(attemptId);
+  // Versioned where it takes effect: only a run that resumes an attempt records the patch, so a payment
+  // that goes well keeps its history as it was, and a run from before the patch replays its settling.
+  const resume = (): SettleResult | null => (ownPayHeard() && patched(IN_DOUBT_PAY_RESUMES_PATCH) ? { outcome: 'resume', attemptId: attemptId! } : null);
+  const resumedAtOnce = resume();
+  if (resumedAtOnce) return resumedAtOnce;
+  step('processing', `Payment attempt ${attemptId ?? '(unnamed)'} is in processing and no pay in this workflow runs it; settling it from the processor's record of the charge`);
+  if (doubt.processingForMs < SETTLE_AFTER_MS) {
+    // The delay's timer is the one a run from before the patch started; the pay's arrival only races it.
+    const delay = sleep(SETTLE_AFTER_MS - doubt.processingForMs).then(() => 'waited' as const);
+    const arrival = heard ? condition(ownPayHeard).then(() => 'heard' as const) : delay;
+    if ((await Promise.race([delay, arrival])) === 'heard') {
+      const resumed = resume();
+      if (resumed) return resumed;
+      await delay;
+    }
+  }
   const settled = await settlePayment(sessionId);
   step(settled.status, settled.chargeId ? `Settled: charge ${settled.chargeId} found; the payment is recorded` : `Settled: ${settled.status} (${settled.reason})`);
   if (settled.status === 'completed' || settled.status === 'failed') return { outcome: settled.status, status: settled.status };

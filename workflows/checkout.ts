@@ -1,6 +1,6 @@
 import { allHandlersFinished, condition, defineQuery, defineSignal, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/checkout.js';
-import { IN_DOUBT_CHECK_MS, payUpdate, runPayment, settlePaymentInDoubt, type PayResult } from './checkout-payment.js';
+import { IN_DOUBT_CHECK_MS, payUpdate, runPayment, settlePaymentInDoubt, type PayRequest } from './checkout-payment.js';
 import { PaymentStatus } from '../contracts/search-attributes.js';
 
 export { payUpdate, type PayRequest, type PayResult } from './checkout-payment.js';
@@ -45,7 +45,9 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<Ch
   const owner = patched('payment-in-doubt');
   let state: CheckoutWorkflowState = 'awaiting_payment';
   let closed = false;
-  let payment: Promise<PayResult> | null = null;
+  let payment: Promise<unknown> | null = null;
+  // Every pay this run has heard, by its attempt: the one whose attempt is in doubt resumes it (`settle`).
+  const heard = new Map<string, PayRequest>();
   let paysArrived = 0;
   let inDoubt = false;
   const ours = (sessionId: string | undefined) => !owner || sessionId === input.sessionId;
@@ -61,6 +63,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<Ch
     payUpdate,
     async (request) => {
       paysArrived++;
+      if (owner && request.attemptId) heard.set(request.attemptId, request);
       // A second pay while one is under way is answered at once; the database would refuse it anyway.
       if (payment) return { outcome: 'not_payable', status: 'processing' };
       state = 'paying';
@@ -115,7 +118,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<Ch
   async function settle(): Promise<void> {
     inDoubt = false;
     state = 'paying';
-    const result = await (payment = settlePaymentInDoubt(input.sessionId));
+    const settled = settlePaymentInDoubt(input.sessionId, owner ? (attemptId) => heard.has(attemptId) : undefined);
+    payment = settled;
+    let result = await settled;
+    // The pay that began it reached this run: its attempt carries on; its call reads the outcome from the database.
+    if (result.outcome === 'resume') result = await (payment = runPayment(input.sessionId, heard.get(result.attemptId)!));
     payment = null;
     if (result.outcome === 'not_payable') state = 'awaiting_payment';
     else closed = true;

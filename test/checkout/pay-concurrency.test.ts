@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { DomainError } from '../../src/domain/errors.js';
 import { parse } from '../../src/domain/validation.js';
 import { payInput } from '../../src/modules/checkout/pay.schemas.js';
@@ -135,6 +136,9 @@ describe('a pay call whose answer from Temporal is lost after its update was acc
   it('reads its payment\'s outcome from the database by the deadline: completed, charged once', async () => {
     const session = await createSession(stack, biz.testKey);
     // The update reaches the workflow and is accepted; then the call hears an error instead of the result.
+    // Asked again by its id, the server says it does not know the update (as one restarted since would):
+    // only the database can tell the call what came of it.
+    const forgotten = () => ({ result: () => Promise.reject(new WorkflowNotFoundError('update not found', `checkout-${session.id}`, undefined)) });
     const lossy = {
       withDeadline: stack.temporal.withDeadline.bind(stack.temporal),
       workflow: {
@@ -142,10 +146,42 @@ describe('a pay call whose answer from Temporal is lost after its update was acc
           await stack.temporal.workflow.startUpdateWithStart(...args);
           throw new Error('connection reset after the update was accepted');
         },
+        getHandle: () => ({ getUpdateHandle: forgotten }),
       },
     } as unknown as PayDeps['temporal'];
     const deps = { orm: stack.orm, temporal: lossy, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 30_000 };
     expect(await payStraight(deps, session.id, payBody())).toMatchObject({ sessionId: session.id, status: 'completed' });
+    expect(chargesOf(session.id)).toBe(1);
+    expect(await moneyMovedFor(session.id)).toEqual({ payments: 1, events: 1, reserves: 1 });
+  });
+});
+
+describe('a pay call told by Temporal that its request timed out, long before its own deadline', () => {
+  // A busy server answers a long poll with its own DEADLINE_EXCEEDED, which the client reports as the
+  // call's timeout. The call's update is held all the same, and its payment goes on.
+  it('waits for its update\'s outcome by its id until its own deadline, and answers completed', async () => {
+    const session = await createSession(stack, biz.testKey);
+    // The payment waits before its first step, so the session is still pending when the error comes.
+    armFailpoint('pay.before-begin', session.id);
+    let told = false;
+    const hasty = {
+      withDeadline: stack.temporal.withDeadline.bind(stack.temporal),
+      workflow: {
+        getHandle: stack.temporal.workflow.getHandle.bind(stack.temporal.workflow),
+        startUpdateWithStart: async (...args: Parameters<typeof stack.temporal.workflow.startUpdateWithStart>) => {
+          void stack.temporal.workflow.startUpdateWithStart(...args).catch(() => undefined);
+          await eventually('the payment to reach its first step', async () => failpointWaiting('pay.before-begin', session.id) === 1);
+          told = true;
+          setTimeout(() => releaseFailpoint('pay.before-begin', session.id), 500);
+          throw new WorkflowUpdateRPCTimeoutOrCancelledError('Deadline exceeded (the server\'s own)');
+        },
+      },
+      workflowService: stack.temporal.workflowService,
+      options: stack.temporal.options,
+    } as unknown as PayDeps['temporal'];
+    const deps = { orm: stack.orm, temporal: hasty, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 30_000 };
+    expect(await payStraight(deps, session.id, payBody())).toMatchObject({ sessionId: session.id, status: 'completed' });
+    expect(told).toBe(true);
     expect(chargesOf(session.id)).toBe(1);
     expect(await moneyMovedFor(session.id)).toEqual({ payments: 1, events: 1, reserves: 1 });
   });

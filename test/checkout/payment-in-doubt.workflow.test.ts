@@ -68,6 +68,73 @@ describe('a payment in doubt, settled by its checkout workflow', () => {
     });
   });
 
+  // A pay's first step can commit inside a workflow task that is then lost: the server hands its update to a
+  // later task, after another pay has found the session processing by an attempt not yet heard.
+  describe('the pay that began it reaches the run after all', () => {
+    const payOf = (attemptId: string) => ({ ...payRequest, attemptId });
+    const doubtedBy = (attemptId: string) => ({ status: 'processing' as const, attemptId, processingForMs: 1_000 });
+
+    it('while the payment in doubt waits out its delay: its attempt resumes and is charged, nothing is settled', async () => {
+      const activities = checkoutMocks(checkoutMocks().chargeCard.mockResolvedValue({ status: 'succeeded', chargeId: 'ch_sim_ok_resumed' }));
+      activities.beginPayment.mockReset().mockResolvedValueOnce({ started: false, status: 'processing' }).mockResolvedValue({ started: true, status: 'processing' });
+      activities.paymentInDoubt.mockResolvedValue(doubtedBy('attempt-first'));
+      await withCheckout(env, activities, async (handle) => {
+        expect(await handle.executeUpdate(payUpdate, { args: [payOf('attempt-second')] })).toEqual({ outcome: 'not_payable', status: 'processing' });
+        await env.sleep(5_000);
+        expect(activities.paymentInDoubt).toHaveBeenCalledTimes(1);
+        // Answered at once, as any pay while another step runs; its call reads the outcome from the database.
+        expect(await handle.executeUpdate(payUpdate, { args: [payOf('attempt-first')] })).toEqual({ outcome: 'not_payable', status: 'processing' });
+        expect(await handle.result()).toBe('closed');
+        expect(activities.beginPayment.mock.calls.map((call) => call[2])).toEqual(['attempt-second', 'attempt-first']);
+        expect(activities.chargeCard).toHaveBeenCalledTimes(1);
+        expect(activities.completePayment).toHaveBeenCalledWith('sess-1', 'ch_sim_ok_resumed');
+        expect(activities.settlePayment).not.toHaveBeenCalled();
+        expect(await paymentStatusOf(handle)).toBe('completed');
+      });
+    });
+
+    it('before the payment was found in doubt: its attempt resumes at once', async () => {
+      const activities = checkoutMocks(checkoutMocks().chargeCard.mockResolvedValue({ status: 'succeeded', chargeId: 'ch_sim_ok_resumed' }));
+      let secondBegun!: () => void;
+      const begun = new Promise<void>((resolve) => (secondBegun = resolve));
+      let letSecondFinish!: () => void;
+      const finish = new Promise<void>((resolve) => (letSecondFinish = resolve));
+      activities.beginPayment
+        .mockReset()
+        .mockImplementationOnce(async () => {
+          secondBegun();
+          await finish;
+          return { started: false, status: 'processing' };
+        })
+        .mockResolvedValue({ started: true, status: 'processing' });
+      activities.paymentInDoubt.mockResolvedValue(doubtedBy('attempt-first'));
+      await withCheckout(env, activities, async (handle) => {
+        const second = handle.executeUpdate(payUpdate, { args: [payOf('attempt-second')] });
+        await begun;
+        expect(await handle.executeUpdate(payUpdate, { args: [payOf('attempt-first')] })).toEqual({ outcome: 'not_payable', status: 'processing' });
+        letSecondFinish();
+        expect(await second).toEqual({ outcome: 'not_payable', status: 'processing' });
+        expect(await handle.result()).toBe('closed');
+        expect(activities.chargeCard).toHaveBeenCalledTimes(1);
+        expect(activities.settlePayment).not.toHaveBeenCalled();
+      });
+    });
+
+    it('a pay of another attempt does not stop the settling: the attempt in doubt is settled as before', async () => {
+      const activities = checkoutMocks();
+      activities.beginPayment.mockReset().mockResolvedValue({ started: false, status: 'processing' });
+      activities.paymentInDoubt.mockResolvedValue(doubtedBy('attempt-lost'));
+      activities.settlePayment.mockResolvedValue({ status: 'failed', chargeId: null, reason: "no charge under the session's key" });
+      await withCheckout(env, activities, async (handle) => {
+        await handle.executeUpdate(payUpdate, { args: [payOf('attempt-second')] });
+        await handle.executeUpdate(payUpdate, { args: [payOf('attempt-third')] });
+        expect(await handle.result()).toBe('closed');
+        expect(activities.chargeCard).not.toHaveBeenCalled();
+        expect(activities.settlePayment).toHaveBeenCalledTimes(1);
+      });
+    });
+  });
+
   it('a session still pending when asked stays payable: nothing is settled, and a later pay pays it', async () => {
     const charge = checkoutMocks().chargeCard.mockResolvedValue({ status: 'succeeded', chargeId: 'ch_sim_ok_later' });
     const activities = checkoutMocks(charge);

@@ -76,9 +76,11 @@ export async function payCheckout(deps: PayDeps, session: CheckoutSession, input
   if (heard.kind === 'no_answer' && current.status === 'pending') {
     heard = (await updateAdmitted(deps.temporal, session.id, attemptId)) ? { kind: 'admitted' } : { kind: 'refused' };
   }
-  // Temporal's answer was lost (an error reached this call after the workflow had accepted its update), and
-  // the database shows this call's payment under way: its outcome is read there, by the same deadline.
-  if (heard.kind === 'refused' && current.paymentAttemptId === attemptId && current.status === 'processing') {
+  // The database shows this call's payment under way, and no outcome of it was heard: Temporal's answer was
+  // lost (an error reached this call after the workflow had accepted its update), or the update was answered
+  // by a run that had not yet heard of the attempt, which it then resumed (workflows/checkout.ts, `settle`).
+  // Its outcome is read in the database, by the same deadline.
+  if (current.paymentAttemptId === attemptId && current.status === 'processing') {
     current = await paymentEndedBy(deps, session.id, deadline);
   }
   const verdict = payVerdict(current, attemptId, heard);

@@ -1,12 +1,6 @@
 /** How a pay call reaches the session's checkout workflow, and what it can learn when no answer comes. */
-import {
-  isGrpcDeadlineError,
-  WithStartWorkflowOperation,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-  WorkflowUpdateStage,
-  type Client,
-} from '@temporalio/client';
-import { checkoutWorkflow, payUpdate, type PayRequest } from '../../../workflows/checkout.js';
+import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@temporalio/client';
+import { checkoutWorkflow, payUpdate, type PayRequest, type PayResult } from '../../../workflows/checkout.js';
 import { toSearchAttributePairs } from '../../../contracts/search-attributes.js';
 import { checkoutWorkflowId } from '../../../contracts/workflow-ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
@@ -48,12 +42,35 @@ export async function askWorkflowToPay(
     return { kind: 'answered', result };
   } catch (err) {
     // Silent until the deadline (Temporal down, no worker yet, a payment still running): whether the
-    // update will still run is for the server to say. Anything else Temporal answered is a refusal (the
-    // update failed, the closed workflow could not start again, too many updates in flight), and the
-    // database says whether this call paid.
-    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isGrpcDeadlineError(err) || Date.now() >= deadline) return { kind: 'no_answer' };
-    return { kind: 'refused' };
+    // update will still run is for the server to say.
+    if (Date.now() >= deadline) return { kind: 'no_answer' };
+    // The update itself failed: nothing more will come of it.
+    if (err instanceof WorkflowUpdateFailedError) return { kind: 'refused' };
+    // Any other error before the deadline may have come after the server took the update (a busy server's
+    // own DEADLINE_EXCEEDED on the long poll, which the client reports as this call's timeout; a reset
+    // connection): its outcome is asked for by its id, until the same deadline.
+    return outcomeById(temporal, session.id, request.attemptId, deadline);
   }
+}
+
+/** How long to wait before asking again after an error that says nothing about the update. */
+const ASK_AGAIN_MS = 100;
+
+/**
+ * The outcome of this call's update, asked for by its id until `deadline`: `refused` when the server does
+ * not hold it (never admitted: too many in flight, the closed workflow could not start again) or it failed.
+ */
+async function outcomeById(temporal: Client, sessionId: string, attemptId: string, deadline: number): Promise<PayHeard> {
+  const update = temporal.workflow.getHandle(checkoutWorkflowId(sessionId)).getUpdateHandle<PayResult>(attemptId);
+  while (Date.now() < deadline) {
+    try {
+      return { kind: 'answered', result: await temporal.withDeadline(deadline, () => update.result()) };
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError || err instanceof WorkflowUpdateFailedError) return { kind: 'refused' };
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(ASK_AGAIN_MS, deadline - Date.now()))));
+    }
+  }
+  return { kind: 'no_answer' };
 }
 
 /**
