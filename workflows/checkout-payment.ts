@@ -145,13 +145,12 @@ export async function settlePaymentInDoubt(sessionId: string, heard?: (attemptId
   step('processing', `Payment attempt ${attemptId ?? '(unnamed)'} is in processing and no pay in this workflow runs it; settling it from the processor's record of the charge`);
   if (doubt.processingForMs < SETTLE_AFTER_MS) {
     // The delay's timer is the one a run from before the patch started; the pay's arrival only races it.
-    const delay = sleep(SETTLE_AFTER_MS - doubt.processingForMs).then(() => 'waited' as const);
-    const arrival = heard ? condition(ownPayHeard).then(() => 'heard' as const) : delay;
-    if ((await Promise.race([delay, arrival])) === 'heard') {
-      const resumed = resume();
-      if (resumed) return resumed;
-      await delay;
-    }
+    const delay = sleep(SETTLE_AFTER_MS - doubt.processingForMs);
+    await (heard ? Promise.race([delay, condition(ownPayHeard)]) : delay);
+    // Asked again whichever came first: a pay delivered in the task that fires the timer is heard too.
+    const resumed = resume();
+    if (resumed) return resumed;
+    await delay;
   }
   const settled = await settlePayment(sessionId);
   step(settled.status, settled.chargeId ? `Settled: charge ${settled.chargeId} found; the payment is recorded` : `Settled: ${settled.status} (${settled.reason})`);

@@ -120,11 +120,16 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<Ch
     state = 'paying';
     const settled = settlePaymentInDoubt(input.sessionId, owner ? (attemptId) => heard.has(attemptId) : undefined);
     payment = settled;
-    let result = await settled;
+    const found = await settled;
     // The pay that began it reached this run: its attempt carries on; its call reads the outcome from the database.
-    if (result.outcome === 'resume') result = await (payment = runPayment(input.sessionId, heard.get(result.attemptId)!));
+    const resumed = found.outcome === 'resume';
+    const result = resumed ? await (payment = runPayment(input.sessionId, heard.get(found.attemptId)!)) : found;
     payment = null;
-    if (result.outcome === 'not_payable') state = 'awaiting_payment';
-    else closed = true;
+    if (result.outcome !== 'not_payable') closed = true;
+    else {
+      state = 'awaiting_payment';
+      // Resumed, yet the session is processing by another attempt: that one is in doubt in its turn.
+      if (resumed && result.status === 'processing') inDoubt = true;
+    }
   }
 }

@@ -137,11 +137,20 @@ function payRequest(attemptId: string, card: CardToken, input: PayInput, session
   };
 }
 
-/** The session once its payment has ended, or as it is at the deadline. A poll: only a lost answer comes here. */
+/**
+ * The session once its payment has ended, or as it is at the deadline. A poll: only a call whose payment
+ * is under way without its outcome heard comes here. A read that fails after the first leaves the last
+ * one read (`processing`, which is true), never a 503 for a session this call moved.
+ */
 async function paymentEndedBy(deps: PayDeps, sessionId: string, deadline: number): Promise<CheckoutSession> {
-  for (;;) {
-    const current = await loadSession(deps, sessionId);
-    if (current.status !== 'processing' || Date.now() >= deadline) return current;
+  let current = await loadSession(deps, sessionId);
+  while (current.status === 'processing' && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 100));
+    try {
+      current = await loadSession(deps, sessionId);
+    } catch {
+      return current;
+    }
   }
+  return current;
 }

@@ -47,8 +47,9 @@ export async function askWorkflowToPay(
     // The update itself failed: nothing more will come of it.
     if (err instanceof WorkflowUpdateFailedError) return { kind: 'refused' };
     // Any other error before the deadline may have come after the server took the update (a busy server's
-    // own DEADLINE_EXCEEDED on the long poll, which the client reports as this call's timeout; a reset
-    // connection): its outcome is asked for by its id, until the same deadline.
+    // own DEADLINE_EXCEEDED on the long poll, which the client reports as this call's timeout; a connection
+    // reset after the update was admitted): its outcome is asked for by its id, until the same deadline. An
+    // update the server does not know by then is refused (the database then says whether this call paid).
     return outcomeById(temporal, session.id, request.attemptId, deadline);
   }
 }
