@@ -110,7 +110,7 @@ describe('an attempt run a second time', () => {
     let answer!: () => void;
     const d = await delivery({ status: 500, held: new Promise((resolve) => (answer = resolve)) });
     const firstAttempts = createFirstAttempts(createDeliveryAttempts(deps()), createLogger('silent'));
-    firstAttempts.send(d.id);
+    firstAttempts.send([d.id]);
     while (sent(d.url) === 0) await new Promise((r) => setTimeout(r, 20));
     let settled = false;
     const own = activities({ firstAttempts })
@@ -133,5 +133,33 @@ describe('an attempt run a second time', () => {
     expect(sent(d.url)).toBe(0);
     expect(await attempt(d.id, 2)).toEqual({ outcome: 'succeeded' });
     expect(sent(d.url)).toBe(1);
+  });
+});
+
+describe("the fan-out's first attempts, claimed in one statement", () => {
+  it('sends each delivery whose endpoint has no turn to take, once; a throttled or disabled endpoint is left to its workflow', async () => {
+    const plain = await delivery({ status: 200 });
+    const other = await delivery({ status: 500 });
+    const throttled = await delivery({ status: 200 }, { rateLimitPerSecond: 5 });
+    const disabled = await delivery({ status: 200 });
+    await sql('update webhook_endpoints set enabled = false where id = ?', [disabled.endpointId]);
+    const attempts = createDeliveryAttempts(deps());
+    const ids = [plain.id, other.id, throttled.id, disabled.id, 'whd_unknown'];
+    const outcomes = await Promise.all([...attempts.firsts(ids, 60_000).values()]);
+    expect(outcomes).toEqual([{ outcome: 'succeeded' }, { outcome: 'failed', retryAfterMs: null }, undefined, undefined, undefined]);
+    expect([plain, other, throttled, disabled].map((d) => sent(d.url))).toEqual([1, 1, 0, 0]);
+    const rows = await sql<{ id: string; status: string; attempt_count: number }>(
+      'select id, status, attempt_count from webhook_deliveries where id in (?) order by id',
+      [ids.slice(0, 4)],
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.id, [r.status, r.attempt_count]]))).toEqual({
+      [plain.id]: ['succeeded', 1],
+      [other.id]: ['pending', 1],
+      [throttled.id]: ['pending', 0],
+      [disabled.id]: ['pending', 0],
+    });
+    // Claimed already: the same first attempts again send nothing (a fan-out redone by the relay).
+    expect(await Promise.all([...attempts.firsts(ids, 60_000).values()])).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect([plain, other].map((d) => sent(d.url))).toEqual([1, 1]);
   });
 });

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { WebhookAttemptResult } from '../../../contracts/webhooks.js';
 import { createClaimedDeliverySender, type AttemptDone, type AttemptInput, type WebhookSendDeps } from './delivery-send.service.js';
-import { attemptStanding, claimAttempt, failDelivery, stopForEndpoint, type ClaimedDelivery } from './delivery.lifecycle.js';
+import { attemptStanding, claimAttempt, claimAttempts, failDelivery, stopForEndpoint, type ClaimedDelivery } from './delivery.lifecycle.js';
 import { takeTurn } from './endpoint-pacing.service.js';
 
 /**
@@ -88,14 +88,23 @@ export function createDeliveryAttempts(deps: WebhookSendDeps & { orm: MikroORM }
     },
 
     /**
-     * The first attempt, sent by the fan-out the moment the delivery exists, when its endpoint has no turn
-     * to take (no throttle, no Retry-After in force). Undefined when it was not sent: a paced endpoint, or
-     * an attempt claimed already; the delivery's workflow then makes or reads it.
+     * The first attempts of an event's new deliveries, sent by the fan-out the moment they exist, each when
+     * its endpoint has no turn to take (no throttle, no Retry-After in force). One statement claims them all
+     * (`claimAttempts`), where a claim each would queue the event's deliveries on the process's connections
+     * and commit one by one; each claimed one is then sent on its own. Each settles undefined when its
+     * delivery was not sent (a paced endpoint, or an attempt claimed already): its workflow makes or reads it.
      */
-    async first(deliveryId: string, nextDelayMs: number | null): Promise<AttemptDone | undefined> {
-      const input = { deliveryId, attemptNumber: 1, nextDelayMs };
-      const row = await claim(input, true);
-      return row && sendClaimed(row, input, new Date());
+    firsts(deliveryIds: readonly string[], nextDelayMs: number | null): Map<string, Promise<AttemptDone | undefined>> {
+      const claimed = claimAttempts(em(), deliveryIds, 1, true);
+      return new Map(
+        deliveryIds.map((deliveryId) => {
+          const sent = claimed.then((rows) => {
+            const row = rows.get(deliveryId);
+            return row && sendClaimed(row, { deliveryId, attemptNumber: 1, nextDelayMs }, new Date());
+          });
+          return [deliveryId, sent];
+        }),
+      );
     },
 
     /** After the last attempt: `failed`, unless something already finished it. Safe to run twice. */

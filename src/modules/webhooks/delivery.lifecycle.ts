@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { hotQuery } from '../../db/hot-query.js';
 
 /**
  * A webhook delivery's state transitions, as its attempts ask for them (delivery-attempt.service.ts,
@@ -38,23 +39,36 @@ const attemptRow = (a: AttemptRecord, succeeded: boolean) => [
   a.deliveryId, a.attemptNumber, a.attemptedAt, a.statusCode, a.durationMs, a.responseBody, a.error, succeeded,
 ];
 
+const claimSql = (unpacedOnly: boolean) => `
+  update webhook_deliveries d set status = 'delivering', attempt_count = $2, next_attempt_at = null, updated_at = now()
+  from webhook_endpoints e
+  where d.id = any($1::text[]) and e.id = d.endpoint_id and d.status in ('pending', 'delivering') and d.attempt_count < $2
+    and e.enabled and e.deleted_at is null
+    ${unpacedOnly ? 'and e.rate_limit_per_second is null and (e.next_attempt_not_before is null or e.next_attempt_not_before <= now())' : ''}
+  returning d.id, d.body, d.event_id, d.endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at`;
+const CLAIM = { paced: claimSql(false), unpaced: claimSql(true) };
+
 /**
  * `pending` (or `delivering`: an attempt whose worker died mid-request left it so) → `delivering` for
- * attempt `attemptNumber`, only if that attempt has not been claimed before (`attempt_count < n`) and
- * the endpoint is enabled and not deleted; with `unpacedOnly`, only when the endpoint also has no
- * throttle and no Retry-After in force. Undefined when it was not claimed.
+ * attempt `attemptNumber`, for each of `deliveryIds` whose attempt has not been claimed before
+ * (`attempt_count < n`) and whose endpoint is enabled and not deleted; with `unpacedOnly`, only when the
+ * endpoint also has no throttle and no Retry-After in force. One statement for them all, prepared once per
+ * connection (`hotQuery`): an event's fan-out claims its deliveries' first attempts in one round trip and
+ * one commit. The claimed ones, by id; a delivery absent was not claimed.
  */
-export async function claimAttempt(em: EntityManager, deliveryId: string, attemptNumber: number, unpacedOnly: boolean): Promise<ClaimedDelivery | undefined> {
-  const [row] = await em.execute<ClaimedDelivery[]>(
-    `update webhook_deliveries d set status = 'delivering', attempt_count = ?, next_attempt_at = null, updated_at = now()
-     from webhook_endpoints e
-     where d.id = ? and e.id = d.endpoint_id and d.status in ('pending', 'delivering') and d.attempt_count < ?
-       and e.enabled and e.deleted_at is null
-       ${unpacedOnly ? 'and e.rate_limit_per_second is null and (e.next_attempt_not_before is null or e.next_attempt_not_before <= now())' : ''}
-     returning d.body, d.event_id, d.endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at`,
-    [attemptNumber, deliveryId, attemptNumber],
+export async function claimAttempts(em: EntityManager, deliveryIds: readonly string[], attemptNumber: number, unpacedOnly: boolean): Promise<Map<string, ClaimedDelivery>> {
+  const rows = await hotQuery<ClaimedDelivery & { id: string }>(
+    em,
+    unpacedOnly ? 'delivery-claim-unpaced' : 'delivery-claim',
+    unpacedOnly ? CLAIM.unpaced : CLAIM.paced,
+    [deliveryIds, attemptNumber],
   );
-  return row;
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** One delivery's attempt, claimed as `claimAttempts` does; undefined when it was not claimed. */
+export async function claimAttempt(em: EntityManager, deliveryId: string, attemptNumber: number, unpacedOnly: boolean): Promise<ClaimedDelivery | undefined> {
+  return (await claimAttempts(em, [deliveryId], attemptNumber, unpacedOnly)).get(deliveryId);
 }
 
 /**

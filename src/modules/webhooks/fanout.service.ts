@@ -112,7 +112,7 @@ export function createEventFanout(deps: FanoutDeps) {
     ]);
     await deps.afterDeliveriesCommitted?.();
     // The first POSTs leave now, beside the starts: a delivery's first attempt waits for no round trip to Temporal.
-    for (const row of rows) if (row.attempt_count === 0) deps.firstAttempts?.send(row.id);
+    deps.firstAttempts?.send(rows.filter((row) => row.attempt_count === 0).map((row) => row.id));
     // All at once: each start is a round trip to Temporal, and the last one's wait is the fan-out's latency.
     await Promise.all(
       rows.map((row) =>

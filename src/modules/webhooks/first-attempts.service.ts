@@ -12,18 +12,22 @@ const IN_FLIGHT = 64;
  * workflow owns the delivery from there: its own first attempt, run in this process (an eager start
  * hands it here), waits for the one under way (`underWay`) and then reads what it came to.
  */
-export function createFirstAttempts(attempts: Pick<DeliveryAttempts, 'first'>, log: Logger, retryDelaysMs: readonly number[] = WEBHOOK_RETRY_DELAYS_MS) {
+export function createFirstAttempts(attempts: Pick<DeliveryAttempts, 'firsts'>, log: Logger, retryDelaysMs: readonly number[] = WEBHOOK_RETRY_DELAYS_MS) {
   const inFlight = new Map<string, Promise<unknown>>();
   const immediate = retryDelaysMs[0] === 0;
   const nextDelayMs = retryDelaysMs.length > 1 ? retryDelaysMs[1] : null;
   return {
-    send(deliveryId: string): void {
-      if (!immediate || inFlight.size >= IN_FLIGHT || inFlight.has(deliveryId)) return;
-      const sent = attempts
-        .first(deliveryId, nextDelayMs)
-        .catch((err) => log.warn({ err, deliveryId }, 'first webhook attempt failed to run; its workflow takes the delivery over'))
-        .finally(() => inFlight.delete(deliveryId));
-      inFlight.set(deliveryId, sent);
+    /** The first attempts of an event's new deliveries, claimed together (`firsts`), as many as fit under IN_FLIGHT. */
+    send(deliveryIds: readonly string[]): void {
+      if (!immediate) return;
+      const fresh = deliveryIds.filter((deliveryId) => !inFlight.has(deliveryId)).slice(0, Math.max(0, IN_FLIGHT - inFlight.size));
+      if (fresh.length === 0) return;
+      for (const [deliveryId, attempt] of attempts.firsts(fresh, nextDelayMs)) {
+        const sent = attempt
+          .catch((err) => log.warn({ err, deliveryId }, 'first webhook attempt failed to run; its workflow takes the delivery over'))
+          .finally(() => inFlight.delete(deliveryId));
+        inFlight.set(deliveryId, sent);
+      }
     },
     /** Settles when this process's first attempt of the delivery has finished; at once when none is under way. */
     async underWay(deliveryId: string): Promise<void> {
