@@ -118,9 +118,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<Ch
   async function settle(): Promise<void> {
     inDoubt = false;
     state = 'paying';
-    const settled = settlePaymentInDoubt(input.sessionId, owner ? (attemptId) => heard.has(attemptId) : undefined);
-    payment = settled;
-    const found = await settled;
+    const found = await (payment = settlePaymentInDoubt(input.sessionId, owner ? (attemptId) => heard.has(attemptId) : undefined));
     // The pay that began it reached this run: its attempt carries on; its call reads the outcome from the database.
     const resumed = found.outcome === 'resume';
     const result = resumed ? await (payment = runPayment(input.sessionId, heard.get(found.attemptId)!)) : found;
