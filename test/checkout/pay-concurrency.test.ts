@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
 import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { checkoutWorkflowId } from '../../contracts/workflow-ids.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { parse } from '../../src/domain/validation.js';
 import { payInput } from '../../src/modules/checkout/pay.schemas.js';
@@ -182,6 +183,41 @@ describe('a pay call told by Temporal that its request timed out, long before it
     const deps = { orm: stack.orm, temporal: hasty, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 30_000 };
     expect(await payStraight(deps, session.id, payBody())).toMatchObject({ sessionId: session.id, status: 'completed' });
     expect(told).toBe(true);
+    expect(chargesOf(session.id)).toBe(1);
+    expect(await moneyMovedFor(session.id)).toEqual({ payments: 1, events: 1, reserves: 1 });
+  });
+});
+
+/** temporal.api.enums.v1.EventType WORKFLOW_EXECUTION_UPDATE_COMPLETED, as fetchHistory gives it. */
+const UPDATE_COMPLETED = 43;
+
+describe('a pay call answered 503 while Temporal, too busy to say, still held its update', () => {
+  it('refuses its attempt first: the held update charges nothing afterwards, and the retry pays once', async () => {
+    const session = await createSession(stack, biz.testKey);
+    // The update is admitted and waits in the worker before its first step; the server, asked whether it
+    // holds the update, does not answer in time.
+    armFailpoint('pay.before-begin', session.id);
+    const busy = {
+      withDeadline: stack.temporal.withDeadline.bind(stack.temporal),
+      workflow: stack.temporal.workflow,
+      workflowService: { pollWorkflowExecutionUpdate: () => Promise.reject(new Error('Deadline exceeded (the server too busy to answer)')) },
+      options: stack.temporal.options,
+    } as unknown as PayDeps['temporal'];
+    const deps = { orm: stack.orm, temporal: busy, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 1_500 };
+    await expect(payStraight(deps, session.id, payBody())).rejects.toMatchObject({ code: 'service_unavailable' });
+    expect(failpointWaiting('pay.before-begin', session.id)).toBe(1);
+    releaseFailpoint('pay.before-begin', session.id);
+    // The held update runs to its end: refused by the session, so nothing moves and nothing is charged.
+    const handle = stack.temporal.workflow.getHandle(checkoutWorkflowId(session.id));
+    await eventually('the held pay to finish', async () =>
+      (await handle.fetchHistory()).events!.some((e) => e.eventType === UPDATE_COMPLETED),
+    );
+    const [row] = await sql(stack, 'select status, payment_attempt_id, cardinality(refused_attempt_ids) as refused from checkout_sessions where id = ?', [session.id]);
+    expect(row).toEqual({ status: 'pending', payment_attempt_id: null, refused: 1 });
+    expect(chargesOf(session.id)).toBe(0);
+    // The customer's retry, as the 503 said: paid once.
+    const real = { ...deps, temporal: stack.temporal, waitMs: 30_000 };
+    expect(await payStraight(real, session.id, payBody())).toMatchObject({ sessionId: session.id, status: 'completed' });
     expect(chargesOf(session.id)).toBe(1);
     expect(await moneyMovedFor(session.id)).toEqual({ payments: 1, events: 1, reserves: 1 });
   });

@@ -24,6 +24,7 @@ import { Migration20261127020000_dispute_reinstatement } from './Migration202611
 import { Migration20261127021000_delivery_event_time } from './Migration20261127021000_delivery_event_time.js';
 import { Migration20261127022000_event_sequence } from './Migration20261127022000_event_sequence.js';
 import { Migration20261128010000_acquirer } from './Migration20261128010000_acquirer.js';
+import { Migration20261128020000_refused_attempts } from './Migration20261128020000_refused_attempts.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -56,4 +57,5 @@ export const migrationsList = [
   { name: 'Migration20261127021000_delivery_event_time', class: Migration20261127021000_delivery_event_time },
   { name: 'Migration20261127022000_event_sequence', class: Migration20261127022000_event_sequence },
   { name: 'Migration20261128010000_acquirer', class: Migration20261128010000_acquirer },
+  { name: 'Migration20261128020000_refused_attempts', class: Migration20261128020000_refused_attempts },
 ];

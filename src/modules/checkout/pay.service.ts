@@ -13,6 +13,7 @@ import { InvalidCardError, ProcessorUnavailableError, type CardToken, type Payme
 import type { payAnswerResource, PayInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.rules.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
+import { refuseAttempt } from './payment.lifecycle.js';
 import { CheckoutSession } from './session.entity.js';
 
 export interface PayDeps {
@@ -83,7 +84,14 @@ export async function payCheckout(deps: PayDeps, session: CheckoutSession, input
   if (current.paymentAttemptId === attemptId && current.status === 'processing') {
     current = await paymentEndedBy(deps, session.id, deadline);
   }
-  const verdict = payVerdict(current, attemptId, heard);
+  let verdict = payVerdict(current, attemptId, heard);
+  // "Retry" is true only once nothing of this attempt can be charged later: the attempt is refused on the
+  // session first. If its payment (or another) moved the session before that, the session says what came of it.
+  if (verdict.answer === 'retry' && !(await refuseAttempt(deps.orm.em.fork(), session.id, attemptId))) {
+    current = await loadSession(deps, session.id);
+    if (current.paymentAttemptId === attemptId && current.status === 'processing') current = await paymentEndedBy(deps, session.id, deadline);
+    verdict = payVerdict(current, attemptId, heard);
+  }
   if (verdict.answer === 'not_payable') throw new DomainError('session_not_payable', { params: { status: verdict.status } });
   if (verdict.answer === 'retry') throw new DomainError('service_unavailable');
   return { sessionId: current.id, status: verdict.status, redirectUrl: paymentRedirectUrl(current) };

@@ -1,4 +1,4 @@
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, raw, type EntityManager } from '@mikro-orm/postgresql';
 import { centsToDecimalString } from '../../domain/money.js';
 import { Business } from '../businesses/business.entity.js';
 import { recordEvent } from '../events/event.service.js';
@@ -40,7 +40,8 @@ export async function beginPayment(
   const now = new Date();
   const moved = await em.nativeUpdate(
     CheckoutSession,
-    { id: sessionId, status: 'pending', expiresAt: { $gt: now } },
+    // Never for an attempt its pay call refused (`refuseAttempt`): that call told the customer to retry.
+    { id: sessionId, status: 'pending', expiresAt: { $gt: now }, [raw('not (? = any(refused_attempt_ids))', [attemptId])]: [] },
     {
       status: 'processing',
       paymentAttemptId: attemptId,
@@ -58,6 +59,21 @@ export async function beginPayment(
   // Expired while the customer was paying: it is cancelled, whether or not the expiry sweep got there first.
   if (current && isPastExpiry(current, now)) return { started: false, status: await expireSession(em, sessionId, now) };
   return { started: false, status: current?.status ?? null };
+}
+
+/**
+ * Names `attemptId` refused on a session still `pending`, so `beginPayment` never moves it for that attempt;
+ * false when the session is no longer pending (the attempt, or another, moved it first). One statement,
+ * conditional on the row as it is when its lock is held: a `beginPayment` under way commits first, and
+ * this then finds the session moved. A pay call writes it before it answers 503, which makes the 503
+ * true: nothing of that attempt can be charged afterwards, whatever the server still holds.
+ */
+export async function refuseAttempt(em: EntityManager, sessionId: string, attemptId: string): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(
+    `update checkout_sessions set refused_attempt_ids = array_append(refused_attempt_ids, ?) where id = ? and status = 'pending' returning id`,
+    [attemptId, sessionId],
+  );
+  return rows.length === 1;
 }
 
 /**
