@@ -14,7 +14,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
-import { checkoutWorkflow } from '../../workflows/checkout.js';
+import { checkoutWorkflow, payUpdate } from '../../workflows/checkout.js';
+import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
 import { recordEvent } from '../../src/modules/events/event.service.js';
 import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
@@ -82,6 +83,33 @@ async function recordSettledInDoubt(stack: TestStack, biz: TestBusiness) {
   const handle = await startWithoutPay(stack, session.id);
   const history = await closedHistory(stack.temporal, handle.workflowId, 120_000);
   recorded.push(saveHistory(history, { name: 'checkout-payment-settled-in-doubt', workflowId: handle.workflowId, workflowType: 'checkoutWorkflow', branch: 'payment in doubt: no pay reached the workflow, the session is processing; settled (no charge: failed)' }));
+}
+
+/**
+ * A pay whose first step committed in a task the server lost, delivered again after another pay found
+ * the session in doubt: the session is `processing` under attempt A (as `beginPayment` writes it), a pay
+ * of attempt B reaches the run first and finds it so, and A's own pay arrives while the settling waits:
+ * A's attempt resumes (`in-doubt-pay-resumes`), is charged once and completes.
+ */
+async function recordResumedInDoubt(stack: TestStack, biz: TestBusiness) {
+  const session = await createSession(stack, biz.testKey);
+  const [first, second] = [randomUUID(), randomUUID()];
+  // Begun 25 s ago, so the settling waits about 5 s before it would look the charge up.
+  await sql(stack, `update checkout_sessions set status = 'processing', payment_attempt_id = ?, updated_at = now() - interval '25 seconds' where id = ?`, [first, session.id]);
+  const handle = await startWithoutPay(stack, session.id);
+  const pays = async (attemptId: string) => {
+    const card = await simulatorProcessor.tokenize({ number: CARDS.success, expMonth: 12, expYear: 2030, cvc: '123' }, false);
+    const request = { sessionId: session.id, attemptId, token: card.token, cardBrand: card.brand, cardLast4: card.last4, customerName: 'Ada Lovelace' };
+    return handle.executeUpdate(payUpdate, { args: [request], updateId: attemptId });
+  };
+  const other = await pays(second);
+  if (other.outcome !== 'not_payable' || other.status !== 'processing') throw new Error(`the other pay: ${JSON.stringify(other)}`);
+  const own = await pays(first);
+  if (own.outcome !== 'not_payable') throw new Error(`the own pay: ${JSON.stringify(own)}`);
+  const history = await closedHistory(stack.temporal, handle.workflowId, 120_000);
+  const [row] = await sql<{ status: string }>(stack, 'select status from checkout_sessions where id = ?', [session.id]);
+  if (row.status !== 'completed') throw new Error(`resumed payment ended ${row.status}`);
+  recorded.push(saveHistory(history, { name: 'checkout-payment-in-doubt-resumed', workflowId: handle.workflowId, workflowType: 'checkoutWorkflow', branch: 'payment in doubt: the pay that began it arrives while it is settled; its attempt resumes and completes' }));
 }
 
 /** The customer cancels a session whose checkout workflow waits for a pay: the workflow hears it and closes. */
@@ -158,6 +186,7 @@ record('recording replay fixtures from the real dev server', () => {
       await payAndRecord(stack, biz, TIMEOUT_CHARGED, 'checkout-payment-unknown-then-charged', 'payment: unknown outcome resolved, charged (lookUpCharge finds it)');
       await payAndRecord(stack, biz, CARDS.processingError, 'checkout-payment-unknown-then-not-found', 'payment: unknown outcome resolved, not found (failed)');
       await recordSettledInDoubt(stack, biz);
+      await recordResumedInDoubt(stack, biz);
       await recordCancelled(stack, biz);
 
       await refundAndRecord(stack, biz, CARDS.success, 'refund-completed', 'refund: completed');
