@@ -110,7 +110,7 @@ describe('an attempt run a second time', () => {
     let answer!: () => void;
     const d = await delivery({ status: 500, held: new Promise((resolve) => (answer = resolve)) });
     const firstAttempts = createFirstAttempts(createDeliveryAttempts(deps()), createLogger('silent'));
-    firstAttempts.send([d.id]);
+    await firstAttempts.send([d.id]);
     while (sent(d.url) === 0) await new Promise((r) => setTimeout(r, 20));
     let settled = false;
     const own = activities({ firstAttempts })
@@ -145,7 +145,7 @@ describe("the fan-out's first attempts, claimed in one statement", () => {
     await sql('update webhook_endpoints set enabled = false where id = ?', [disabled.endpointId]);
     const attempts = createDeliveryAttempts(deps());
     const ids = [plain.id, other.id, throttled.id, disabled.id, 'whd_unknown'];
-    const outcomes = await Promise.all([...attempts.firsts(ids, 60_000).values()]);
+    const outcomes = await Promise.all([...attempts.firsts(ids, 60_000).attempts.values()]);
     expect(outcomes).toEqual([{ outcome: 'succeeded' }, { outcome: 'failed', retryAfterMs: null }, undefined, undefined, undefined]);
     expect([plain, other, throttled, disabled].map((d) => sent(d.url))).toEqual([1, 1, 0, 0]);
     const rows = await sql<{ id: string; status: string; attempt_count: number }>(
@@ -159,7 +159,24 @@ describe("the fan-out's first attempts, claimed in one statement", () => {
       [disabled.id]: ['pending', 0],
     });
     // Claimed already: the same first attempts again send nothing (a fan-out redone by the relay).
-    expect(await Promise.all([...attempts.firsts(ids, 60_000).values()])).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(await Promise.all([...attempts.firsts(ids, 60_000).attempts.values()])).toEqual([undefined, undefined, undefined, undefined, undefined]);
     expect([plain, other].map((d) => sent(d.url))).toEqual([1, 1]);
+  });
+
+  it('a claim the database refuses holds the fan-out up for nothing: `send` settles, and each delivery is left to its workflow', async () => {
+    const warnings: unknown[] = [];
+    const log = createLogger('silent');
+    log.warn = ((obj: unknown) => void warnings.push(obj)) as typeof log.warn;
+    // A NUL byte is text PostgreSQL refuses, so the one statement that claims them all fails.
+    const ids = ['whd_\u0000refused', 'whd_unknown'];
+    const { attempts, posted } = createDeliveryAttempts(deps()).firsts(ids, 60_000);
+    await expect(posted).resolves.toBeUndefined();
+    for (const attempt of attempts.values()) await expect(attempt).rejects.toThrow();
+    const firstAttempts = createFirstAttempts(createDeliveryAttempts(deps()), log);
+    await expect(firstAttempts.send(ids)).resolves.toBeUndefined();
+    await firstAttempts.settled();
+    expect(warnings).toHaveLength(2);
+    // Nothing is left under way: the workflow's own first attempt does not wait for one.
+    await expect(firstAttempts.underWay(ids[0])).resolves.toBeUndefined();
   });
 });

@@ -91,12 +91,14 @@ export function createDeliveryAttempts(deps: WebhookSendDeps & { orm: MikroORM }
      * The first attempts of an event's new deliveries, sent by the fan-out the moment they exist, each when
      * its endpoint has no turn to take (no throttle, no Retry-After in force). One statement claims them all
      * (`claimAttempts`), where a claim each would queue the event's deliveries on the process's connections
-     * and commit one by one; each claimed one is then sent on its own. Each settles undefined when its
-     * delivery was not sent (a paced endpoint, or an attempt claimed already): its workflow makes or reads it.
+     * and commit one by one; each claimed one is then sent on its own. Each attempt settles undefined when
+     * its delivery was not sent (a paced endpoint, or an attempt claimed already): its workflow makes or
+     * reads it. `posted` settles, never rejecting, once the claim is answered and every claimed POST is on
+     * its way (signed and handed to the socket, its `attempted_at` taken).
      */
-    firsts(deliveryIds: readonly string[], nextDelayMs: number | null): Map<string, Promise<AttemptDone | undefined>> {
+    firsts(deliveryIds: readonly string[], nextDelayMs: number | null): { attempts: Map<string, Promise<AttemptDone | undefined>>; posted: Promise<void> } {
       const claimed = claimAttempts(em(), deliveryIds, 1, true);
-      return new Map(
+      const attempts = new Map(
         deliveryIds.map((deliveryId) => {
           const sent = claimed.then((rows) => {
             const row = rows.get(deliveryId);
@@ -105,6 +107,12 @@ export function createDeliveryAttempts(deps: WebhookSendDeps & { orm: MikroORM }
           return [deliveryId, sent];
         }),
       );
+      // Reactions run in the order they were added: this one after every send above has begun.
+      const posted = claimed.then(
+        () => undefined,
+        () => undefined,
+      );
+      return { attempts, posted };
     },
 
     /** After the last attempt: `failed`, unless something already finished it. Safe to run twice. */

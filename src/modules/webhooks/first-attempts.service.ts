@@ -17,17 +17,23 @@ export function createFirstAttempts(attempts: Pick<DeliveryAttempts, 'firsts'>, 
   const immediate = retryDelaysMs[0] === 0;
   const nextDelayMs = retryDelaysMs.length > 1 ? retryDelaysMs[1] : null;
   return {
-    /** The first attempts of an event's new deliveries, claimed together (`firsts`), as many as fit under IN_FLIGHT. */
-    send(deliveryIds: readonly string[]): void {
+    /**
+     * The first attempts of an event's new deliveries, claimed together (`firsts`), as many as fit under
+     * IN_FLIGHT. Settles, never rejecting, once the claim is answered and each claimed POST is on its way;
+     * each attempt itself runs on (`underWay`).
+     */
+    async send(deliveryIds: readonly string[]): Promise<void> {
       if (!immediate) return;
       const fresh = deliveryIds.filter((deliveryId) => !inFlight.has(deliveryId)).slice(0, Math.max(0, IN_FLIGHT - inFlight.size));
       if (fresh.length === 0) return;
-      for (const [deliveryId, attempt] of attempts.firsts(fresh, nextDelayMs)) {
+      const { attempts: sending, posted } = attempts.firsts(fresh, nextDelayMs);
+      for (const [deliveryId, attempt] of sending) {
         const sent = attempt
           .catch((err) => log.warn({ err, deliveryId }, 'first webhook attempt failed to run; its workflow takes the delivery over'))
           .finally(() => inFlight.delete(deliveryId));
         inFlight.set(deliveryId, sent);
       }
+      await posted;
     },
     /** Settles when this process's first attempt of the delivery has finished; at once when none is under way. */
     async underWay(deliveryId: string): Promise<void> {
