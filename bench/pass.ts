@@ -17,6 +17,8 @@ import { quantileBound, scrapeScheduleToStart } from './worker-metrics.js';
 
 /** The API's V8 settings in scripts/run.sh and docker-compose.yml. */
 export const API_NODE_OPTIONS = '--max-old-space-size=512 --max-semi-space-size=16';
+/** V8 flags NODE_OPTIONS refuses, on the API's command line as `npm run api`, compose and the Dockerfile give them. */
+export const API_NODE_FLAGS = (process.env.BENCH_API_NODE_FLAGS ?? '--single-threaded-gc').split(' ').filter(Boolean);
 
 export interface PassOptions extends MeasureOptions {
   name: string;
@@ -60,7 +62,7 @@ export async function spawnApi(o: Pick<PassOptions, 'dist' | 'appEnv' | 'tempora
     ...(apiNodeOptions ? { NODE_OPTIONS: apiNodeOptions } : {}),
   };
   const child = await o.track(
-    spawnService(path.join(o.dist, 'api.js'), { ...o.appEnv, ...apiTuning, TEMPORAL_ADDRESS: o.temporalAddress, PORT: String(port), ADMIN_PORT: String(adminPort) }, port),
+    spawnService(path.join(o.dist, 'api.js'), { ...o.appEnv, ...apiTuning, TEMPORAL_ADDRESS: o.temporalAddress, PORT: String(port), ADMIN_PORT: String(adminPort) }, port, API_NODE_FLAGS),
   );
   return { child, port, adminPort };
 }

@@ -14,7 +14,7 @@ import { writeResults, type PassResult } from './report.js';
 import { freePort } from '../src/dev/free-port.js';
 import { buildDist, serviceEnv, spawnService, startInfrastructure, stopService } from './stack.js';
 import { beforeAndAfter, historyCounts } from './history-actions.js';
-import { API_NODE_OPTIONS, runPass, type PassOptions } from './pass.js';
+import { API_NODE_FLAGS, API_NODE_OPTIONS, runPass, type PassOptions } from './pass.js';
 import { startRealTemporal } from './real-temporal.js';
 import { computeTargets, median } from './targets.js';
 import { runHistory } from './history/pass.js';
@@ -157,7 +157,7 @@ function conditions(build: { dir: string; buildMs: number }, appEnv: Record<stri
     realRounds: REAL ? REAL_ROUNDS : undefined,
     build: `production build (scripts/build.ts) in ${path.relative(process.cwd(), build.dir)}, built in ${build.buildMs} ms; API and workers under plain node`,
     workerEnv: `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}; workflow cache ${process.env.BENCH_MAX_CACHED_WORKFLOWS ?? 'service default (src/config.ts)'}; ${process.env.BENCH_WORKER_HEAP_MB === '0' ? "V8's default heap limit" : `--max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB ?? 384}`} ${process.env.BENCH_WORKER_NODE_OPTIONS ?? '--max-semi-space-size=4'}`,
-    apiEnv: [process.env.BENCH_API_MALLOC_ARENA_MAX && `MALLOC_ARENA_MAX=${process.env.BENCH_API_MALLOC_ARENA_MAX}`, (process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS) && `NODE_OPTIONS=${process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS}`].filter(Boolean).join('; ') || 'defaults',
+    apiEnv: [process.env.BENCH_API_MALLOC_ARENA_MAX && `MALLOC_ARENA_MAX=${process.env.BENCH_API_MALLOC_ARENA_MAX}`, (process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS) && `NODE_OPTIONS=${process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS}`, API_NODE_FLAGS.length && `node ${API_NODE_FLAGS.join(' ')}`].filter(Boolean).join('; ') || 'defaults',
     realServer,
     postgres: infra.postgresSettings,
     loadTool:

@@ -9,7 +9,7 @@ import { freePort } from '../../src/dev/free-port.js';
 import { load } from '../load.js';
 import { peakRssMb, spawnService, stopService } from '../stack.js';
 import { startProbe } from './probe-stack.js';
-import { API_NODE_OPTIONS } from '../pass.js';
+import { API_NODE_FLAGS, API_NODE_OPTIONS } from '../pass.js';
 
 /** User and system CPU of a process so far (ms). */
 const cpuMs = (pid: number) => {
@@ -26,7 +26,9 @@ async function main() {
   const body = JSON.stringify({ description: 'Benchmark order', customer: { email: 'bench@example.com' }, items: [{ name: 'One', price: 10.5, quantity: 1 }, { name: 'Two', price: 3.25, quantity: 2 }, { name: 'Three', price: 99.99, quantity: 3 }] });
   const post = { method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body };
   const seconds = Number(process.env.PROBE_SECONDS ?? 8);
-  const options = (process.env.PROBE_OPTIONS ?? API_NODE_OPTIONS).split('|');
+  const options = (process.env.PROBE_OPTIONS ?? `${API_NODE_OPTIONS} ${API_NODE_FLAGS.join(' ')}`).split('|');
+  // Options NODE_OPTIONS takes go there; V8's own flags (--single-threaded-gc) on the command line.
+  const allowed = (flag: string) => /^--(max-old-space-size|max-semi-space-size|v8-pool-size)=/.test(flag);
   /** Seconds spent in GC by kind, from the API's own prom-client metrics. */
   const gcSeconds = async (adminPort?: number) => {
     if (!adminPort) return {};
@@ -47,7 +49,8 @@ async function main() {
     await measure('reference', `https://127.0.0.1:${workPort}/`, ref.pid!);
     for (const opts of options) {
       const [apiPort, adminPort] = await Promise.all([freePort(), freePort()]);
-      const api = await spawnService(path.join(build.dir, 'api.js'), { ...appEnv, NODE_OPTIONS: opts, PORT: String(apiPort), ADMIN_PORT: String(adminPort) }, apiPort);
+      const flags = opts.split(' ').filter(Boolean);
+      const api = await spawnService(path.join(build.dir, 'api.js'), { ...appEnv, NODE_OPTIONS: flags.filter(allowed).join(' '), PORT: String(apiPort), ADMIN_PORT: String(adminPort) }, apiPort, flags.filter((f) => !allowed(f)));
       await measure(`api '${opts}'`, `https://127.0.0.1:${apiPort}/api/checkout/sessions`, api.pid!, adminPort);
       await stopService(api);
     }

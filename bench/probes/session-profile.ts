@@ -22,7 +22,7 @@ import { freePort } from '../../src/dev/free-port.js';
 import { cpuByGroup, perOperation } from '../cpu.js';
 import { bytesByPlace, connectInspector, cpuByPlace, profileAllocations, profileCpu, type Inspector } from '../inspector.js';
 import { load } from '../load.js';
-import { API_NODE_OPTIONS } from '../pass.js';
+import { API_NODE_FLAGS, API_NODE_OPTIONS } from '../pass.js';
 import { spawnService, stopService } from '../stack.js';
 import { startProbe } from './probe-stack.js';
 
@@ -93,7 +93,7 @@ async function main() {
     const api = await spawnService(path.join(dist.dir, 'api.js'), {
       ...appEnv, ...extraApiEnv, PORT: String(apiPort), ADMIN_PORT: String(apiAdmin),
       NODE_OPTIONS: `${process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS} --inspect=127.0.0.1:${apiInspect}`,
-    }, apiPort);
+    }, apiPort, API_NODE_FLAGS);
     apis.push(api);
     targets.push({ name: dist.label, url: `https://127.0.0.1:${apiPort}/api/checkout/sessions`, pid: api.pid!, inspector: await connectInspector(apiInspect), adminPort: apiAdmin });
   }

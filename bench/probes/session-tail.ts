@@ -26,7 +26,7 @@ import { freePort } from '../../src/dev/free-port.js';
 import { connectInspector, type Inspector } from '../inspector.js';
 import { load } from '../load.js';
 import { fixedRateLatency, percentile } from '../open-loop.js';
-import { API_NODE_OPTIONS } from '../pass.js';
+import { API_NODE_FLAGS, API_NODE_OPTIONS } from '../pass.js';
 import { spawnService, stopService } from '../stack.js';
 import { startProbe } from './probe-stack.js';
 
@@ -79,7 +79,7 @@ async function main() {
   const f1 = await spawnService('bench/floors/bare-koa.ts', { ...tlsEnv, PORT: String(f1Port) });
   const ref = await spawnService('bench/floors/session-writes.ts', { ...tlsEnv, PORT: String(refPort), DATABASE_URL: infra.databaseUrl, REFERENCE: 'work' });
   // PROBE_API_VARIANTS="label=V8 options|…": APIs of the same build with other V8 options, measured in turn.
-  const variants = (process.env.PROBE_API_VARIANTS ?? `api=${process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS}`).split('|').map((v) => {
+  const variants = (process.env.PROBE_API_VARIANTS ?? `api=${process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS} ${API_NODE_FLAGS.join(' ')}`).split('|').map((v) => {
     const [label, ...options] = v.split('=');
     return { label, options: options.join('=') };
   });
