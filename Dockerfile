@@ -43,5 +43,4 @@ EXPOSE 3443 9464
 # dist/migrate.js opens no admin port: run it with --no-healthcheck, or as compose's one-shot service.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.ADMIN_PORT ?? 9464}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# --single-threaded-gc: the garbage collector without helper threads (docs/decisions.md, The API's garbage collector).
-CMD ["node", "--single-threaded-gc", "--enable-source-maps", "dist/api.js"]
+CMD ["node", "--enable-source-maps", "dist/api.js"]

@@ -17,8 +17,11 @@ import { quantileBound, scrapeScheduleToStart } from './worker-metrics.js';
 
 /** The API's V8 settings in scripts/run.sh and docker-compose.yml. */
 export const API_NODE_OPTIONS = '--max-old-space-size=512 --max-semi-space-size=16';
-/** V8 flags NODE_OPTIONS refuses, on the API's command line as `npm run api`, compose and the Dockerfile give them. */
-export const API_NODE_FLAGS = (process.env.BENCH_API_NODE_FLAGS ?? '--single-threaded-gc').split(' ').filter(Boolean);
+/**
+ * BENCH_API_NODE_FLAGS: V8 flags NODE_OPTIONS refuses (`--single-threaded-gc`), given on the API's command
+ * line, to measure what they do. None by default: the API runs as `npm run api` and compose start it.
+ */
+export const API_NODE_FLAGS = (process.env.BENCH_API_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
 export interface PassOptions extends MeasureOptions {
   name: string;

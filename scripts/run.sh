@@ -31,11 +31,8 @@ case "$cmd" in
     exec "${tsnode[@]}" src/main/dev.ts "$@" ;;
   # V8's young generation at 16 MB semi-spaces and its old space at 512 MB: 4 MB semi-spaces kept the RSS
   # down but promoted in-flight requests and cost a third of the API's CPU; 512 MB keeps V8's old-space
-  # growth modest (docs/benchmark.md; docs/decisions.md, What the API's memory is). --single-threaded-gc
-  # (a V8 flag NODE_OPTIONS refuses, so on the command line, as compose and the Dockerfile give it): the
-  # collector's helper threads fought the API and PostgreSQL for two cores, and the API's p99 at half
-  # rate went 28-44 ms with them, 5-26 ms without (docs/decisions.md, The API's garbage collector).
-  api) NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=512 --max-semi-space-size=16}" exec node --single-threaded-gc --enable-source-maps --import tsx src/main/api.ts "$@" ;;
+  # growth modest (docs/benchmark.md; docs/decisions.md, What the API's memory is).
+  api) NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=512 --max-semi-space-size=16}" exec "${tsnode[@]}" src/main/api.ts "$@" ;;
   # Two malloc arenas, not glibc's 8 per core: the SDK's native threads otherwise each grow an arena of
   # their own. V8's old space capped at 384 MB in each isolate (the main thread and the workflow thread),
   # far above what either uses, and its young generation at 4 MB semi-spaces instead of tens of MB of

@@ -13,8 +13,6 @@ import { DEPLOY, REPO } from './temporal.js';
 
 /** The entry points docker-compose.yml and the Dockerfile run (the compose test checks they agree). */
 export const ENTRY_POINTS = { api: 'dist/api.js', worker: 'dist/worker.js', migrate: 'dist/migrate.js' } as const;
-/** The flags node is given before each entry point, as compose and the Dockerfile give them (the same test). */
-export const NODE_FLAGS = { api: ['--single-threaded-gc', '--enable-source-maps'], worker: ['--enable-source-maps'] } as const;
 
 export interface Service {
   name: string;
@@ -85,7 +83,7 @@ export async function startServices(w: Wiring): Promise<Services> {
     } else {
       Object.assign(env, { TEMPORAL_METRICS_ADDRESS: 'off', WORKER_SHUTDOWN_GRACE: '20s' });
     }
-    return startProc(logDir, `${s.name}-${++starts}`, process.execPath, [...NODE_FLAGS[s.kind], ENTRY_POINTS[s.kind]], env, REPO);
+    return startProc(logDir, `${s.name}-${++starts}`, process.execPath, ['--enable-source-maps', ENTRY_POINTS[s.kind]], env, REPO);
   };
   const ready = (s: Service) => until(`${s.name} ready`, () => httpOk(s.adminPort, '/readyz'), 90_000, s.proc);
 

@@ -96,9 +96,8 @@ describe('the production build (dist/, production dependencies only, plain node)
     expect(dockerfile).toContain('RUN npm run build');
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\n.*\/healthz/m);
-    expect(dockerfile).toContain('CMD ["node", "--single-threaded-gc", "--enable-source-maps", "dist/api.js"]');
-    expect(compose).toContain('command: ["node", "--single-threaded-gc", "--enable-source-maps", "dist/api.js"]');
-    for (const entry of ['migrate', 'worker']) expect(compose).toContain(`command: ["node", "--enable-source-maps", "dist/${entry}.js"]`);
+    expect(dockerfile).toContain('CMD ["node", "--enable-source-maps", "dist/api.js"]');
+    for (const entry of ['migrate', 'api', 'worker']) expect(compose).toContain(`command: ["node", "--enable-source-maps", "dist/${entry}.js"]`);
     expect(compose).not.toMatch(/tsx|src\/main/);
   });
 
