@@ -92,6 +92,16 @@ export function buildDist(): { dir: string; buildMs: number } {
 }
 
 /**
+ * A V8 option set split as a start script gives it: what NODE_OPTIONS takes (the heap sizes) there, and
+ * the flags it refuses (`--single-threaded-gc`) on the command line (`spawnService`'s `execArgv`).
+ */
+export function nodeOptionsAndFlags(options: string): { nodeOptions: string[]; flags: string[] } {
+  const all = options.split(' ').filter(Boolean);
+  const taken = (flag: string) => /^--(max-old-space-size|max-semi-space-size|v8-pool-size)=/.test(flag);
+  return { nodeOptions: all.filter(taken), flags: all.filter((flag) => !taken(flag)) };
+}
+
+/**
  * Forks an entry point: a compiled `.js` one (dist/) under plain node, a TypeScript one (the floors)
  * under tsx. Resolves once it says `ready` over IPC, or once `readyPort`
  * accepts connections, or (`readyPort` 0) straight away for a process with no port of its own.

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../../src/dev/free-port.js';
 import { load } from '../load.js';
-import { peakRssMb, spawnService, stopService } from '../stack.js';
+import { nodeOptionsAndFlags, peakRssMb, spawnService, stopService } from '../stack.js';
 import { startProbe } from './probe-stack.js';
 import { API_NODE_FLAGS, API_NODE_OPTIONS } from '../pass.js';
 
@@ -27,8 +27,6 @@ async function main() {
   const post = { method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body };
   const seconds = Number(process.env.PROBE_SECONDS ?? 8);
   const options = (process.env.PROBE_OPTIONS ?? `${API_NODE_OPTIONS} ${API_NODE_FLAGS.join(' ')}`).split('|');
-  // Options NODE_OPTIONS takes go there; V8's own flags (--single-threaded-gc) on the command line.
-  const allowed = (flag: string) => /^--(max-old-space-size|max-semi-space-size|v8-pool-size)=/.test(flag);
   /** Seconds spent in GC by kind, from the API's own prom-client metrics. */
   const gcSeconds = async (adminPort?: number) => {
     if (!adminPort) return {};
@@ -49,8 +47,8 @@ async function main() {
     await measure('reference', `https://127.0.0.1:${workPort}/`, ref.pid!);
     for (const opts of options) {
       const [apiPort, adminPort] = await Promise.all([freePort(), freePort()]);
-      const flags = opts.split(' ').filter(Boolean);
-      const api = await spawnService(path.join(build.dir, 'api.js'), { ...appEnv, NODE_OPTIONS: flags.filter(allowed).join(' '), PORT: String(apiPort), ADMIN_PORT: String(adminPort) }, apiPort, flags.filter((f) => !allowed(f)));
+      const { nodeOptions, flags } = nodeOptionsAndFlags(opts);
+      const api = await spawnService(path.join(build.dir, 'api.js'), { ...appEnv, NODE_OPTIONS: nodeOptions.join(' '), PORT: String(apiPort), ADMIN_PORT: String(adminPort) }, apiPort, flags);
       await measure(`api '${opts}'`, `https://127.0.0.1:${apiPort}/api/checkout/sessions`, api.pid!, adminPort);
       await stopService(api);
     }

@@ -27,7 +27,7 @@ import { connectInspector, type Inspector } from '../inspector.js';
 import { load } from '../load.js';
 import { fixedRateLatency, percentile } from '../open-loop.js';
 import { API_NODE_FLAGS, API_NODE_OPTIONS } from '../pass.js';
-import { spawnService, stopService } from '../stack.js';
+import { nodeOptionsAndFlags, spawnService, stopService } from '../stack.js';
 import { startProbe } from './probe-stack.js';
 
 const SECONDS = Number(process.env.PROBE_SECONDS ?? 10);
@@ -86,12 +86,10 @@ async function main() {
   const apis: { label: string; options: string; child: Awaited<ReturnType<typeof spawnService>>; inspector: Inspector; origin: number; url: string }[] = [];
   for (const { label, options } of variants) {
     const [apiPort, apiAdmin, apiInspect] = [await freePort(), await freePort(), await freePort()];
-    // Options NODE_OPTIONS takes go there, as scripts/run.sh gives them; V8's own flags on the command line.
-    const flags = options.split(' ').filter(Boolean);
-    const allowed = (flag: string) => /^--(max-old-space-size|max-semi-space-size|v8-pool-size)=/.test(flag);
+    const { nodeOptions, flags } = nodeOptionsAndFlags(options);
     const child = await spawnService(path.join(build.dir, 'api.js'), {
-      ...appEnv, PORT: String(apiPort), ADMIN_PORT: String(apiAdmin), NODE_OPTIONS: [...flags.filter(allowed), `--inspect=127.0.0.1:${apiInspect}`].join(' '),
-    }, apiPort, flags.filter((f) => !allowed(f)));
+      ...appEnv, PORT: String(apiPort), ADMIN_PORT: String(apiAdmin), NODE_OPTIONS: [...nodeOptions, `--inspect=127.0.0.1:${apiInspect}`].join(' '),
+    }, apiPort, flags);
     const inspector = await connectInspector(apiInspect);
     apis.push({ label, options, child, inspector, origin: await recordGcs(inspector), url: `https://127.0.0.1:${apiPort}/api/checkout/sessions` });
   }

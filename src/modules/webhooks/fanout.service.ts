@@ -17,7 +17,7 @@ export interface FanoutDeps {
   taskQueue: string;
   log: Logger;
   retryDelaysMs?: number[];
-  /** A worker's: sends each new delivery's first attempt at once, beside its workflow's start. */
+  /** A worker's: sends each new delivery's first attempt at once, just before its workflow's start. */
   firstAttempts?: Pick<FirstAttempts, 'send'>;
   /** Test seam: runs after the deliveries are committed and before any attempt or workflow starts (crash tests). */
   afterDeliveriesCommitted?: () => Promise<void> | void;

@@ -7,8 +7,9 @@ const IN_FLIGHT = 64;
 
 /**
  * A worker's first attempts (docs/decisions.md, Hot paths): the fan-out sends each new delivery's first
- * attempt the moment the delivery exists, beside its workflow's start, when the schedule's first delay is
- * none (the spec's "immediate"). Not awaited by the fan-out, so a slow receiver holds no relay lane. The
+ * attempt the moment the delivery exists, just before its workflow's start, when the schedule's first delay
+ * is none (the spec's "immediate"). The fan-out waits for the claim and the POST's leaving, never for the
+ * receiver's answer, so a slow receiver holds no relay lane. The
  * workflow owns the delivery from there: its own first attempt, run in this process (an eager start
  * hands it here), waits for the one under way (`underWay`) and then reads what it came to.
  */
