@@ -179,13 +179,27 @@ export async function startStack(env: StackEnv = {}, opts: StackOptions = {}): P
     },
     stop: async () => {
       // The processes first: none may outlive the file, and none may find its database or Temporal gone mid-step.
-      await killAll();
+      await stopStep('the processes', killAll);
       for (const made of clients) made.close();
-      await api?.close();
-      await worker?.stop();
-      await temporal.connection.close();
-      await orm.close();
+      await stopStep('the API', () => api?.close());
+      await stopStep('the worker', () => worker?.stop());
+      await stopStep('the Temporal connection', () => temporal.connection.close());
+      await stopStep('the database pool', () => orm.close());
     },
   };
   return api ? { ...stack, origin: api.origin, http: client(api.origin) } : stack;
+}
+
+/**
+ * One step of a stack's stop. A step still running after 10 s says so on stderr, with its name: a hook
+ * that times out (once, under stress-ng, after 60 s) otherwise names only the file.
+ */
+async function stopStep(name: string, run: () => unknown): Promise<void> {
+  const started = Date.now();
+  const slow = setInterval(() => process.stderr.write(`test stack stop: ${name} still running after ${Math.round((Date.now() - started) / 1000)} s\n`), 10_000);
+  try {
+    await run();
+  } finally {
+    clearInterval(slow);
+  }
 }
