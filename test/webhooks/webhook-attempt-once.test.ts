@@ -110,8 +110,9 @@ describe('an attempt run a second time', () => {
     let answer!: () => void;
     const d = await delivery({ status: 500, held: new Promise((resolve) => (answer = resolve)) });
     const firstAttempts = createFirstAttempts(createDeliveryAttempts(deps()), createLogger('silent'));
+    // `send` settles once the claim is answered and the POST is on its way (the fan-out then starts the workflows).
     await firstAttempts.send([d.id]);
-    while (sent(d.url) === 0) await new Promise((r) => setTimeout(r, 20));
+    expect(sent(d.url)).toBe(1);
     let settled = false;
     const own = activities({ firstAttempts })
       .sendWebhookAttempt({ deliveryId: d.id, attemptNumber: 1, nextDelayMs: 60_000, now: Date.now(), turnTaken: false })
