@@ -81,15 +81,13 @@ export async function payCheckout(deps: PayDeps, session: CheckoutSession, input
   // lost (an error reached this call after the workflow had accepted its update), or the update was answered
   // by a run that had not yet heard of the attempt, which it then resumed (workflows/checkout.ts, `settle`).
   // Its outcome is read in the database, by the same deadline.
-  if (current.paymentAttemptId === attemptId && current.status === 'processing') {
-    current = await paymentEndedBy(deps, session.id, deadline);
-  }
+  const ownOutcome = (s: CheckoutSession) => (s.paymentAttemptId === attemptId && s.status === 'processing' ? paymentEndedBy(deps, session.id, deadline) : s);
+  current = await ownOutcome(current);
   let verdict = payVerdict(current, attemptId, heard);
   // "Retry" is true only once nothing of this attempt can be charged later: the attempt is refused on the
   // session first. If its payment (or another) moved the session before that, the session says what came of it.
   if (verdict.answer === 'retry' && !(await refuseAttempt(deps.orm.em.fork(), session.id, attemptId))) {
-    current = await loadSession(deps, session.id);
-    if (current.paymentAttemptId === attemptId && current.status === 'processing') current = await paymentEndedBy(deps, session.id, deadline);
+    current = await ownOutcome(await loadSession(deps, session.id));
     verdict = payVerdict(current, attemptId, heard);
   }
   if (verdict.answer === 'not_payable') throw new DomainError('session_not_payable', { params: { status: verdict.status } });
