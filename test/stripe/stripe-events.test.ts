@@ -167,8 +167,12 @@ describe('the dispute events in any order', () => {
     const ours = opened.body.data.disputeId;
     expect(await disputeOf(ours)).toMatchObject({ status: 'warning_needs_response' });
     await postEvent(await disputeEvent('charge.dispute.funds_withdrawn', { ...dispute, status: 'needs_response' }));
-    expect(await disputeOf(ours)).toMatchObject({ status: 'needs_response' });
-    expect((await postEvent(await disputeEvent('charge.dispute.updated', { ...dispute, status: 'warning_under_review' }))).body.data.outcome).toBe('unchanged');
+    const chargeback = await disputeOf(ours);
+    expect(chargeback).toMatchObject({ status: 'needs_response' });
+    // The inquiry's own deadline, an hour off the chargeback's: a report behind the dispute moves none of it.
+    const older = { ...dispute, status: 'warning_under_review', dueBy: new Date(Date.parse(chargeback.evidenceDueBy) - 3_600_000) };
+    expect((await postEvent(await disputeEvent('charge.dispute.updated', older))).body.data.outcome).toBe('unchanged');
+    expect(await disputeOf(ours)).toEqual(chargeback);
     await postEvent(await disputeEvent('charge.dispute.closed', { ...dispute, status: 'lost' }));
     expect(await disputeOf(ours)).toMatchObject({ status: 'lost' });
     await ledgerClean();
@@ -201,6 +205,19 @@ describe('the dispute events in any order', () => {
       expect(new Set(answers.map((a) => a.body.data.disputeId)).size).toBe(1);
     }
     await ledgerClean();
+  });
+
+  it("a chargeback's deadline moved at Stripe moves here, and the merchant is told (dispute.updated); the same deadline again is unchanged", async () => {
+    const paid = await livePayment();
+    const dispute = { id: newDisputeId(), paymentIntent: paid.intent, amount: paid.total, status: 'needs_response' };
+    const ours = (await postEvent(await disputeEvent('charge.dispute.created', dispute))).body.data.disputeId;
+    const later = new Date(Date.parse((await disputeOf(ours)).evidenceDueBy) + 86_400_000);
+    const moved = await postEvent(await disputeEvent('charge.dispute.updated', { ...dispute, dueBy: later }));
+    expect(moved.body.data).toMatchObject({ outcome: 'applied', disputeId: ours });
+    expect(await disputeOf(ours)).toMatchObject({ status: 'needs_response', evidenceDueBy: later.toISOString() });
+    const told = await sql<{ type: string }>(stack, `select type from events where payload->>'disputeId' = ? order by created_at, id`, [ours]);
+    expect(told.map((e) => e.type)).toEqual(['dispute.created', 'dispute.funds_withdrawn', 'dispute.updated']);
+    expect((await postEvent(await disputeEvent('charge.dispute.updated', { ...dispute, dueBy: later }))).body.data.outcome).toBe('unchanged');
   });
 
   it('an inquiry closed at Stripe (warning_closed) closes here, moving no money', async () => {

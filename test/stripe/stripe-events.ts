@@ -16,6 +16,11 @@ const fromMock = async (path: string) => {
 };
 
 let sequence = 0;
+/**
+ * The evidence deadline every event carries unless the test gives one: one instant for the whole file,
+ * so two events of one dispute built a second apart do not tell it of a moved deadline by accident.
+ */
+const DEFAULT_DUE_BY = new Date(Date.now() + 7 * 86_400_000);
 
 /** A `charge.dispute.*` event for the dispute `disputeId` of the intent `paymentIntent`, in `status`. */
 export async function disputeEvent(
@@ -32,7 +37,7 @@ export async function disputeEvent(
     status: dispute.status,
     amount: dispute.amount,
     reason: dispute.reason ?? 'fraudulent',
-    evidence_details: { ...fixture.evidence_details, due_by: Math.floor((dispute.dueBy ?? new Date(Date.now() + 7 * 86_400_000)).getTime() / 1000) },
+    evidence_details: { ...fixture.evidence_details, due_by: Math.floor((dispute.dueBy ?? DEFAULT_DUE_BY).getTime() / 1000) },
   };
   return { ...envelope, id: eventId, type, api_version: STRIPE_API_VERSION, created: Math.floor(Date.now() / 1000), data: { object } } as unknown as Stripe.Event;
 }

@@ -97,7 +97,9 @@ async function moveForward(tx: EntityManager, found: Dispute, report: AcquirerDi
   const inquiry = isInquiry(dispute.status);
   switch (report.stage) {
     case 'inquiry':
-      return adoptDeadline(tx, dispute, report.evidenceDueBy, at);
+      // An inquiry's report for what is a chargeback here is behind it, deadline and all: a chargeback's
+      // deadline is the network's, set when the funds were withdrawn, not the inquiry's before it.
+      return inquiry ? adoptDeadline(tx, dispute, report.evidenceDueBy, at) : dispute;
     case 'inquiry_closed':
       // An inquiry closes as won (`warning_closed`); a chargeback cannot go back to being one.
       return inquiry ? decide('won') : dispute;
