@@ -1,15 +1,10 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { PaymentStatus } from '../../contracts/search-attributes.js';
 import { IN_DOUBT_CHECK_MS, SETTLE_AFTER_MS } from '../../workflows/checkout-payment.js';
 import { payUpdate, sessionClosedSignal, settlePaymentSignal } from '../../workflows/checkout.js';
 import { checkoutMocks, DAY, payRequest, withCheckout } from '../support/checkout-workflow.js';
-import { createTimeSkippingEnv } from '../support/time-skipping.js';
+import { useTimeSkippingEnv } from '../support/time-skipping.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-afterAll(async () => env?.teardown());
+const env = useTimeSkippingEnv();
 
 const inProcessing = (processingForMs: number) => ({ status: 'processing' as const, attemptId: 'attempt-lost', processingForMs });
 const paymentStatusOf = async (handle: { describe: () => Promise<{ typedSearchAttributes: { get: (key: typeof PaymentStatus) => unknown } }> }) =>
@@ -27,11 +22,11 @@ describe('a payment in doubt, settled by its checkout workflow', () => {
     activities.paymentInDoubt.mockResolvedValue(inProcessing(5_000));
     let settledAt = 0;
     activities.settlePayment.mockImplementation(async () => {
-      settledAt = await env.currentTimeMs();
+      settledAt = await env().currentTimeMs();
       return { status: 'completed', chargeId: 'ch_sim_ok_found', reason: 'charge found' };
     });
-    await withCheckout(env, activities, async (handle) => {
-      const startedAt = await env.currentTimeMs();
+    await withCheckout(env(), activities, async (handle) => {
+      const startedAt = await env().currentTimeMs();
       expect(await handle.result()).toBe('closed');
       expect(activities.paymentInDoubt).toHaveBeenCalledWith('sess-1');
       expect(activities.settlePayment).toHaveBeenCalledTimes(1);
@@ -48,7 +43,7 @@ describe('a payment in doubt, settled by its checkout workflow', () => {
     const activities = checkoutMocks();
     activities.paymentInDoubt.mockResolvedValue(inProcessing(120_000));
     activities.settlePayment.mockResolvedValue({ status: 'failed', chargeId: null, reason: "no charge under the session's key" });
-    await withCheckout(env, activities, async (handle) => {
+    await withCheckout(env(), activities, async (handle) => {
       expect(await handle.result()).toBe('closed');
       expect(activities.settlePayment).toHaveBeenCalledTimes(1);
       expect(await paymentStatusOf(handle)).toBe('failed');
@@ -60,7 +55,7 @@ describe('a payment in doubt, settled by its checkout workflow', () => {
     activities.beginPayment.mockReset().mockResolvedValue({ started: false, status: 'processing' });
     activities.paymentInDoubt.mockResolvedValue(inProcessing(90_000));
     activities.settlePayment.mockResolvedValue({ status: 'failed', chargeId: null, reason: "no charge under the session's key" });
-    await withCheckout(env, activities, async (handle) => {
+    await withCheckout(env(), activities, async (handle) => {
       expect(await handle.executeUpdate(payUpdate, { args: [payRequest] })).toEqual({ outcome: 'not_payable', status: 'processing' });
       expect(await handle.result()).toBe('closed');
       expect(activities.chargeCard).not.toHaveBeenCalled();
@@ -78,9 +73,9 @@ describe('a payment in doubt, settled by its checkout workflow', () => {
       const activities = checkoutMocks(checkoutMocks().chargeCard.mockResolvedValue({ status: 'succeeded', chargeId: 'ch_sim_ok_resumed' }));
       activities.beginPayment.mockReset().mockResolvedValueOnce({ started: false, status: 'processing' }).mockResolvedValue({ started: true, status: 'processing' });
       activities.paymentInDoubt.mockResolvedValue(doubtedBy('attempt-first'));
-      await withCheckout(env, activities, async (handle) => {
+      await withCheckout(env(), activities, async (handle) => {
         expect(await handle.executeUpdate(payUpdate, { args: [payOf('attempt-second')] })).toEqual({ outcome: 'not_payable', status: 'processing' });
-        await env.sleep(5_000);
+        await env().sleep(5_000);
         expect(activities.paymentInDoubt).toHaveBeenCalledTimes(1);
         // Answered at once, as any pay while another step runs; its call reads the outcome from the database.
         expect(await handle.executeUpdate(payUpdate, { args: [payOf('attempt-first')] })).toEqual({ outcome: 'not_payable', status: 'processing' });
@@ -108,7 +103,7 @@ describe('a payment in doubt, settled by its checkout workflow', () => {
         })
         .mockResolvedValue({ started: true, status: 'processing' });
       activities.paymentInDoubt.mockResolvedValue(doubtedBy('attempt-first'));
-      await withCheckout(env, activities, async (handle) => {
+      await withCheckout(env(), activities, async (handle) => {
         const second = handle.executeUpdate(payUpdate, { args: [payOf('attempt-second')] });
         await begun;
         expect(await handle.executeUpdate(payUpdate, { args: [payOf('attempt-first')] })).toEqual({ outcome: 'not_payable', status: 'processing' });
@@ -125,7 +120,7 @@ describe('a payment in doubt, settled by its checkout workflow', () => {
       activities.beginPayment.mockReset().mockResolvedValue({ started: false, status: 'processing' });
       activities.paymentInDoubt.mockResolvedValue(doubtedBy('attempt-lost'));
       activities.settlePayment.mockResolvedValue({ status: 'failed', chargeId: null, reason: "no charge under the session's key" });
-      await withCheckout(env, activities, async (handle) => {
+      await withCheckout(env(), activities, async (handle) => {
         await handle.executeUpdate(payUpdate, { args: [payOf('attempt-second')] });
         await handle.executeUpdate(payUpdate, { args: [payOf('attempt-third')] });
         expect(await handle.result()).toBe('closed');
@@ -138,8 +133,8 @@ describe('a payment in doubt, settled by its checkout workflow', () => {
   it('a session still pending when asked stays payable: nothing is settled, and a later pay pays it', async () => {
     const charge = checkoutMocks().chargeCard.mockResolvedValue({ status: 'succeeded', chargeId: 'ch_sim_ok_later' });
     const activities = checkoutMocks(charge);
-    await withCheckout(env, activities, async (handle) => {
-      await env.sleep(IN_DOUBT_CHECK_MS + 1_000);
+    await withCheckout(env(), activities, async (handle) => {
+      await env().sleep(IN_DOUBT_CHECK_MS + 1_000);
       expect(activities.paymentInDoubt).toHaveBeenCalledTimes(1);
       expect(activities.settlePayment).not.toHaveBeenCalled();
       expect(await handle.executeUpdate(payUpdate, { args: [payRequest] })).toEqual({ outcome: 'completed', status: 'completed' });
@@ -151,7 +146,7 @@ describe('a payment in doubt, settled by its checkout workflow', () => {
   it('a pay that arrives in time is paid as always: the workflow never asks about a payment in doubt', async () => {
     const charge = checkoutMocks().chargeCard.mockResolvedValue({ status: 'succeeded', chargeId: 'ch_sim_ok_1' });
     const activities = checkoutMocks(charge);
-    await withCheckout(env, activities, async (handle) => {
+    await withCheckout(env(), activities, async (handle) => {
       expect(await handle.executeUpdate(payUpdate, { args: [payRequest] })).toEqual({ outcome: 'completed', status: 'completed' });
       expect(await handle.result()).toBe('closed');
       expect(activities.paymentInDoubt).not.toHaveBeenCalled();
@@ -162,10 +157,10 @@ describe('a payment in doubt, settled by its checkout workflow', () => {
     const activities = checkoutMocks();
     activities.paymentInDoubt.mockResolvedValueOnce({ status: 'pending', attemptId: null, processingForMs: 0 }).mockResolvedValue(inProcessing(600_000));
     activities.settlePayment.mockResolvedValue({ status: 'completed', chargeId: 'ch_sim_ok_swept', reason: 'charge found' });
-    await withCheckout(env, activities, async (handle) => {
-      await env.sleep(IN_DOUBT_CHECK_MS + 1_000);
+    await withCheckout(env(), activities, async (handle) => {
+      await env().sleep(IN_DOUBT_CHECK_MS + 1_000);
       await handle.signal(settlePaymentSignal, 'another-session');
-      await env.sleep(60_000);
+      await env().sleep(60_000);
       expect(activities.paymentInDoubt).toHaveBeenCalledTimes(1);
       await handle.signal(settlePaymentSignal, 'sess-1');
       expect(await handle.result()).toBe('closed');
@@ -179,7 +174,7 @@ describe('a payment in doubt, settled by its checkout workflow', () => {
     activities.expireSession.mockResolvedValue('processing');
     activities.paymentInDoubt.mockResolvedValueOnce({ status: 'pending', attemptId: null, processingForMs: 0 }).mockResolvedValue(inProcessing(3_600_000));
     activities.settlePayment.mockResolvedValue({ status: 'failed', chargeId: null, reason: "no charge under the session's key" });
-    await withCheckout(env, activities, async (handle) => {
+    await withCheckout(env(), activities, async (handle) => {
       expect(await handle.result()).toBe('closed');
       expect(activities.expireSession).toHaveBeenCalledWith('sess-1');
       expect(activities.settlePayment).toHaveBeenCalledTimes(1);
@@ -191,7 +186,7 @@ describe('a payment in doubt, settled by its checkout workflow', () => {
 describe('messages name their session', () => {
   it('a pay naming another session is refused before it is accepted; nothing is begun', async () => {
     const activities = checkoutMocks();
-    await withCheckout(env, activities, async (handle) => {
+    await withCheckout(env(), activities, async (handle) => {
       const refused = handle.executeUpdate(payUpdate, { args: [{ ...payRequest, sessionId: 'another-session' }] });
       await expect(refused).rejects.toMatchObject({ cause: { message: expect.stringMatching(/names session another-session, not sess-1/) } });
       expect(activities.beginPayment).not.toHaveBeenCalled();
@@ -200,9 +195,9 @@ describe('messages name their session', () => {
 
   it('a closed signal naming another session leaves the workflow open; its own closes it', async () => {
     const activities = checkoutMocks();
-    await withCheckout(env, activities, async (handle) => {
+    await withCheckout(env(), activities, async (handle) => {
       await handle.signal(sessionClosedSignal, 'another-session', 'cancelled');
-      await env.sleep(IN_DOUBT_CHECK_MS + 1_000);
+      await env().sleep(IN_DOUBT_CHECK_MS + 1_000);
       expect((await handle.describe()).status.name).toBe('RUNNING');
       await handle.signal(sessionClosedSignal, 'sess-1', 'cancelled');
       expect(await handle.result()).toBe('closed');
@@ -212,8 +207,8 @@ describe('messages name their session', () => {
 
   it('expires a session still pending a day later, as before', async () => {
     const activities = checkoutMocks();
-    await withCheckout(env, activities, async (handle) => {
-      await env.sleep(DAY + 60_000);
+    await withCheckout(env(), activities, async (handle) => {
+      await env().sleep(DAY + 60_000);
       expect(await handle.result()).toBe('expired');
     });
   });

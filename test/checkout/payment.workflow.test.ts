@@ -1,16 +1,11 @@
 import { jest } from '@jest/globals';
 import { WorkflowUpdateStage } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PaymentActivities } from '../../activities/checkout-payment.js';
 import { payUpdate } from '../../workflows/checkout.js';
 import { checkoutMocks, payRequest, withCheckout } from '../support/checkout-workflow.js';
-import { createTimeSkippingEnv } from '../support/time-skipping.js';
+import { useTimeSkippingEnv } from '../support/time-skipping.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-afterAll(async () => env?.teardown());
+const env = useTimeSkippingEnv();
 
 describe('payment inside the checkout workflow', () => {
   it('retries a transient processor fault, then completes the payment and closes the workflow', async () => {
@@ -20,7 +15,7 @@ describe('payment inside the checkout workflow', () => {
       .mockRejectedValueOnce(new Error('processor unavailable'))
       .mockResolvedValue({ status: 'succeeded', chargeId: 'ch_sim_ok_1' });
     const activities = checkoutMocks(charge);
-    await withCheckout(env, activities, async (handle) => {
+    await withCheckout(env(), activities, async (handle) => {
       expect(await handle.executeUpdate(payUpdate, { args: [payRequest] })).toEqual({ outcome: 'completed', status: 'completed' });
       expect(charge).toHaveBeenCalledTimes(3);
       expect(charge).toHaveBeenCalledWith('sess-1', 'tok_sim_success_x');
@@ -36,7 +31,7 @@ describe('payment inside the checkout workflow', () => {
     const charge = jest.fn<PaymentActivities['chargeCard']>().mockRejectedValue(new Error('processor timed out'));
     const activities = checkoutMocks(charge);
     activities.lookUpCharge.mockReset().mockResolvedValue({ status: 'succeeded', chargeId: 'ch_sim_ok_late' });
-    await withCheckout(env, activities, async (handle) => {
+    await withCheckout(env(), activities, async (handle) => {
       expect(await handle.executeUpdate(payUpdate, { args: [payRequest] })).toEqual({ outcome: 'completed', status: 'completed' });
       expect(charge).toHaveBeenCalledTimes(4);
       expect(activities.lookUpCharge).toHaveBeenCalledTimes(1);
@@ -50,7 +45,7 @@ describe('payment inside the checkout workflow', () => {
   it('fails the payment as processing_error only once the lookup says no charge was made', async () => {
     const charge = jest.fn<PaymentActivities['chargeCard']>().mockRejectedValue(new Error('processor unavailable'));
     const activities = checkoutMocks(charge);
-    await withCheckout(env, activities, async (handle) => {
+    await withCheckout(env(), activities, async (handle) => {
       expect(await handle.executeUpdate(payUpdate, { args: [payRequest] })).toEqual({ outcome: 'failed', status: 'failed' });
       expect(charge).toHaveBeenCalledTimes(4);
       expect(activities.lookUpCharge).toHaveBeenCalledWith('sess-1');
@@ -67,7 +62,7 @@ describe('payment inside the checkout workflow', () => {
     const charge = jest.fn<PaymentActivities['chargeCard']>().mockRejectedValue(new Error('processor timed out'));
     const activities = checkoutMocks(charge);
     activities.lookUpCharge.mockReset().mockResolvedValue({ status: 'declined', code: 'insufficient_funds', message: 'Your card has insufficient funds.' });
-    await withCheckout(env, activities, async (handle) => {
+    await withCheckout(env(), activities, async (handle) => {
       expect(await handle.executeUpdate(payUpdate, { args: [payRequest] })).toEqual({ outcome: 'failed', status: 'failed' });
       expect(activities.failPayment).toHaveBeenCalledWith('sess-1', { code: 'insufficient_funds', message: 'Your card has insufficient funds.' });
     });
@@ -79,15 +74,15 @@ describe('payment inside the checkout workflow', () => {
     const lookups = activities.lookUpCharge.mockReset();
     for (let i = 0; i < 12; i++) lookups.mockRejectedValueOnce(new Error('processor unavailable'));
     lookups.mockResolvedValue({ status: 'succeeded', chargeId: 'ch_sim_ok_found' });
-    await withCheckout(env, activities, async (handle) => {
-      const startedAt = await env.currentTimeMs();
+    await withCheckout(env(), activities, async (handle) => {
+      const startedAt = await env().currentTimeMs();
       const update = await handle.startUpdate(payUpdate, { args: [payRequest], waitForStage: WorkflowUpdateStage.ACCEPTED });
       // Waiting on the workflow's result (not the update's) lets the test server skip through the backoff.
       expect(await handle.result()).toBe('closed');
       expect(await update.result()).toEqual({ outcome: 'completed', status: 'completed' });
       expect(lookups).toHaveBeenCalledTimes(13);
       // 1 s doubling, capped at 5 minutes: twelve failed lookups wait 1,411 s in all.
-      expect((await env.currentTimeMs()) - startedAt).toBeGreaterThan(20 * 60 * 1000);
+      expect((await env().currentTimeMs()) - startedAt).toBeGreaterThan(20 * 60 * 1000);
       expect(activities.failPayment).not.toHaveBeenCalled();
       expect(activities.completePayment).toHaveBeenCalledWith('sess-1', 'ch_sim_ok_found');
     });
@@ -98,7 +93,7 @@ describe('payment inside the checkout workflow', () => {
       .fn<PaymentActivities['chargeCard']>()
       .mockResolvedValue({ status: 'declined', code: 'card_declined', message: 'Your card was declined.' });
     const activities = checkoutMocks(charge);
-    await withCheckout(env, activities, async (handle) => {
+    await withCheckout(env(), activities, async (handle) => {
       expect(await handle.executeUpdate(payUpdate, { args: [payRequest] })).toEqual({ outcome: 'failed', status: 'failed' });
       expect(charge).toHaveBeenCalledTimes(1);
       expect(activities.failPayment).toHaveBeenCalledWith('sess-1', { code: 'card_declined', message: 'Your card was declined.' });
@@ -110,7 +105,7 @@ describe('payment inside the checkout workflow', () => {
     const activities = checkoutMocks(charge);
     // The first run's answer is lost (it moved the session, then Temporal never heard back).
     activities.beginPayment.mockReset().mockRejectedValueOnce(new Error('answer lost')).mockResolvedValue({ started: true, status: 'processing' });
-    await withCheckout(env, activities, async (handle) => {
+    await withCheckout(env(), activities, async (handle) => {
       expect(await handle.executeUpdate(payUpdate, { args: [payRequest] })).toEqual({ outcome: 'completed', status: 'completed' });
       const [first, retry] = activities.beginPayment.mock.calls;
       expect(retry[2]).toBe(first[2]);
@@ -122,7 +117,7 @@ describe('payment inside the checkout workflow', () => {
     const charge = jest.fn<PaymentActivities['chargeCard']>();
     const activities = checkoutMocks(charge);
     activities.beginPayment.mockReset().mockResolvedValue({ started: false, status: 'cancelled' });
-    await withCheckout(env, activities, async (handle) => {
+    await withCheckout(env(), activities, async (handle) => {
       expect(await handle.executeUpdate(payUpdate, { args: [payRequest] })).toEqual({ outcome: 'not_payable', status: 'cancelled' });
       expect(charge).not.toHaveBeenCalled();
     });
@@ -134,7 +129,7 @@ describe('payment inside the checkout workflow', () => {
       () => new Promise((resolve) => (finishCharge = () => resolve({ status: 'succeeded', chargeId: 'ch_sim_ok_2' }))),
     );
     const activities = checkoutMocks(charge);
-    await withCheckout(env, activities, async (handle) => {
+    await withCheckout(env(), activities, async (handle) => {
       const first = handle.executeUpdate(payUpdate, { args: [payRequest] });
       while (!charge.mock.calls.length) await new Promise((r) => setTimeout(r, 20));
       expect(await handle.executeUpdate(payUpdate, { args: [payRequest] })).toEqual({ outcome: 'not_payable', status: 'processing' });

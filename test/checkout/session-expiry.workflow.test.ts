@@ -1,16 +1,10 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { nextSweepAt } from '../../src/modules/checkout/expiry.rules.js';
 import { sessionExpiryWorkflow, sweepNowSignal } from '../../workflows/checkout-expiry.js';
-import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
+import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-afterAll(async () => env?.teardown());
+const env = useTimeSkippingEnv();
 
 const HOUR = 3600 * 1000;
 const DAY = 24 * HOUR;
@@ -24,7 +18,7 @@ function sessionsTable(ttlMs: number) {
   let sweeps = 0;
   const expireDueSessions: Activities['expireDueSessions'] = async () => {
     sweeps++;
-    const now = await env.currentTimeMs();
+    const now = await env().currentTimeMs();
     let expired = 0;
     for (const s of sessions.values()) {
       if (s.status === 'pending' && s.expiresAt <= now) {
@@ -45,9 +39,9 @@ async function runSweep(
   started: (handle: WorkflowHandle<typeof sessionExpiryWorkflow>) => void = () => {},
 ) {
   const taskQueue = `session-expiry-${Math.random()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), dataConverter: testDataConverter, activities });
+  const worker = await testWorker(env(), taskQueue, activities);
   await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start(sessionExpiryWorkflow, { workflowId: `session-expiry-${Math.random()}`, taskQueue });
+    const handle = await env().client.workflow.start(sessionExpiryWorkflow, { workflowId: `session-expiry-${Math.random()}`, taskQueue });
     started(handle);
     try {
       await fn();
@@ -61,11 +55,11 @@ describe('the session expiry sweep', () => {
   it('cancels a session still pending 24 h after creation, and not a moment before', async () => {
     const table = sessionsTable(DAY);
     await runSweep({ expireDueSessions: table.expireDueSessions }, async () => {
-      const createdAt = await env.currentTimeMs();
+      const createdAt = await env().currentTimeMs();
       table.sessions.set('s-1', { expiresAt: createdAt + DAY, status: 'pending' });
-      await env.sleep(DAY - 60_000);
+      await env().sleep(DAY - 60_000);
       expect(table.sessions.get('s-1')?.status).toBe('pending');
-      await env.sleep(120_000);
+      await env().sleep(120_000);
       expect(table.sessions.get('s-1')?.status).toBe('cancelled');
     });
   });
@@ -74,16 +68,16 @@ describe('the session expiry sweep', () => {
     const ttl = 30 * 60_000;
     const table = sessionsTable(ttl);
     await runSweep({ expireDueSessions: table.expireDueSessions }, async () => {
-      const t0 = await env.currentTimeMs();
+      const t0 = await env().currentTimeMs();
       table.sessions.set('early', { expiresAt: t0 + ttl, status: 'pending' });
       table.sessions.set('paid', { expiresAt: t0 + ttl, status: 'completed' });
-      await env.sleep(20 * 60_000);
-      table.sessions.set('late', { expiresAt: (await env.currentTimeMs()) + ttl, status: 'pending' });
-      await env.sleep(11 * 60_000);
+      await env().sleep(20 * 60_000);
+      table.sessions.set('late', { expiresAt: (await env().currentTimeMs()) + ttl, status: 'pending' });
+      await env().sleep(11 * 60_000);
       expect(table.sessions.get('early')?.status).toBe('cancelled');
       expect(table.sessions.get('paid')?.status).toBe('completed');
       expect(table.sessions.get('late')?.status).toBe('pending');
-      await env.sleep(20 * 60_000);
+      await env().sleep(20 * 60_000);
       expect(table.sessions.get('late')?.status).toBe('cancelled');
       // One at start, one per expiry and one every five minutes at most: 51 minutes of per-second
       // polling would have been thousands.
@@ -95,9 +89,9 @@ describe('the session expiry sweep', () => {
     const ttl = 10 * 60_000;
     const table = sessionsTable(ttl);
     await runSweep({ expireDueSessions: table.expireDueSessions }, async () => {
-      await env.sleep(5 * 60_000);
-      table.sessions.set('s-2', { expiresAt: (await env.currentTimeMs()) + ttl, status: 'pending' });
-      await env.sleep(ttl + 60_000);
+      await env().sleep(5 * 60_000);
+      table.sessions.set('s-2', { expiresAt: (await env().currentTimeMs()) + ttl, status: 'pending' });
+      await env().sleep(ttl + 60_000);
       expect(table.sessions.get('s-2')?.status).toBe('cancelled');
     });
   });
@@ -107,10 +101,10 @@ describe('the session expiry sweep', () => {
     let handle!: WorkflowHandle<typeof sessionExpiryWorkflow>;
     await runSweep({ expireDueSessions: table.expireDueSessions }, async () => {
       // Asleep with nothing pending; then a session that expires sooner than the sweep's next wake-up.
-      await env.sleep(10_000);
-      table.sessions.set('short', { expiresAt: (await env.currentTimeMs()) + 20_000, status: 'pending' });
+      await env().sleep(10_000);
+      table.sessions.set('short', { expiresAt: (await env().currentTimeMs()) + 20_000, status: 'pending' });
       await handle.signal(sweepNowSignal);
-      await env.sleep(30_000);
+      await env().sleep(30_000);
       expect(table.sessions.get('short')?.status).toBe('cancelled');
     }, (h) => (handle = h));
   });
@@ -123,8 +117,8 @@ describe('the session expiry sweep', () => {
       return table.expireDueSessions();
     };
     await runSweep({ expireDueSessions: flaky }, async () => {
-      table.sessions.set('s-3', { expiresAt: (await env.currentTimeMs()) + HOUR, status: 'pending' });
-      await env.sleep(HOUR + 60_000);
+      table.sessions.set('s-3', { expiresAt: (await env().currentTimeMs()) + HOUR, status: 'pending' });
+      await env().sleep(HOUR + 60_000);
       expect(table.sessions.get('s-3')?.status).toBe('cancelled');
     });
   });

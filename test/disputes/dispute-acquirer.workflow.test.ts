@@ -5,20 +5,14 @@
  * simulated network review the evidence; it sends the merchant's evidence to the acquirer once per
  * submission, tells it of an acceptance when the dispute ends, and still takes an operator's decision.
  */
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DisputeActivities } from '../../activities/disputes.js';
 import type { DisputeNotice, DisputeProgress, DisputeStatus } from '../../contracts/disputes.js';
 import { ACQUIRER_REFUSED } from '../../contracts/failure-types.js';
 import { decideDisputeUpdate, disputeChangedSignal, disputeWorkflow } from '../../workflows/disputes.js';
-import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
+import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-afterAll(async () => env?.teardown());
+const env = useTimeSkippingEnv();
 
 const HOUR = 3600 * 1000;
 const DAY = 24 * HOUR;
@@ -37,7 +31,7 @@ function acquirerDispute(opts: { refuseEvidence?: boolean } = {}) {
   });
   const step = async (name: string) => {
     steps.push(name);
-    return env.currentTimeMs();
+    return env().currentTimeMs();
   };
   const activities: DisputeActivities = {
     async openDispute() {
@@ -70,7 +64,7 @@ function acquirerDispute(opts: { refuseEvidence?: boolean } = {}) {
   };
   /** What the API or the acquirer's event does: the row changes, then the workflow hears of it. */
   const change = async (handle: { signal: (def: typeof disputeChangedSignal, p: DisputeProgress) => Promise<void> }, status: DisputeStatus, submitted = false) => {
-    const at = await env.currentTimeMs();
+    const at = await env().currentTimeMs();
     Object.assign(row, { status, updatedAt: at, ...(submitted ? { submittedAt: at } : {}) });
     await handle.signal(disputeChangedSignal, progress());
   };
@@ -79,10 +73,10 @@ function acquirerDispute(opts: { refuseEvidence?: boolean } = {}) {
 
 async function run(dispute: ReturnType<typeof acquirerDispute>, test: (handle: any) => Promise<void>) {
   const taskQueue = `acquirer-dispute-${Math.random()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), dataConverter: testDataConverter, activities: dispute.activities });
+  const worker = await testWorker(env(), taskQueue, dispute.activities);
   const notice: DisputeNotice = { disputeId: 'dsp_1', checkoutSessionId: '0190f4c2-a7e0-7b3c-9d1e-2f3a4b5c6d7e', reason: 'fraudulent', amountInCents: null, inquiry: false };
   await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start(disputeWorkflow, {
+    const handle = await env().client.workflow.start(disputeWorkflow, {
       workflowId: `dispute-dsp_${Math.random()}`,
       taskQueue,
       args: [{ notice, noticeDelayMs: 0, responseWindowMs: WINDOW, reviewPeriodMs: 5000, acquirer: 'stripe' }],
@@ -95,7 +89,7 @@ describe("the dispute workflow for an acquirer's dispute", () => {
   it('does not close it at the deadline: the acquirer does, as its own event (its reminder still goes out)', async () => {
     const dispute = acquirerDispute();
     await run(dispute, async (handle) => {
-      await env.sleep(WINDOW + 14 * DAY);
+      await env().sleep(WINDOW + 14 * DAY);
       expect(dispute.steps).toEqual(['open', 'remind']);
       await dispute.change(handle, 'lost');
       expect(await handle.result()).toBe('lost');
@@ -106,9 +100,9 @@ describe("the dispute workflow for an acquirer's dispute", () => {
   it('sends the evidence to the acquirer once per submission, with no simulated review, and ends on its decision', async () => {
     const dispute = acquirerDispute();
     await run(dispute, async (handle) => {
-      await env.sleep(DAY);
+      await env().sleep(DAY);
       await dispute.change(handle, 'under_review', true);
-      await env.sleep(30 * DAY);
+      await env().sleep(30 * DAY);
       expect(dispute.steps).toEqual(['open', 'send evidence']);
       await dispute.change(handle, 'won');
       expect(await handle.result()).toBe('won');
@@ -120,7 +114,7 @@ describe("the dispute workflow for an acquirer's dispute", () => {
     const dispute = acquirerDispute({ refuseEvidence: true });
     await run(dispute, async (handle) => {
       await dispute.change(handle, 'under_review', true);
-      await env.sleep(DAY);
+      await env().sleep(DAY);
       expect(dispute.steps).toEqual(['open', 'send evidence']);
       expect(await handle.executeUpdate(decideDisputeUpdate, { args: [{ disputeId: 'dsp_1', outcome: 'lost' }] })).toMatchObject({ status: 'lost' });
       expect(await handle.result()).toBe('lost');

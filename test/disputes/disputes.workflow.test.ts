@@ -1,15 +1,9 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import type { DisputeActivities } from '../../activities/disputes.js';
 import type { DisputeNotice, DisputeProgress, DisputeStatus } from '../../contracts/disputes.js';
 import { decideDisputeUpdate, disputeChangedSignal, disputeProgressQuery, disputeWorkflow } from '../../workflows/disputes.js';
-import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
+import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-afterAll(async () => env?.teardown());
+const env = useTimeSkippingEnv();
 
 const HOUR = 3600 * 1000;
 const DAY = 24 * HOUR;
@@ -42,7 +36,7 @@ function fakeDispute(kind: 'chargeback' | 'inquiry') {
     updatedAt: new Date(row.updatedAt).toISOString(),
   });
   const now = async (step: string) => {
-    const at = await env.currentTimeMs();
+    const at = await env().currentTimeMs();
     calls.push({ step, at });
     return at;
   };
@@ -95,7 +89,7 @@ function fakeDispute(kind: 'chargeback' | 'inquiry') {
   };
   /** What the API does on a submission: the row changes, then the workflow hears of it. */
   const submit = async (handle: { signal: (def: typeof disputeChangedSignal, p: DisputeProgress) => Promise<void> }, evidence: string) => {
-    const at = await env.currentTimeMs();
+    const at = await env().currentTimeMs();
     Object.assign(row, { evidence, submittedAt: at, updatedAt: at, status: inquiry() ? 'warning_under_review' : 'under_review' });
     await handle.signal(disputeChangedSignal, progress());
   };
@@ -105,11 +99,11 @@ function fakeDispute(kind: 'chargeback' | 'inquiry') {
 async function run(kind: 'chargeback' | 'inquiry', test: (dispute: ReturnType<typeof fakeDispute>, start: () => Promise<any>, t0: number) => Promise<void>) {
   const dispute = fakeDispute(kind);
   const taskQueue = `dispute-${Math.random()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), dataConverter: testDataConverter, activities: dispute.activities });
+  const worker = await testWorker(env(), taskQueue, dispute.activities);
   const notice: DisputeNotice = { disputeId: 'dsp_1', checkoutSessionId: '0190f4c2-a7e0-7b3c-9d1e-2f3a4b5c6d7e', reason: 'fraudulent', amountInCents: null, inquiry: kind === 'inquiry' };
-  const t0 = await env.currentTimeMs();
+  const t0 = await env().currentTimeMs();
   const start = () =>
-    env.client.workflow.start(disputeWorkflow, {
+    env().client.workflow.start(disputeWorkflow, {
       workflowId: `dispute-dsp_${Math.random()}`,
       taskQueue,
       args: [{ notice, noticeDelayMs: 0, responseWindowMs: WINDOW, reviewPeriodMs: REVIEW }],
@@ -121,7 +115,7 @@ describe('dispute workflow', () => {
   it('loses a chargeback by silence when the 7-day window passes, and not a moment before', async () => {
     await run('chargeback', async (dispute, start, t0) => {
       const handle = await start();
-      await env.sleep(7 * DAY - HOUR);
+      await env().sleep(7 * DAY - HOUR);
       expect(dispute.row.status).toBe('needs_response');
       expect(dispute.steps()).toEqual(['open', 'remind']);
       expect((await handle.query(disputeProgressQuery))?.status).toBe('needs_response');
@@ -138,9 +132,9 @@ describe('dispute workflow', () => {
   it('sends the reminder 48 hours before the deadline, once, and none once evidence is submitted', async () => {
     await run('chargeback', async (dispute, start, t0) => {
       const handle = await start();
-      await env.sleep(5 * DAY - HOUR);
+      await env().sleep(5 * DAY - HOUR);
       expect(dispute.row.reminders).toEqual([]);
-      await env.sleep(2 * HOUR);
+      await env().sleep(2 * HOUR);
       expect(dispute.row.reminders).toHaveLength(1);
       expect(dispute.row.reminders[0] - t0).toBeGreaterThanOrEqual(5 * DAY);
       expect(dispute.row.reminders[0] - t0).toBeLessThan(5 * DAY + HOUR);
@@ -150,9 +144,9 @@ describe('dispute workflow', () => {
     });
     await run('chargeback', async (dispute, start) => {
       const handle = await start();
-      await env.sleep(DAY);
+      await env().sleep(DAY);
       await dispute.submit(handle, 'The parcel was signed for.');
-      await env.sleep(10 * DAY);
+      await env().sleep(10 * DAY);
       expect(dispute.row.reminders).toEqual([]);
       expect(dispute.steps()).toEqual(['open', 'review']);
       await handle.terminate('done');
@@ -171,7 +165,7 @@ describe('dispute workflow', () => {
   it('closes an inquiry whose evidence wins, REVIEW after the submission', async () => {
     await run('inquiry', async (dispute, start) => {
       const handle = await start();
-      await env.sleep(HOUR);
+      await env().sleep(HOUR);
       await dispute.submit(handle, 'winning_evidence');
       const submittedAt = dispute.row.submittedAt!;
       expect(await handle.result()).toBe('warning_closed');
@@ -184,9 +178,9 @@ describe('dispute workflow', () => {
   it('escalates an inquiry whose evidence loses to a chargeback with a fresh window, which silence then loses', async () => {
     await run('inquiry', async (dispute, start) => {
       const handle = await start();
-      await env.sleep(2 * DAY);
+      await env().sleep(2 * DAY);
       await dispute.submit(handle, 'losing_evidence');
-      await env.sleep(REVIEW + 1000);
+      await env().sleep(REVIEW + 1000);
       expect(dispute.row).toMatchObject({ status: 'needs_response', submittedAt: null, withdrawals: 1 });
       const escalatedAt = dispute.calls.find((c) => c.step === 'review')!.at;
       expect(dispute.row.evidenceDueBy).toBe(escalatedAt + WINDOW);
@@ -203,9 +197,9 @@ describe('dispute workflow', () => {
   it('records an operator decision that arrives weeks after the deadline, for evidence the network left under review', async () => {
     await run('chargeback', async (dispute, start, t0) => {
       const handle = await start();
-      await env.sleep(6 * DAY);
+      await env().sleep(6 * DAY);
       await dispute.submit(handle, 'Tracking 1Z999AA10123456784, signed for.');
-      await env.sleep(14 * DAY);
+      await env().sleep(14 * DAY);
       // Past the deadline: submitted in time, so nothing expires; the network gave no decision.
       expect(dispute.row.status).toBe('under_review');
       expect(dispute.steps()).toEqual(['open', 'remind', 'review']);
@@ -222,7 +216,7 @@ describe('dispute workflow', () => {
   it('refuses a decision once the dispute is closed', async () => {
     await run('chargeback', async (dispute, start) => {
       const handle = await start();
-      await env.sleep(8 * DAY);
+      await env().sleep(8 * DAY);
       expect(dispute.row.status).toBe('lost');
       await expect(handle.executeUpdate(decideDisputeUpdate, { args: [{ disputeId: 'dsp_1', outcome: 'won' }] })).rejects.toThrow();
       expect(dispute.row.reinstated).toBe(0);
@@ -234,11 +228,11 @@ describe('dispute workflow: every message names its dispute', () => {
   it("ignores a disputeChanged signal naming another dispute, even one that says closed: the deadline still holds", async () => {
     await run('chargeback', async (dispute, start, t0) => {
       const handle = await start();
-      await env.sleep(DAY);
+      await env().sleep(DAY);
       // Copied from another dispute's history: that one was lost. This row is still open.
       const copied: DisputeProgress = { id: 'dsp_other', status: 'lost', evidenceDueBy: new Date(t0).toISOString(), submittedAt: null, updatedAt: new Date(t0 + DAY).toISOString() };
       await handle.signal(disputeChangedSignal, copied);
-      await env.sleep(HOUR);
+      await env().sleep(HOUR);
       expect((await handle.query(disputeProgressQuery))?.status).toBe('needs_response');
       // The evidence deadline is enforced: the row is lost by silence at its own deadline, not before.
       expect(await handle.result()).toBe('lost');
@@ -250,7 +244,7 @@ describe('dispute workflow: every message names its dispute', () => {
   it("refuses a decision naming another dispute, or none, and records one naming its own", async () => {
     await run('chargeback', async (dispute, start) => {
       const handle = await start();
-      await env.sleep(DAY);
+      await env().sleep(DAY);
       await expect(handle.executeUpdate(decideDisputeUpdate, { args: [{ disputeId: 'dsp_other', outcome: 'won' }] })).rejects.toHaveProperty(
         'cause.message',
         'The decision names dsp_other, not dispute dsp_1',

@@ -1,18 +1,12 @@
 import { jest } from '@jest/globals';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { REFUND_DECLINED } from '../../contracts/failure-types.js';
 import { refundStatusQuery, refundWorkflow, type RefundRecord } from '../../workflows/refunds.js';
 import { PaymentStatus } from '../../contracts/search-attributes.js';
-import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
+import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-afterAll(async () => env?.teardown());
+const env = useTimeSkippingEnv();
 
 const record = (status: RefundRecord['status'], extra: Partial<RefundRecord> = {}): RefundRecord => ({
   id: 'ref_1',
@@ -39,9 +33,9 @@ function mocks() {
 
 async function run(activities: Partial<Activities>) {
   const taskQueue = `refund-${Math.random()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), dataConverter: testDataConverter, activities });
+  const worker = await testWorker(env(), taskQueue, activities);
   return worker.runUntil(async () => {
-    const handle = await env.client.workflow.start(refundWorkflow, {
+    const handle = await env().client.workflow.start(refundWorkflow, {
       workflowId: `refund-test-${Math.random()}`,
       taskQueue,
       args: [{ refundId: 'ref_1', record: record('pending') }],

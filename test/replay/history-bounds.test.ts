@@ -4,17 +4,11 @@
  * why every other workflow's history is bounded. Run on the time-skipping server: 500 sweeps a minute
  * apart take minutes of test-server time, not hours.
  */
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { sessionExpiryWorkflow } from '../../workflows/checkout-expiry.js';
-import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
+import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-afterAll(async () => env?.teardown());
+const env = useTimeSkippingEnv();
 
 /** The workflow's SWEEPS_PER_RUN: what an operator sees as one run's length. */
 const SWEEPS_PER_RUN = 500;
@@ -26,23 +20,23 @@ describe('the session expiry sweep keeps its history bounded', () => {
     // keeps the test server's work small while making the same number of sweeps).
     const expireDueSessions: Activities['expireDueSessions'] = async () => {
       sweeps++;
-      return { expired: 0, nextSweepAt: new Date((await env.currentTimeMs()) + 60_000).toISOString() };
+      return { expired: 0, nextSweepAt: new Date((await env().currentTimeMs()) + 60_000).toISOString() };
     };
     const taskQueue = `history-bounds-${Math.random()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), dataConverter: testDataConverter, activities: { expireDueSessions } });
+    const worker = await testWorker(env(), taskQueue, { expireDueSessions });
     await worker.runUntil(async () => {
       const workflowId = `session-expiry-${taskQueue}`;
-      const first = await env.client.workflow.start(sessionExpiryWorkflow, { workflowId, taskQueue });
+      const first = await env().client.workflow.start(sessionExpiryWorkflow, { workflowId, taskQueue });
       try {
-        await env.sleep((SWEEPS_PER_RUN + 5) * 60_000);
-        const firstRun = await env.client.workflow.getHandle(workflowId, first.firstExecutionRunId).describe();
+        await env().sleep((SWEEPS_PER_RUN + 5) * 60_000);
+        const firstRun = await env().client.workflow.getHandle(workflowId, first.firstExecutionRunId).describe();
         expect(firstRun.status.name).toBe('CONTINUED_AS_NEW');
-        const latest = await env.client.workflow.getHandle(workflowId).describe();
+        const latest = await env().client.workflow.getHandle(workflowId).describe();
         expect(latest.status.name).toBe('RUNNING');
         expect(latest.runId).not.toBe(first.firstExecutionRunId);
         expect(sweeps).toBeGreaterThan(SWEEPS_PER_RUN);
 
-        const events = (await env.client.workflow.getHandle(workflowId, first.firstExecutionRunId).fetchHistory()).events ?? [];
+        const events = (await env().client.workflow.getHandle(workflowId, first.firstExecutionRunId).fetchHistory()).events ?? [];
         // Whichever comes first: the server's suggestion (at 4,096 events by default, about 370 sweeps of
         // 11 events) or SWEEPS_PER_RUN.
         const sweepsInRun = events.filter((e) => e.activityTaskScheduledEventAttributes).length;
@@ -52,7 +46,7 @@ describe('the session expiry sweep keeps its history bounded', () => {
         // Well under the server's 10,240-event warning and 51,200-event limit.
         expect(events.length).toBeLessThan(6_000);
       } finally {
-        await env.client.workflow.getHandle(workflowId).terminate('test over');
+        await env().client.workflow.getHandle(workflowId).terminate('test over');
       }
     });
   }, 300_000);

@@ -1,17 +1,11 @@
 import { jest } from '@jest/globals';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import type { IdempotencyActivities } from '../../activities/idempotency.js';
 import type { RetentionActivities } from '../../activities/retention.js';
 import type { RetentionBatch } from '../../contracts/retention.js';
 import { retentionWorkflow } from '../../workflows/retention.js';
-import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
+import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-afterAll(async () => env?.teardown());
+const env = useTimeSkippingEnv();
 
 const DAY = 24 * 3600 * 1000;
 
@@ -26,17 +20,11 @@ describe('retention workflow', () => {
     });
     const purgeExpiredIdempotencyKeys = jest.fn<IdempotencyActivities['purgeExpiredIdempotencyKeys']>(async () => 3);
     const taskQueue = `retention-${Math.random()}`;
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: await workflowBundle(),
-      dataConverter: testDataConverter,
-      activities: { applyRetention, purgeExpiredIdempotencyKeys },
-    });
+    const worker = await testWorker(env(), taskQueue, { applyRetention, purgeExpiredIdempotencyKeys });
     await worker.runUntil(async () => {
-      await env.sleep(400 * DAY); // a year and more after the epoch of the test server's clock
-      const started = await env.currentTimeMs();
-      const result = await env.client.workflow.execute(retentionWorkflow, { workflowId: `retention-${Math.random()}`, taskQueue });
+      await env().sleep(400 * DAY); // a year and more after the epoch of the test server's clock
+      const started = await env().currentTimeMs();
+      const result = await env().client.workflow.execute(retentionWorkflow, { workflowId: `retention-${Math.random()}`, taskQueue });
       expect(result).toEqual({ idempotency_keys: 3, events: 10_012, outbox: 12 });
       const cutoff = (rule: string) => [...new Set(batches.filter((b) => b.rule === rule).map((b) => Date.parse(b.before)))];
       expect(cutoff('events')).toHaveLength(1);

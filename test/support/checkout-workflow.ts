@@ -4,11 +4,10 @@
  */
 import { jest } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import type { PaymentActivities } from '../../activities/checkout-payment.js';
 import type { Activities } from '../../activities/index.js';
 import { checkoutWorkflow, type PayRequest } from '../../workflows/checkout.js';
-import { testDataConverter, workflowBundle } from './time-skipping.js';
+import { testWorker } from './time-skipping.js';
 
 export const DAY = 24 * 3600 * 1000;
 export const payRequest: PayRequest = { sessionId: 'sess-1', token: 'tok_sim_success_x', customerName: 'Ada', cardBrand: 'visa', cardLast4: '4242' };
@@ -38,7 +37,7 @@ export async function withCheckout(
   fn: (handle: Awaited<ReturnType<typeof startCheckout>>) => Promise<void>,
 ): Promise<void> {
   const taskQueue = `payment-${Math.random()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), dataConverter: testDataConverter, activities });
+  const worker = await testWorker(env, taskQueue, activities);
   await worker.runUntil(async () => {
     const handle = await startCheckout(env, taskQueue);
     try {

@@ -1,5 +1,3 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { createWebhookActivities } from '../../activities/webhooks.js';
 import { createLogger } from '../../src/log.js';
 import { recordEvent } from '../../src/modules/events/event.service.js';
@@ -10,7 +8,7 @@ import { WEBHOOK_RETRY_DELAYS_MS } from '../../contracts/webhooks.js';
 import { TEST_WEBHOOK_ENCRYPTION_KEY } from '../support/stack.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually } from '../support/webhook-receiver.js';
-import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
+import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 import { webhookDeliveryWorkflowId } from '../../contracts/workflow-ids.js';
 
 /**
@@ -19,7 +17,7 @@ import { webhookDeliveryWorkflowId } from '../../contracts/workflow-ids.js';
  * The workflow's clock, skipped days ahead, is the one that measures the failure streak.
  */
 const DAY = 24 * 3600_000;
-let env: TestWorkflowEnvironment;
+const env = useTimeSkippingEnv();
 const stack = useStack({}, { worker: false });
 const biz = useBusiness(stack);
 const answers = new Map<string, number>();
@@ -32,13 +30,9 @@ async function transport(url: string, _headers: Record<string, string>, body: st
   return { ok: status < 300, statusCode: status, durationMs: 1, responseBody: '', error: status < 300 ? null : `HTTP ${status}` };
 }
 
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-afterAll(async () => env?.teardown());
 
 const fanOut = (eventId: string) =>
-  createEventFanout({ orm: stack.orm, temporal: env.client, taskQueue, log: createLogger('silent') })({ eventId });
+  createEventFanout({ orm: stack.orm, temporal: env().client, taskQueue, log: createLogger('silent') })({ eventId });
 
 async function endpoint(events: string[], status: number) {
   const url = `https://receiver-${Math.random().toString(36).slice(2)}.example/hooks`;
@@ -59,7 +53,7 @@ async function deliver(eventId?: string) {
   await fanOut(id);
   const [delivery] = await sql<{ id: string; endpoint_id: string }>('select id, endpoint_id from webhook_deliveries where event_id = ?', [id]);
   for (let i = 0; i < WEBHOOK_RETRY_DELAYS_MS.length; i++) {
-    if (WEBHOOK_RETRY_DELAYS_MS[i] > 0) await env.sleep(WEBHOOK_RETRY_DELAYS_MS[i] + 5_000);
+    if (WEBHOOK_RETRY_DELAYS_MS[i] > 0) await env().sleep(WEBHOOK_RETRY_DELAYS_MS[i] + 5_000);
     const [row] = await eventually(async () => {
       const rows = await sql<{ status: string; attempt_count: number }>('select status, attempt_count from webhook_deliveries where id = ?', [delivery.id]);
       return rows[0].attempt_count > i && rows[0].status !== 'delivering' && rows;
@@ -67,7 +61,7 @@ async function deliver(eventId?: string) {
     if (row.status !== 'pending') break;
   }
   // Awaited in real time too (`result()` would unlock skipping while the last activity runs).
-  const handle = env.client.workflow.getHandle(webhookDeliveryWorkflowId(delivery.id));
+  const handle = env().client.workflow.getHandle(webhookDeliveryWorkflowId(delivery.id));
   await eventually(async () => (await handle.describe()).status.name === 'COMPLETED');
   const [row] = await sql<{ status: string; attempt_count: number }>('select status, attempt_count from webhook_deliveries where id = ?', [delivery.id]);
   return { eventId: id, endpointId: delivery.endpoint_id, status: row.status, attempts: row.attempt_count };
@@ -81,13 +75,7 @@ async function withWorker(fn: () => Promise<void>) {
     orm: stack.orm,
     webhooks: { encryptionKey: Buffer.from(TEST_WEBHOOK_ENCRYPTION_KEY, 'base64'), allowPrivateUrls: true, transport },
   });
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    dataConverter: testDataConverter,
-    activities,
-  });
+  const worker = await testWorker(env(), taskQueue, activities);
   await worker.runUntil(fn());
 }
 
@@ -97,15 +85,15 @@ describe('automatic disabling of a failing endpoint (5 days, time skipped)', () 
     const watcher = await endpoint(['webhook_endpoint.disabled'], 200);
     const bystander = await endpoint(['refund.completed'], 200);
     await withWorker(async () => {
-      const started = await env.currentTimeMs();
+      const started = await env().currentTimeMs();
       // Day 0 to 1.4: the spec's 7 attempts, all failed. One day and a half is no reason to disable.
       expect(await deliver()).toMatchObject({ endpointId: failing.id, status: 'failed', attempts: 7 });
       expect(await read(failing.id)).toMatchObject({ enabled: true, disabledReason: null });
 
       // Day 4: another event; its 7th attempt, at day 5.4, comes 5 days after the streak's first failure.
-      await env.sleep(started + 4 * DAY - (await env.currentTimeMs()));
+      await env().sleep(started + 4 * DAY - (await env().currentTimeMs()));
       expect(await deliver()).toMatchObject({ endpointId: failing.id, status: 'failed', attempts: 7 });
-      const now = await env.currentTimeMs();
+      const now = await env().currentTimeMs();
       const disabled = await read(failing.id);
       expect(disabled).toMatchObject({ enabled: false, isActive: false, disabledReason: 'failing' });
       const disabledAt = Date.parse(disabled.disabledAt);
@@ -131,15 +119,15 @@ describe('automatic disabling of a failing endpoint (5 days, time skipped)', () 
   it('counts from the first failure after the last success: a success restarts the streak', async () => {
     const flaky = await endpoint(['checkout.succeeded'], 500);
     await withWorker(async () => {
-      const started = await env.currentTimeMs();
+      const started = await env().currentTimeMs();
       expect(await deliver()).toMatchObject({ status: 'failed', attempts: 7 });
       // Day 3: one success ends the streak.
-      await env.sleep(started + 3 * DAY - (await env.currentTimeMs()));
+      await env().sleep(started + 3 * DAY - (await env().currentTimeMs()));
       answers.set(flaky.url, 200);
       expect(await deliver()).toMatchObject({ status: 'succeeded', attempts: 1 });
       answers.set(flaky.url, 500);
       // Day 4 to 5.4: failing again, but only for 1.4 days of a new streak.
-      await env.sleep(started + 4 * DAY - (await env.currentTimeMs()));
+      await env().sleep(started + 4 * DAY - (await env().currentTimeMs()));
       expect(await deliver()).toMatchObject({ endpointId: flaky.id, status: 'failed', attempts: 7 });
       expect(await read(flaky.id)).toMatchObject({ enabled: true, disabledReason: null });
     });

@@ -1,16 +1,10 @@
 import { jest } from '@jest/globals';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from '../../contracts/webhooks.js';
 import { webhookDeliveryWorkflow } from '../../workflows/webhooks.js';
-import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
+import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-afterAll(async () => env?.teardown());
+const env = useTimeSkippingEnv();
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -27,7 +21,7 @@ const asResult = (answer: Scripted): Result =>
 function activities(outcomes: Scripted[]) {
   const times: number[] = [];
   const sendWebhookAttempt = jest.fn<Send>(async () => {
-    times.push(await env.currentTimeMs());
+    times.push(await env().currentTimeMs());
     return asResult(outcomes[times.length - 1] ?? 'failed');
   });
   const failWebhookDelivery = jest.fn<Fail>().mockResolvedValue(undefined);
@@ -36,13 +30,7 @@ function activities(outcomes: Scripted[]) {
 
 async function run(acts: ReturnType<typeof activities>, fn: (taskQueue: string) => Promise<void>) {
   const taskQueue = `webhooks-${Math.random()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    dataConverter: testDataConverter,
-    activities: { sendWebhookAttempt: acts.sendWebhookAttempt, failWebhookDelivery: acts.failWebhookDelivery },
-  });
+  const worker = await testWorker(env(), taskQueue, { sendWebhookAttempt: acts.sendWebhookAttempt, failWebhookDelivery: acts.failWebhookDelivery });
   await worker.runUntil(fn(taskQueue));
 }
 
@@ -56,8 +44,8 @@ describe('webhook delivery schedule', () => {
   it('makes 7 attempts spaced as the spec says, then marks the delivery failed', async () => {
     const acts = activities([]);
     await run(acts, async (taskQueue) => {
-      const started = await env.currentTimeMs();
-      const result = await env.client.workflow.execute(webhookDeliveryWorkflow, {
+      const started = await env().currentTimeMs();
+      const result = await env().client.workflow.execute(webhookDeliveryWorkflow, {
         workflowId: `webhook-delivery-whd_all-fail-${Math.random()}`,
         taskQueue,
         args: [{ deliveryId: 'whd_1' }],
@@ -87,13 +75,13 @@ describe('webhook delivery schedule', () => {
   it('stops retrying once the third attempt succeeds', async () => {
     const acts = activities(['failed', 'failed', 'succeeded']);
     await run(acts, async (taskQueue) => {
-      const handle = await env.client.workflow.start(webhookDeliveryWorkflow, {
+      const handle = await env().client.workflow.start(webhookDeliveryWorkflow, {
         workflowId: `webhook-delivery-whd_third-${Math.random()}`,
         taskQueue,
         args: [{ deliveryId: 'whd_2' }],
       });
       expect(await handle.result()).toBe('succeeded');
-      await env.sleep(2 * 24 * HOUR);
+      await env().sleep(2 * 24 * HOUR);
       expect(acts.sendWebhookAttempt).toHaveBeenCalledTimes(3);
       expect(gaps(acts.times).map((g) => Math.round(g / MINUTE))).toEqual([1, 5]);
       expect(acts.failWebhookDelivery).not.toHaveBeenCalled();
@@ -103,7 +91,7 @@ describe('webhook delivery schedule', () => {
   it('ends without sending again when the delivery was stopped (endpoint disabled or deleted)', async () => {
     const acts = activities(['failed', 'stopped']);
     await run(acts, async (taskQueue) => {
-      const result = await env.client.workflow.execute(webhookDeliveryWorkflow, {
+      const result = await env().client.workflow.execute(webhookDeliveryWorkflow, {
         workflowId: `webhook-delivery-whd_stopped-${Math.random()}`,
         taskQueue,
         args: [{ deliveryId: 'whd_3' }],
@@ -117,15 +105,15 @@ describe('webhook delivery schedule', () => {
   it('counts an attempt whose activity broke as a failed attempt and keeps to the schedule', async () => {
     const acts = activities([]);
     acts.sendWebhookAttempt.mockImplementationOnce(async () => {
-      acts.times.push(await env.currentTimeMs());
+      acts.times.push(await env().currentTimeMs());
       throw new Error('database unavailable');
     });
     acts.sendWebhookAttempt.mockImplementationOnce(async () => {
-      acts.times.push(await env.currentTimeMs());
+      acts.times.push(await env().currentTimeMs());
       return { outcome: 'succeeded' };
     });
     await run(acts, async (taskQueue) => {
-      const result = await env.client.workflow.execute(webhookDeliveryWorkflow, {
+      const result = await env().client.workflow.execute(webhookDeliveryWorkflow, {
         workflowId: `webhook-delivery-whd_broke-${Math.random()}`,
         taskQueue,
         args: [{ deliveryId: 'whd_4' }],
@@ -141,7 +129,7 @@ describe('where an attempt runs', () => {
   it('inside the workflow task, as a local activity: one marker per attempt and no activity task', async () => {
     const acts = activities(['failed', 'succeeded']);
     await run(acts, async (taskQueue) => {
-      const handle = await env.client.workflow.start(webhookDeliveryWorkflow, {
+      const handle = await env().client.workflow.start(webhookDeliveryWorkflow, {
         workflowId: `webhook-delivery-whd_local-${Math.random()}`,
         taskQueue,
         args: [{ deliveryId: 'whd_local' }],
@@ -161,7 +149,7 @@ describe('where an attempt runs', () => {
     // The activity answers `wait` while the attempt's claim is younger than its 30 s limit, then its outcome.
     const acts = activities([{ outcome: 'wait', waitMs: 20_000 }, 'failed', 'succeeded']);
     await run(acts, async (taskQueue) => {
-      const result = await env.client.workflow.execute(webhookDeliveryWorkflow, {
+      const result = await env().client.workflow.execute(webhookDeliveryWorkflow, {
         workflowId: `webhook-delivery-whd_in-flight-${Math.random()}`,
         taskQueue,
         args: [{ deliveryId: 'whd_in-flight' }],
@@ -181,7 +169,7 @@ describe('where an attempt runs', () => {
 
 describe('webhook delivery pacing (throttle and Retry-After)', () => {
   const start = (taskQueue: string, name: string) =>
-    env.client.workflow.execute(webhookDeliveryWorkflow, {
+    env().client.workflow.execute(webhookDeliveryWorkflow, {
       workflowId: `webhook-delivery-whd_${name}-${Math.random()}`,
       taskQueue,
       args: [{ deliveryId: `whd_${name}` }],

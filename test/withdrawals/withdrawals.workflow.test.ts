@@ -1,7 +1,5 @@
 import { jest } from '@jest/globals';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { PAYOUT_DECLINED } from '../../contracts/failure-types.js';
 import { retrySignal } from '../../workflows/in-flight.js';
@@ -12,13 +10,9 @@ import {
   withdrawalWorkflow,
   type WithdrawalRecord,
 } from '../../workflows/withdrawals.js';
-import { createTimeSkippingEnv, testDataConverter, workflowBundle } from '../support/time-skipping.js';
+import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-afterAll(async () => env?.teardown());
+const env = useTimeSkippingEnv();
 
 const MINUTE = 60_000;
 const DELAY = 10 * MINUTE;
@@ -51,12 +45,12 @@ function happyMocks() {
 
 async function run(activities: Partial<Activities>, fn: (start: () => ReturnType<typeof startWorkflow>) => Promise<void>) {
   const taskQueue = `withdrawal-${Math.random()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), dataConverter: testDataConverter, activities });
+  const worker = await testWorker(env(), taskQueue, activities);
   await worker.runUntil(fn(() => startWorkflow(taskQueue)));
 }
 
 function startWorkflow(taskQueue: string) {
-  return env.client.workflow.start(withdrawalWorkflow, {
+  return env().client.workflow.start(withdrawalWorkflow, {
     workflowId: `withdrawal-test-${Math.random()}`,
     taskQueue,
     args: [{ withdrawalId: 'wd_1', processingDelayMs: DELAY, record: record('pending') }],
@@ -69,10 +63,10 @@ describe('the withdrawal workflow', () => {
     const mocks = happyMocks();
     await run(mocks, async (start) => {
       const handle = await start();
-      await env.sleep(DELAY - 1_000);
+      await env().sleep(DELAY - 1_000);
       expect(mocks.startWithdrawalProcessing).not.toHaveBeenCalled();
       expect((await handle.query(withdrawalStatusQuery)).status).toBe('pending');
-      await env.sleep(2_000);
+      await env().sleep(2_000);
       expect(await handle.result()).toBe('completed');
       expect(mocks.payWithdrawal).toHaveBeenCalledWith('wd_1');
       expect(mocks.completeWithdrawal).toHaveBeenCalledWith('wd_1', { processorTransactionId: 'po_1' });
@@ -86,7 +80,7 @@ describe('the withdrawal workflow', () => {
     const mocks = happyMocks();
     await run(mocks, async (start) => {
       const handle = await start();
-      await env.sleep(3 * MINUTE);
+      await env().sleep(3 * MINUTE);
       await handle.signal(withdrawalCancelledSignal, record('cancelled', { cancelledAt: '2026-11-21T00:03:00.000Z' }));
       expect(await handle.result()).toBe('cancelled');
       expect(mocks.startWithdrawalProcessing).not.toHaveBeenCalled();
@@ -100,10 +94,10 @@ describe('the withdrawal workflow', () => {
     const mocks = happyMocks();
     await run(mocks, async (start) => {
       const handle = await start();
-      await env.sleep(3 * MINUTE);
+      await env().sleep(3 * MINUTE);
       // Copied from another withdrawal's history: that one was cancelled, this one was not.
       await handle.signal(withdrawalCancelledSignal, record('cancelled', { id: 'wd_other', cancelledAt: '2026-11-21T00:03:00.000Z' }));
-      await env.sleep(MINUTE);
+      await env().sleep(MINUTE);
       expect((await handle.query(withdrawalStatusQuery)).status).toBe('pending');
       expect(await handle.result()).toBe('completed');
       expect(mocks.startWithdrawalProcessing).toHaveBeenCalledWith('wd_1');
@@ -148,7 +142,7 @@ describe('the withdrawal workflow', () => {
     });
     await run(mocks, async (start) => {
       const handle = await start();
-      await env.sleep(DELAY + 1_000);
+      await env().sleep(DELAY + 1_000);
       // The activity's own three quick attempts fail; the workflow then waits 30 s before the next round.
       for (let i = 0; i < 100 && calls < 3; i++) await new Promise((r) => setTimeout(r, 100));
       expect(calls).toBe(3);
