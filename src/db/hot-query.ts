@@ -1,24 +1,23 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { CompiledQuery, type Transaction } from 'kysely';
 import type { Pool } from 'pg';
 
 const pools = new WeakMap<object, Promise<Pool>>();
 
 /**
- * One statement of a hot path (docs/decisions.md, Hot paths), written with `$1…$n` parameters. Outside a transaction it runs
- * as a named prepared statement on the ORM's own `pg` pool: PostgreSQL parses and plans it once per
- * connection, and nothing is formatted into the SQL text in this process. (MikroORM's `execute` inlines
- * every parameter into the text, so each call is a new statement to parse and plan.) Inside the caller's
- * transaction it runs through that transaction (`em.execute`), so the one-transaction rule holds.
- * Parameters are always values bound by the driver or escaped by the ORM, never text built here.
+ * One statement of a hot path (docs/decisions.md, Hot paths), written with `$1…$n` parameters and bound
+ * by the driver, never formatted into the SQL text in this process. Outside a transaction it runs as a
+ * named prepared statement on the ORM's own `pg` pool: PostgreSQL parses and plans it once per
+ * connection. (MikroORM's `execute` inlines every parameter into the text, so each call is a new
+ * statement to parse and plan, and it spreads an array into a list, where `$1::text[]` wants one value.)
+ * Inside the caller's transaction it runs on that transaction's connection, bound the same way, so the
+ * one-transaction rule holds and an array parameter means the same in both.
  */
 export async function hotQuery<T extends object>(em: EntityManager, name: string, sql: string, params: unknown[]): Promise<T[]> {
   if (em.isInTransaction()) {
-    const order: unknown[] = [];
-    const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
-      order.push(params[Number(n) - 1]);
-      return '?';
-    });
-    return em.execute<T[]>(text, order);
+    const tx = em.getTransactionContext<Transaction<unknown>>()!;
+    const { rows } = await tx.executeQuery<T>(CompiledQuery.raw(sql, params));
+    return rows;
   }
   const connection = em.getConnection();
   let pool = pools.get(connection);
