@@ -58,7 +58,9 @@ it('serves a key from memory while listening, and forgets it when a revocation c
 });
 
 it('a dropped listener fails closed: nothing is served from memory until it listens again, and it comes back empty', async () => {
-  const cache = cacheOf({ reconnectMs: 1_500 });
+  // Back after 5 s: what the test does while nobody listens (an update, a business made, three lookups)
+  // must all happen before the listener returns, and on a busy machine 1.5 s was not always enough.
+  const cache = cacheOf({ reconnectMs: 5_000 });
   await until('the cache to listen', () => cache.listening);
   const [a, b] = [await testKey(), await testKey()];
   for (const key of [a, b]) {

@@ -36,10 +36,16 @@ describe('session expiry (the sweep)', () => {
     expect(allCancelled).toBe(true);
   });
 
-  it('leaves a paid session alone', async () => {
+  it('leaves a paid session alone, past its expiresAt', async () => {
     const session = await createSession(stack, biz.testKey);
+    // Two seconds is less than a loaded machine may take to begin the payment: give the pay a minute,
+    // then put the paid session's expiresAt behind it again.
+    await sql(stack, `update checkout_sessions set expires_at = now() + interval '1 minute' where id = ?`, [session.id]);
     await payToCompletion(stack, session.id);
-    await new Promise((r) => setTimeout(r, TTL_MS + 1_500));
+    await sql(stack, `update checkout_sessions set expires_at = now() - interval '1 second' where id = ?`, [session.id]);
+    // A session created after it expires later than it, so once the sweep has cancelled that one it has been by.
+    const later = await createSession(stack, biz.testKey);
+    expect(await eventually(async () => (await statusOf(later.id)) === 'cancelled', 10_000)).toBe(true);
     expect(await statusOf(session.id)).toBe('completed');
   });
 

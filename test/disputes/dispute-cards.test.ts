@@ -119,8 +119,12 @@ describe('the dispute test cards', () => {
     const submitted = await evidence(biz, dispute.id, { uncategorizedText: 'winning_evidence', submit: true });
     expect(submitted.body.data).toMatchObject({ status: 'under_review', evidence: { shippingCarrier: 'UPS', uncategorizedText: 'winning_evidence' } });
     expect(submitted.body.data.submittedAt).not.toBeNull();
+    // Refused once submitted: under review, or already won if the 1 s review outran this request on a busy machine.
     const late = await evidence(biz, dispute.id, { customerName: 'Ada' });
-    expect([late.status, late.body.error]).toEqual([400, expect.objectContaining({ type: 'validation_error', message: 'Cannot submit evidence for a dispute in under_review status' })]);
+    expect([late.status, late.body.error]).toEqual([
+      400,
+      expect.objectContaining({ type: 'validation_error', message: expect.stringMatching(/^Cannot submit evidence for a dispute in (under_review|won) status$/) }),
+    ]);
 
     const won = await disputeIn(stack, biz, dispute.id, ['won', 'lost']);
     expect(won).toMatchObject({ status: 'won', closedAt: expect.any(String) });

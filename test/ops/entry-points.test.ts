@@ -28,10 +28,17 @@ function run(entry: 'api' | 'worker', env: Record<string, string>): Run {
   return { child, output: () => stdout, exited };
 }
 
-async function waitFor(read: () => boolean, timeoutMs = 30_000) {
+/**
+ * Waits for `text` in the process's output. A process under tsx compiles as it loads, and a worker bundles
+ * its workflows (webpack) before it polls: seconds alone, over a minute when the two cores are busy.
+ */
+async function started(proc: Run, text: string, timeoutMs = 180_000) {
   const until = Date.now() + timeoutMs;
-  while (!read()) {
-    if (Date.now() > until) throw new Error('timed out');
+  while (!proc.output().includes(text)) {
+    if (Date.now() > until) {
+      proc.child.kill('SIGKILL');
+      throw new Error(`no "${text}" within ${timeoutMs / 1000} s; output:\n${proc.output()}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -92,7 +99,7 @@ describe('SIGTERM', () => {
       TLS_CERT_FILE: process.env.TEST_TLS_CERT!,
       TLS_KEY_FILE: process.env.TEST_TLS_KEY!,
     });
-    await waitFor(() => api.output().includes('API listening'));
+    await started(api, 'API listening');
     // Opted in, and said loudly at start: a warning line before anything else the process logs.
     expect(JSON.parse(api.output().split('\n')[0])).toMatchObject({ level: 40, msg: TEST_ENV_WARNING });
     expect(await getStatus(adminPort, '/readyz')).toBe(200);
@@ -101,15 +108,15 @@ describe('SIGTERM', () => {
     expect(code).toBe(0);
     expect(api.output()).toContain('"step":"API server"');
     expect(api.output()).toContain('shutdown complete');
-  });
+  }, 240_000);
 
   it('the worker: drains and exits 0', async () => {
     const worker = run('worker', { ...common(), ADMIN_PORT: String(await freePort()) });
-    await waitFor(() => worker.output().includes('worker running'));
+    await started(worker, 'worker running');
     worker.child.kill('SIGTERM');
     const { code } = await worker.exited;
     expect(code).toBe(0);
     expect(worker.output()).toContain('"step":"worker"');
     expect(worker.output()).toContain('shutdown complete');
-  });
+  }, 240_000);
 });

@@ -55,7 +55,13 @@ describe('logs', () => {
       // Payments: one that succeeds (its event goes to the endpoint) and one refused by validation.
       const card = { number: CARD, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: CVC };
       const paid = await http.post(`/api/checkout/${created.body.data.id}/pay`, { card, name: 'Ada Lovelace' });
-      expect(paid.body.data?.status).toBe('completed');
+      // Answered within its 10 s wait, as completed or, on a machine still warming the worker, processing;
+      // either way the payment ends completed (that its logs hold no card is what this test is about).
+      expect(paid.status).toBe(200);
+      expect(['completed', 'processing']).toContain(paid.body.data.status);
+      await eventually('the payment to complete', async () =>
+        (await sql(stack, 'select status from checkout_sessions where id = ?', [created.body.data.id]))[0].status === 'completed',
+      60_000);
       const other = await http.post('/api/checkout/sessions', sessionBody(), { key: biz.testKey });
       const refused = await http.post(`/api/checkout/${other.body.data.id}/pay`, { card: { ...card, expMonth: 13 }, name: 'Ada' });
       expect(refused.status).toBe(400);
@@ -89,5 +95,5 @@ describe('logs', () => {
     expect(text).not.toContain(CVC);
     expect(text).not.toMatch(/"cvc":"\d/);
     expect(text).not.toMatch(/Bearer\s+\S/);
-  });
+  }, 180_000); // an in-process worker of its own: its workflows bundled on a busy machine
 });

@@ -1,5 +1,6 @@
 /** Helpers for tests that pay sessions through the public pay endpoint. */
 import type { Stack, TestBusiness, TestStack } from './stack.js';
+import type { HttpResponse } from './http.js';
 
 export const CARDS = {
   success: '4242424242424242',
@@ -93,17 +94,17 @@ export async function paidSession(stack: TestStack, biz: TestBusiness, key = biz
 }
 
 /**
- * Pays a session and waits until it is `completed`. Pay answers `processing` when the payment outlasts
- * its 10 s wait (a loaded machine): the workflow still finishes it, and until its worker begins it the
- * session reads `pending`, so wait for the session itself rather than fail a test that is about
- * something else. The wait reads the database, not the API: a read through the merchant's key every
- * moment spent the key's rate limit (120 a minute) in a few seconds, and the test's own requests after it
- * were answered 429. A session that failed or was cancelled fails at once; a 503 with Retry-After is paid
- * again, as its customer would (four times at most).
+ * Pays a session and waits for the payment's end, whatever it is: the session's status then
+ * (`completed`, `failed`, …) and the pay call's last answer. Pay answers `processing` when the payment
+ * outlasts its 10 s wait (a loaded machine): the workflow still finishes it, and until its worker begins
+ * it the session reads `pending`, so wait for the session itself rather than take that answer for the
+ * outcome. The wait reads the database, not the API: a read through the merchant's key every moment spent
+ * the key's rate limit (120 a minute) in a few seconds, and the test's own requests after it were answered
+ * 429. A 503 with Retry-After is paid again, as its customer would (four times at most); any other 5xx fails.
  */
-export async function payToCompletion(stack: TestStack, sessionId: string, body: unknown = payBody()) {
+export async function payToEnd(stack: TestStack, sessionId: string, body: unknown = payBody()): Promise<{ status: string; res: HttpResponse }> {
   // A 503 with Retry-After is the one answer a customer pays again after (nothing was charged); a machine
-  // too busy for the workflow to take the payment within the call's wait gives it. Any other 5xx fails.
+  // too busy for the workflow to take the payment within the call's wait gives it.
   let res = await stack.http.post(`/api/checkout/${sessionId}/pay`, body, { expect5xx: true });
   let tries = 1;
   for (; res.status === 503 && res.headers['retry-after'] !== undefined && tries < 5; tries++) {
@@ -113,13 +114,18 @@ export async function payToCompletion(stack: TestStack, sessionId: string, body:
   if (res.status >= 500) throw new Error(`pay ${sessionId} answered ${res.status}: ${res.text}`);
   // Paid again, it may find the session taken by its first call after all: that payment is waited for.
   const takenBefore = tries > 1 && res.status === 400 ? /in (processing|completed) status/.exec(res.body?.error?.message ?? '')?.[1] : undefined;
-  const status = res.status === 200 ? res.body.data.status : (takenBefore ?? null);
-  if (status === 'processing') {
-    await eventually(`session ${sessionId} to complete`, async () => {
-      const [row] = await sql<{ status: string; failure_code: string | null }>(stack, 'select status, failure_code from checkout_sessions where id = ?', [sessionId]);
-      if (!['pending', 'processing', 'completed'].includes(row.status)) throw new Error(`payment failed: ${JSON.stringify(row)}`);
-      return row.status === 'completed';
-    }, 60_000);
-  } else if (status !== 'completed') throw new Error(`payment failed: ${res.status} ${res.text}`);
+  const answered = res.status === 200 ? res.body.data.status : (takenBefore ?? null);
+  if (answered !== 'processing') return { status: answered ?? `answered ${res.status}`, res };
+  const status = await eventually(`session ${sessionId}'s payment to end`, async () => {
+    const [row] = await sql<{ status: string }>(stack, 'select status from checkout_sessions where id = ?', [sessionId]);
+    return !['pending', 'processing'].includes(row.status) && row.status;
+  }, 60_000);
+  return { status, res };
+}
+
+/** Pays a session and waits until it is `completed` (payToEnd); any other end fails, naming it. */
+export async function payToCompletion(stack: TestStack, sessionId: string, body: unknown = payBody()) {
+  const { status, res } = await payToEnd(stack, sessionId, body);
+  if (status !== 'completed') throw new Error(`payment failed: ${status} (${res.status} ${res.text})`);
   return res;
 }

@@ -5,7 +5,7 @@
  * payment, then its refund's `created` and `completed`. The events one move records together are also
  * fanned out in that order (their first attempts leave in it).
  */
-import { createSession, pay, payToCompletion, payBody, sql } from '../support/payments.js';
+import { createSession, payToCompletion, payBody, sql } from '../support/payments.js';
 import { DISPUTE_CARDS, disputeIn, disputeOfSession } from '../support/disputes.js';
 import { useStack } from '../support/use-stack.js';
 import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver.js';
@@ -82,9 +82,9 @@ describe('the events of one record, as a receiver sorts them by sequence', () =>
     const url = receiver.url();
     expect((await stack.http.post('/api/webhooks', { url, events: ['*'] }, { key: biz.testKey })).status).toBe(201);
     const earlier = await createSession(stack, biz.testKey); // a refund returns the whole total, fees included
-    await pay(stack, earlier.id, payBody());
+    await payToCompletion(stack, earlier.id);
     const session = await createSession(stack, biz.testKey);
-    await pay(stack, session.id, payBody());
+    await payToCompletion(stack, session.id);
     expect((await stack.http.post('/api/refunds', { checkoutSessionId: session.id }, { key: biz.testKey })).status).toBe(201);
 
     const ofSession = () => receivedAt(url).filter((e) => e.payload.sessionId === session.id);

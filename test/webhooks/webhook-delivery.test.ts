@@ -142,7 +142,9 @@ describe('webhook delivery, end to end', () => {
   });
 
   it('stops the pending retries of an endpoint that is deleted', async () => {
-    const hook = await endpoint(['refund.completed'], [{ status: 503 }]);
+    // The first answer held 5 s: the delete below commits while that attempt is still out, not in the
+    // 1 s before the retry, which a busy machine may take to answer one DELETE.
+    const hook = await endpoint(['refund.completed'], [{ status: 503, holdMs: 5_000 }, { status: 200 }]);
     const eventId = await emit('refund.completed', { refundId: 'ref_3' });
     await eventually(() => receiver.at(hook.url).length === 1);
     await stack.http.delete(`/api/webhooks/${hook.id}`, { key: biz.testKey });
