@@ -64,6 +64,8 @@ describe('@payments/client against the real service', () => {
       const session = await client.checkoutSessions.create(cart(n));
       await payToCompletion(stack, session.id, payBody('4000000000000259'));
       disputed.push(session.id);
+      // Its dispute opened before the next payment's: the order below is the order they were opened in.
+      await eventually(`the dispute of ${session.id}`, async () => (await client.disputes.list({ checkoutSessionId: session.id }).toArray()).length === 1);
     }
     const found = await eventually('both disputes', async () => {
       const all = await client.disputes.list({ limit: 1 }).toArray();

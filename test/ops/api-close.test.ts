@@ -40,7 +40,7 @@ describe("the API's close", () => {
       await holder.query('begin');
       await holder.query('lock table rate_limit_counters in share row exclusive mode');
       const waiting = eventually('the request to wait on the lock', async () => {
-        const { rows } = await pool.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into rate_limit_counters%'`);
+        const { rows } = await pool.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into rate_limit_counters%'`);
         return rows[0].n > 0;
       });
       abandonedCreate(`https://127.0.0.1:${api.port}`, biz.testKey, waiting);

@@ -61,7 +61,7 @@ describe('outbox relay', () => {
     const stop = startOutboxRelay(dispatcher(), stack.orm, log, HOUR);
     try {
       await eventually(async () => (await listeners()).length === 1, 5_000);
-      await sql('select pg_terminate_backend(pid) from pg_stat_activity where query ilike ?', ['listen outbox%']);
+      await sql('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike ?', ['listen outbox%']);
       await eventually(async () => (await listeners()).length === 1, 10_000);
       const eventId = await commitEvent();
       await eventually(() => seen.includes(eventId), 5_000);

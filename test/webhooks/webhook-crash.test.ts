@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { webhookDeliveryWorkflowId } from '../../contracts/workflow-ids.js';
 import { createLogger } from '../../src/log.js';
@@ -8,6 +9,10 @@ import { createFirstAttempts } from '../../src/modules/webhooks/first-attempts.s
 import { webhookEncryptionKey } from '../../src/modules/webhooks/secret-box.crypto.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver.js';
+
+// Three tests start a worker of their own in this process, each bundling its workflows: on a busy machine that
+// alone can take most of jest's default minute.
+jest.setTimeout(180_000);
 
 /**
  * "Never lost when a process dies between the commit and the fan-out; never delivered twice except by a

@@ -39,7 +39,7 @@ describe('POST /api/webhooks/retry/:id racing retention', () => {
       retry = stack.http.post(`/api/webhooks/retry/${deliveryId}`, undefined, { key: biz.testKey });
       // The retry has read the delivery and waits for the event's lock.
       await eventually('the retry to wait for the event lock', async () =>
-        (await sql(stack, `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%from events where id%for update%'`)).length > 0,
+        (await sql(stack, `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%from events where id%for update%'`)).length > 0,
       );
       // What the retention rule deletes, in its order: attempts, deliveries, the event.
       await run('delete from webhook_attempts where delivery_id in (select id from webhook_deliveries where event_id = ?)');

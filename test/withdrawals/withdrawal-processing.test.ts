@@ -1,5 +1,6 @@
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
+import { eventually } from '../support/payments.js';
 import { addWithdrawalMethod } from '../../src/modules/withdrawals/withdrawal-method.service.js';
 import { balanceOf, creditAvailable, entrySums, testMode } from '../support/seed.js';
 
@@ -22,7 +23,7 @@ async function withdrawAndSettle(biz: TestBusiness, body: Destination & { amount
   const id = created.body.data.id as string;
   const handle = stack.temporal.workflow.getHandle(`withdrawal-${id}`);
   // The start is dispatched right after the commit, not inside the request: wait until it exists.
-  for (let i = 0; i < 50 && !(await handle.describe().catch(() => undefined)); i++) await new Promise((r) => setTimeout(r, 100));
+  await eventually(`withdrawal ${id}'s workflow to be started`, () => handle.describe().catch(() => undefined));
   await handle.result();
   return (await stack.http.get(`/api/withdrawals/${id}`, { key: biz.testKey })).body.data;
 }

@@ -1,6 +1,6 @@
 import { createWithdrawalActivities } from '../../activities/withdrawals.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
-import { paidSession } from '../support/payments.js';
+import { eventually, paidSession } from '../support/payments.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
 import { addCryptoMethod, addWalletMethod, balanceOf, creditAvailable, entrySums, testMode, WALLET_EMAIL } from '../support/seed.js';
@@ -61,14 +61,10 @@ describe('POST /api/withdrawals', () => {
     const biz = await fundedBusiness(1_000);
     const res = await withdraw(biz, wallet(1));
     const handle = stack.temporal.workflow.getHandle(`withdrawal-${res.body.data.id}`);
-    let described;
-    for (let i = 0; i < 50 && !described; i++) {
-      described = await handle.describe().catch(() => undefined);
-      if (!described) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(described?.status.name).toBe('RUNNING');
-    expect(described?.searchAttributes).toMatchObject({ PaymentStatus: ['pending'], BusinessId: [biz.id], AmountInCents: [100] });
-    expect(await described?.staticSummary()).toBe(`Withdrawal ${res.body.data.id} of $1.00 to wallet`);
+    const described = await eventually('the withdrawal workflow to be started', () => handle.describe().catch(() => undefined));
+    expect(described.status.name).toBe('RUNNING');
+    expect(described.searchAttributes).toMatchObject({ PaymentStatus: ['pending'], BusinessId: [biz.id], AmountInCents: [100] });
+    expect(await described.staticSummary()).toBe(`Withdrawal ${res.body.data.id} of $1.00 to wallet`);
     expect((await handle.query<{ status: string }>('status')).status).toBe('pending');
   });
 
@@ -166,7 +162,7 @@ describe('POST /api/withdrawals/:id/cancel', () => {
     const biz = await fundedBusiness(5_000);
     const { body } = await withdraw(biz, wallet(1));
     const handle = stack.temporal.workflow.getHandle(`withdrawal-${body.data.id}`);
-    for (let i = 0; i < 50 && !(await handle.describe().catch(() => undefined)); i++) await new Promise((r) => setTimeout(r, 100));
+    await eventually('the withdrawal workflow to be started', () => handle.describe().catch(() => undefined));
     await cancel(biz, body.data.id);
     expect(await handle.result()).toBe('cancelled');
   });
