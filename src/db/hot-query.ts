@@ -16,7 +16,8 @@ const pools = new WeakMap<object, Promise<Pool>>();
 export async function hotQuery<T extends object>(em: EntityManager, name: string, sql: string, params: unknown[]): Promise<T[]> {
   if (em.isInTransaction()) {
     const tx = em.getTransactionContext<Transaction<unknown>>()!;
-    const { rows } = await tx.executeQuery<T>(CompiledQuery.raw(sql, params));
+    // A copy: Kysely freezes the parameters it is given, and they are the caller's array.
+    const { rows } = await tx.executeQuery<T>(CompiledQuery.raw(sql, [...params]));
     return rows;
   }
   const connection = em.getConnection();

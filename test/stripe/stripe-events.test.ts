@@ -10,7 +10,7 @@ import { jest } from '@jest/globals';
 import { registry } from '../../src/ops/metrics.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { eventually, sql } from '../support/payments.js';
-import { balance } from '../support/disputes.js';
+import { balance, openDispute } from '../support/disputes.js';
 import { disputeEvent } from './stripe-events.js';
 import { useStripeStack } from './stripe-stack.js';
 
@@ -218,6 +218,22 @@ describe('the dispute events in any order', () => {
     const told = await sql<{ type: string }>(stack, `select type from events where payload->>'disputeId' = ? order by created_at, id`, [ours]);
     expect(told.map((e) => e.type)).toEqual(['dispute.created', 'dispute.funds_withdrawn', 'dispute.updated']);
     expect((await postEvent(await disputeEvent('charge.dispute.updated', { ...dispute, dueBy: later }))).body.data.outcome).toBe('unchanged');
+  });
+
+  it("adopts a chargeback an operator entered before Stripe's events came, taking Stripe's deadline from its first report even one that calls it an inquiry", async () => {
+    const paid = await livePayment();
+    const entered = (await openDispute(stack, paid.sessionId, { reason: 'fraudulent' })).dispute;
+    const seconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000);
+    const stripes = seconds(entered.evidenceDueBy.getTime() + 2 * 86_400_000);
+    const dispute = { id: newDisputeId(), paymentIntent: paid.intent, amount: paid.total };
+    const first = await postEvent(await disputeEvent('charge.dispute.created', { ...dispute, status: 'warning_needs_response', dueBy: stripes }));
+    expect(first.body.data).toMatchObject({ outcome: 'applied', disputeId: entered.id });
+    expect(await disputeOf(entered.id)).toMatchObject({ status: 'needs_response', evidenceDueBy: stripes.toISOString() });
+    // From then on an inquiry's report is behind the chargeback here, as for any dispute Stripe opened.
+    const later = { ...dispute, status: 'warning_under_review', dueBy: seconds(stripes.getTime() + 3_600_000) };
+    expect((await postEvent(await disputeEvent('charge.dispute.updated', later))).body.data.outcome).toBe('unchanged');
+    expect(await disputeOf(entered.id)).toMatchObject({ evidenceDueBy: stripes.toISOString() });
+    await ledgerClean();
   });
 
   it('an inquiry closed at Stripe (warning_closed) closes here, moving no money', async () => {

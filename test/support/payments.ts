@@ -126,6 +126,9 @@ export async function payToEnd(stack: TestStack, sessionId: string, body: unknow
 /** Pays a session and waits until it is `completed` (payToEnd); any other end fails, naming it. */
 export async function payToCompletion(stack: TestStack, sessionId: string, body: unknown = payBody()) {
   const { status, res } = await payToEnd(stack, sessionId, body);
-  if (status !== 'completed') throw new Error(`payment failed: ${status} (${res.status} ${res.text})`);
+  if (status !== 'completed') {
+    const [row] = await sql<{ failure_code: string | null }>(stack, 'select failure_code from checkout_sessions where id = ?', [sessionId]);
+    throw new Error(`payment failed: ${status}, failure_code ${row?.failure_code ?? null} (pay answered ${res.status} ${res.text})`);
+  }
   return res;
 }

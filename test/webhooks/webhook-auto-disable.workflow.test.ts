@@ -30,7 +30,6 @@ async function transport(url: string, _headers: Record<string, string>, body: st
   return { ok: status < 300, statusCode: status, durationMs: 1, responseBody: '', error: status < 300 ? null : `HTTP ${status}` };
 }
 
-
 const fanOut = (eventId: string) =>
   createEventFanout({ orm: stack.orm, temporal: env().client, taskQueue, log: createLogger('silent') })({ eventId });
 

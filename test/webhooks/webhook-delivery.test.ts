@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { webhookDeliveryWorkflowId } from '../../contracts/workflow-ids.js';
 import { recordEvent } from '../../src/modules/events/event.service.js';
 import type { EventType } from '../../src/modules/events/event.entity.js';
 import { createSession, payToCompletion } from '../support/payments.js';
@@ -41,6 +42,12 @@ async function emit(type: EventType, payload: Record<string, unknown>, owner = {
 
 const deliveries = (eventId: string) =>
   stack.orm.em.getConnection().execute('select * from webhook_deliveries where event_id = ? order by generation, created_at', [eventId]);
+/** The delivery's workflow, once started (after the fan-out's first attempt), run to its end. */
+const workflowEnded = async (deliveryId: string) => {
+  const handle = stack.temporal.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId));
+  await eventually(() => handle.describe().catch(() => undefined));
+  return handle.result();
+};
 const finished = (eventId: string, count = 1) =>
   eventually(async () => {
     const rows = await deliveries(eventId);
@@ -141,16 +148,32 @@ describe('webhook delivery, end to end', () => {
     expect((await deliveries(eventId)).map((d: any) => d.endpoint_id)).toEqual([control.id]);
   });
 
-  it('stops the pending retries of an endpoint that is deleted', async () => {
-    // The first answer held 5 s: the delete below commits while that attempt is still out, not in the
-    // 1 s before the retry, which a busy machine may take to answer one DELETE.
-    const hook = await endpoint(['refund.completed'], [{ status: 503, holdMs: 5_000 }, { status: 200 }]);
+  it('stops the pending retries of an endpoint that is deleted: the delete itself ends the delivery, and nothing more is sent', async () => {
+    // The receiver's Retry-After puts the retry 5 s off (not the file's 1 s), so the delete finds the delivery
+    // waiting for it, whatever a busy machine's pace.
+    const hook = await endpoint(['refund.completed'], [{ status: 503, headers: { 'Retry-After': '5' } }, { status: 200 }]);
     const eventId = await emit('refund.completed', { refundId: 'ref_3' });
+    const [waiting] = await eventually(async () => {
+      const rows = await deliveries(eventId);
+      return rows[0]?.status === 'pending' && rows[0].attempt_count === 1 && rows;
+    });
+    await stack.http.delete(`/api/webhooks/${hook.id}`, { key: biz.testKey });
+    // Ended by the delete's own transaction, not by the retry finding it later.
+    expect((await deliveries(eventId))[0]).toMatchObject({ status: 'failed', last_error: 'Endpoint deleted', next_attempt_at: null });
+    // The workflow wakes at the retry, finds the delivery ended and sends nothing.
+    await workflowEnded(waiting.id);
+    expect(receiver.at(hook.url)).toHaveLength(1);
+  });
+
+  it('lets an attempt in flight when its endpoint is deleted finish, and sends no retry after it', async () => {
+    // The first answer held 5 s: the delete commits while that attempt is still out.
+    const hook = await endpoint(['refund.completed'], [{ status: 503, holdMs: 5_000 }, { status: 200 }]);
+    const eventId = await emit('refund.completed', { refundId: 'ref_4' });
     await eventually(() => receiver.at(hook.url).length === 1);
     await stack.http.delete(`/api/webhooks/${hook.id}`, { key: biz.testKey });
     const [delivery] = await finished(eventId);
     expect(delivery).toMatchObject({ status: 'failed', last_error: 'Endpoint deleted' });
-    await new Promise((r) => setTimeout(r, 2500)); // longer than the remaining (shortened) schedule
+    await workflowEnded(delivery.id);
     expect(receiver.at(hook.url)).toHaveLength(1);
   });
 

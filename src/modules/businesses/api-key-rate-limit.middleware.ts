@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Context, Next } from 'koa';
-import type { Pool } from 'pg';
+import { hotQuery } from '../../db/hot-query.js';
 import { ApiError } from '../../http/errors.js';
 import { RATE_LIMIT_TABLE, rateLimitError, setRateLimitHeaders, stateOf, type RateLimitState } from '../../http/rate-limit.js';
 import { callerOf } from './auth.middleware.js';
@@ -73,20 +73,21 @@ interface ConsumeRow {
  * The per-key limit: a fixed 60 s window of `perMinute` points and a fixed window of `burst − perMinute`
  * points that is drawn on only once the minute's points are spent (the counters of the library's
  * BurstyRateLimiter over PostgreSQL, `apikey:<key>` and `apikey-burst:<key>`), in one round trip: every
- * authenticated request pays for it. A prepared statement on the ORM's own `pg` pool.
+ * authenticated request pays for it. A prepared statement on the ORM's own `pg` pool (`hotQuery`).
  */
 export function createKeyLimiter(orm: MikroORM) {
-  let pool: Promise<Pool> | undefined;
   /** The key's budget after this request, or null when the key is revoked (nothing is counted then). */
   return async function consume(keyId: string, budget: KeyBudget): Promise<RateLimitState | null> {
-    pool ??= orm.em.getConnection().getNativeClient() as unknown as Promise<Pool>;
     const now = Date.now();
     const allowancePoints = budget.burst - budget.perMinute;
-    const { rows } = await (await pool).query<ConsumeRow>({
-      name: 'apikey-consume',
-      text: CONSUME,
-      values: [`apikey:${keyId}`, `apikey-burst:${keyId}`, now, budget.perMinute, BURST_WINDOW_SECONDS * 1000, keyId],
-    });
+    const rows = await hotQuery<ConsumeRow>(orm.em, 'apikey-consume', CONSUME, [
+      `apikey:${keyId}`,
+      `apikey-burst:${keyId}`,
+      now,
+      budget.perMinute,
+      BURST_WINDOW_SECONDS * 1000,
+      keyId,
+    ]);
     const row = rows[0];
     if (!row) return null;
     const mainPoints = Number(row.main_points);

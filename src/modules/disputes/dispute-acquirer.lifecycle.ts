@@ -57,6 +57,7 @@ export async function applyAcquirerReport(tx: EntityManager, report: AcquirerDis
   requireTransaction(tx);
   const times = { ...clock, evidenceDueBy: report.evidenceDueBy };
   let opened: DisputeNotice | null = null;
+  let adopted = false;
   let dispute = await tx.findOne(Dispute, { acquirer: report.acquirer, acquirerDisputeId: report.acquirerDisputeId });
   if (!dispute) {
     const inquiry = report.stage === 'inquiry' || report.stage === 'inquiry_closed';
@@ -70,17 +71,18 @@ export async function applyAcquirerReport(tx: EntityManager, report: AcquirerDis
       // one dispute per session, another the acquirer reported: that one is not this, and nothing of it moves.
       if (dispute.acquirerDisputeId && dispute.acquirerDisputeId !== report.acquirerDisputeId) throw new AcquirerReportConflict(`session ${report.checkoutSessionId} is disputed already by ${dispute.acquirerDisputeId} (${dispute.id})`);
       // Entered by an operator (`dispute open`) before the acquirer's events were connected: it is this one.
+      adopted = !dispute.acquirerDisputeId;
       Object.assign(dispute, known);
     }
   }
   const before = { status: dispute.status, dueBy: dispute.evidenceDueBy.getTime() };
-  dispute = await moveForward(tx, dispute, report, times, at);
+  dispute = await moveForward(tx, dispute, report, times, at, adopted);
   dispute.acquirerStatus = report.acquirerStatus;
   const changed = opened !== null || dispute.status !== before.status || dispute.evidenceDueBy.getTime() !== before.dueBy;
   return { dispute, opened, changed };
 }
 
-async function moveForward(tx: EntityManager, found: Dispute, report: AcquirerDisputeReport, times: DisputeClock, at: Date): Promise<Dispute> {
+async function moveForward(tx: EntityManager, found: Dispute, report: AcquirerDisputeReport, times: DisputeClock, at: Date, adopted: boolean): Promise<Dispute> {
   await tx.flush();
   // The balance, then the dispute's row: the order every dispute move takes (dispute.lifecycle.ts). Holding
   // the row while waiting for the balance deadlocked with a move that holds the balance and asks for the
@@ -98,8 +100,10 @@ async function moveForward(tx: EntityManager, found: Dispute, report: AcquirerDi
   switch (report.stage) {
     case 'inquiry':
       // An inquiry's report for what is a chargeback here is behind it, deadline and all: a chargeback's
-      // deadline is the network's, set when the funds were withdrawn, not the inquiry's before it.
-      return inquiry ? adoptDeadline(tx, dispute, report.evidenceDueBy, at) : dispute;
+      // deadline is the network's, set when the funds were withdrawn, not the inquiry's before it. Except
+      // the acquirer's first word on a dispute an operator entered: nothing of the acquirer's came before
+      // it, and its date is the only one the acquirer has given.
+      return inquiry || adopted ? adoptDeadline(tx, dispute, report.evidenceDueBy, at) : dispute;
     case 'inquiry_closed':
       // An inquiry closes as won (`warning_closed`); a chargeback cannot go back to being one.
       return inquiry ? decide('won') : dispute;
