@@ -3,10 +3,13 @@
  * runs on the pool as a prepared statement or on the caller's transaction. Both must give the same rows
  * for the same parameters, an array among them, and inside a transaction it must be that transaction's.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { hotQuery } from '../../src/db/hot-query.js';
 import { useStack } from '../support/use-stack.js';
 
 const stack = useStack({}, { worker: false });
+const require = createRequire(import.meta.url);
 
 const ECHO = `select x, $2::text as word, $3::timestamptz as at from unnest($1::text[]) with ordinality as u(x, n) order by n`;
 
@@ -41,5 +44,13 @@ describe('hotQuery', () => {
       }),
     ).rejects.toThrow('roll back');
     expect(await count()).toEqual([{ n: 0 }]);
+  });
+});
+
+describe("hotQuery's Kysely", () => {
+  it("is the version MikroORM runs on, so the transaction it is given and the CompiledQuery it is handed come from one copy", () => {
+    const ours = JSON.parse(readFileSync('package.json', 'utf8')).dependencies.kysely;
+    const mikroOrms = JSON.parse(readFileSync(require.resolve('@mikro-orm/sql/package.json'), 'utf8')).dependencies.kysely;
+    expect(ours).toBe(mikroOrms);
   });
 });
