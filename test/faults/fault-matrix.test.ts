@@ -13,7 +13,9 @@ import type { ServiceProcess } from '../support/processes.js';
 import type { ApiProcess } from '../support/stack-processes.js';
 import { useStack } from '../support/use-stack.js';
 import { PaymentStatus } from '../../contracts/search-attributes.js';
-import { CASES, FAULTS, failpoints, fundedBusiness, type Answer, type Fault, type MatrixContext, type Prepared } from './support/matrix.js';
+import { CASES, END_BOUND_MS, FAULTS, failpoints, fundedBusiness, type Answer, type Fault, type MatrixContext, type Prepared } from './support/matrix.js';
+import { eventually, payBody, sessionBody, sql } from '../support/payments.js';
+import { IN_DOUBT_HOLD_MS } from '../../src/modules/checkout/pay-in-doubt.service.js';
 import { moneyProblems } from './support/money.js';
 
 /**
@@ -135,4 +137,48 @@ describe.each(FAULTS)('%s at each step boundary', (fault) => {
   it('leaves ledger verify clean, every refund and withdrawal with exactly its postings', async () => {
     expect(await moneyProblems(stack.orm)).toEqual([]);
   });
+});
+
+/**
+ * Two faults that overlap at the pay call's worst moment: its own `beginPayment` has committed (the worker
+ * holds the task open), the call's wait has ended unanswered, and then PostgreSQL goes away before the call
+ * reads the session to answer. Before the in-doubt answer (pay-in-doubt.service.ts) the failed read fell
+ * through to a plain 503, and the payment then went on and charged the card of a customer told to retry.
+ */
+describe('PostgreSQL stopped while a pay waits to answer, after its own beginPayment committed', () => {
+  // Back within the call's hold (the database answers), and down past it (Temporal's word that it holds the update answers).
+  it.each([5_000, IN_DOUBT_HOLD_MS + 5_000])('down %i ms: answers what stays true, a 503 never followed by a charge, processing ending completed', async (downMs) => {
+    const biz = await fundedBusiness(stack);
+    const sessionId: string = (await http.post('/api/checkout/sessions', sessionBody(), { key: biz.testKey })).body.data.id;
+    await failpoints.arm(worker.adminOrigin, 'pay.after-begin', sessionId);
+    await failpoints.arm(api.adminOrigin, 'pay.before-answer', sessionId);
+    const answer = http.post(`/api/checkout/${sessionId}/pay`, payBody(), { expect5xx: true });
+    // The API gets there after its 10 s wait, unanswered: the worker still holds the task.
+    await eventually('both failpoints reached', async () => {
+      const waiting = new Map([...(await failpoints.reached(api.adminOrigin)), ...(await failpoints.reached(worker.adminOrigin))]);
+      return waiting.get(`pay.before-answer/${sessionId}`)! > 0 && waiting.get(`pay.after-begin/${sessionId}`)! > 0;
+    }, 60_000);
+    expect((await sql(stack, 'select status from checkout_sessions where id = ?', [sessionId]))[0].status).toBe('processing');
+
+    await db.stop();
+    await failpoints.releaseAll(api.adminOrigin);
+    await new Promise((r) => setTimeout(r, downMs)); // the call finds the database gone, and keeps finding it so
+    db = await startDb();
+    await failpoints.releaseAll(worker.adminOrigin);
+
+    const res = await answer;
+    const ended = await eventually('the payment ended', async () => {
+      const [row] = await sql(stack, 'select status from checkout_sessions where id = ?', [sessionId]);
+      return row.status === 'completed' || row.status === 'failed' ? row.status : null;
+    }, END_BOUND_MS);
+    const [charges] = await sql(stack, `select count(*)::int as n from simulator_charges where idempotency_key = ? and status = 'succeeded'`, [sessionId]);
+    // The payment began before the fault, so no answer but its own outcome is true: it is charged once and completes.
+    expect({ status: res.status, told: res.body?.data?.status, ended, charges: charges.n }).toEqual({
+      status: 200,
+      told: expect.stringMatching(/^(processing|completed)$/),
+      ended: 'completed',
+      charges: 1,
+    });
+    expect(await moneyProblems(stack.orm)).toEqual([]);
+  }, 240_000);
 });

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { errorMiddleware, isUnavailable } from '../../src/http/error-middleware.js';
+import { errorMiddleware } from '../../src/http/error-middleware.js';
+import { isUnavailable } from '../../src/ops/unavailable.js';
 
 async function call(app: Koa): Promise<{ status: number; body: any; headers: Record<string, string> }> {
   const server = http.createServer(app.callback()).listen(0);

@@ -1,5 +1,10 @@
 import type { PayResult } from '../../../workflows/checkout.js';
+import type { z } from 'zod';
+import type { payAnswerResource } from './pay.schemas.js';
+import { paymentRedirectUrl } from './redirect.rules.js';
 import type { SessionStatus } from './session.entity.js';
+
+export type PayAnswer = z.output<typeof payAnswerResource>;
 
 /**
  * What a pay call heard from the session's checkout workflow:
@@ -47,4 +52,13 @@ export function payVerdict(
     case 'refused':
       return { answer: 'retry' };
   }
+}
+
+/**
+ * The answer from the workflow's own result, when only that is known (the database could not be read):
+ * its status, or `processing` when nothing of the outcome was heard.
+ */
+export function answerOfResult(session: { id: string; successUrl?: string | null; failureUrl?: string | null }, heard: PayHeard): PayAnswer {
+  const status = (heard.kind === 'answered' && heard.result.status) || 'processing';
+  return { sessionId: session.id, status: status as PayAnswer['status'], redirectUrl: paymentRedirectUrl({ ...session, status }) };
 }

@@ -2,15 +2,16 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
-import type { PayRequest } from '../../../workflows/checkout.js';
-import { payVerdict, type PayHeard } from './pay-answer.rules.js';
-import { askWorkflowToPay, updateAdmitted } from './pay.transport.js';
+import { answerOfResult, payVerdict, type PayAnswer, type PayHeard } from './pay-answer.rules.js';
+import { answerInDoubt } from './pay-in-doubt.service.js';
+import { askWorkflowToPay, updateAdmitted, type AttemptRequest } from './pay.transport.js';
 import { failpoint } from '../../ops/failpoints.js';
+import { isUnavailable } from '../../ops/unavailable.js';
 import type { LivePayments } from '../../config.js';
 import { DomainError } from '../../domain/errors.js';
 import { requireLivePayments } from '../processor/live-mode.rules.js';
 import { InvalidCardError, ProcessorUnavailableError, type CardToken, type PaymentProcessor } from '../processor/processor.port.js';
-import type { payAnswerResource, PayInput } from './pay.schemas.js';
+import type { PayInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.rules.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
 import { refuseAttempt } from './payment.lifecycle.js';
@@ -29,7 +30,6 @@ export interface PayDeps {
   acquirerOf?: (livemode: boolean) => string;
 }
 
-export type PayAnswer = z.output<typeof payAnswerResource>;
 
 const UUID = z.uuid();
 
@@ -66,16 +66,32 @@ export async function payCheckout(deps: PayDeps, session: CheckoutSession, input
   }
   const card = await tokenize(deps.processor, input.card, session.livemode);
   // This call's name for its payment attempt (and its update's id): the database records it if this call pays.
-  const attemptId = randomUUID();
+  const request = payRequest(randomUUID(), card, input, session);
   const deadline = Date.now() + deps.waitMs;
   const acquirer = deps.acquirerOf?.(session.livemode) ?? 'simulator';
-  let heard = await askWorkflowToPay(deps.temporal, deps.taskQueue, session, payRequest(attemptId, card, input, session), deadline, acquirer);
+  const heard = await askWorkflowToPay(deps.temporal, deps.taskQueue, session, request, deadline, acquirer);
   await failpoint('pay.before-answer', session.id);
+  try {
+    return await answerFromDatabase(deps, session, request.attemptId, heard, deadline);
+  } catch (err) {
+    // The database went away before it could say what came of the payment, or before the fence a 503 needs
+    // was written: a generic 503 here could be followed by this attempt's charge. See pay-in-doubt.service.ts.
+    if (!isUnavailable(err)) throw err;
+    return answerInDoubt({ ...deps, acquirer }, session, request, (heardNow, by) => answerFromDatabase(deps, session, request.attemptId, heardNow, by));
+  }
+}
+
+/**
+ * The answer as the database has it after the call, read before any answer so that no answer contradicts a
+ * move this call made. Throws what the database's own failure threw when it cannot be read or written.
+ */
+async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attemptId: string, heardFirst: PayHeard, deadline: number): Promise<PayAnswer> {
+  let heard = heardFirst;
   let current = await sessionAfter(deps, session, heard);
-  if (!current) return answerFrom(session, heard);
+  if (!current) return answerOfResult(session, heard);
   // Unanswered and nothing moved: whether anything will come of the call is the server's to say.
   if (heard.kind === 'no_answer' && current.status === 'pending') {
-    heard = (await updateAdmitted(deps.temporal, session.id, attemptId)) ? { kind: 'admitted' } : { kind: 'refused' };
+    heard = (await updateAdmitted(deps.temporal, session.id, attemptId)) === 'admitted' ? { kind: 'admitted' } : { kind: 'refused' };
   }
   // The database shows this call's payment under way, and no outcome of it was heard: Temporal's answer was
   // lost (an error reached this call after the workflow had accepted its update), or the update was answered
@@ -109,12 +125,6 @@ async function sessionAfter(deps: PayDeps, session: CheckoutSession, heard: PayH
   }
 }
 
-/** The answer from the workflow's own result, when only that is known. */
-function answerFrom(session: CheckoutSession, heard: PayHeard): PayAnswer {
-  const status = (heard.kind === 'answered' && heard.result.status) || 'processing';
-  return { sessionId: session.id, status: status as PayAnswer['status'], redirectUrl: paymentRedirectUrl({ ...session, status }) };
-}
-
 /**
  * The card as a token; a card the processor refuses to tokenize is a validation error on its field, and an
  * acquirer that cannot be reached a 503 the customer may retry (nothing was charged: no session moved).
@@ -130,7 +140,7 @@ async function tokenize(processor: PaymentProcessor, card: PayInput['card'], liv
 }
 
 /** What the workflow is asked: the token and who pays, never the card itself. */
-function payRequest(attemptId: string, card: CardToken, input: PayInput, session: CheckoutSession): PayRequest & { attemptId: string } {
+function payRequest(attemptId: string, card: CardToken, input: PayInput, session: CheckoutSession): AttemptRequest {
   return {
     sessionId: session.id,
     attemptId,

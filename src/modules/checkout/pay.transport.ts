@@ -8,10 +8,15 @@ import { failpoint } from '../../ops/failpoints.js';
 import type { PayHeard } from './pay-answer.rules.js';
 import type { CheckoutSession } from './session.entity.js';
 
+/** A pay as a call sends it: always under its own attempt id, which is also its update's id. */
+export type AttemptRequest = PayRequest & { attemptId: string };
+
 /** How long the check after a silent deadline gives Temporal to say whether it holds the update. */
 const ADMISSION_CHECK_MS = 2_000;
 /** Temporal's UpdateWorkflowExecutionLifecycleStage ADMITTED (the client exports only its own names for the stages). */
 const ADMITTED_STAGE = 1;
+/** gRPC's NOT_FOUND: the server answered, and holds no such update (or no such workflow). */
+const GRPC_NOT_FOUND = 5;
 
 /**
  * The `pay` Update of the session's checkout workflow, started with it if needed, and what was heard by
@@ -24,7 +29,7 @@ export async function askWorkflowToPay(
   temporal: Client,
   taskQueue: string,
   session: CheckoutSession,
-  request: PayRequest & { attemptId: string },
+  request: AttemptRequest,
   deadline: number,
   acquirer = 'simulator',
 ): Promise<PayHeard> {
@@ -75,10 +80,11 @@ async function outcomeById(temporal: Client, sessionId: string, attemptId: strin
 }
 
 /**
- * Whether the server holds this call's update (admitted, so a worker will run it), after the call went
- * unanswered. False when it does not (never admitted, so nothing will come of it) or cannot be reached.
+ * Whether the server holds this call's update after the call went unanswered: `admitted` (a worker will
+ * run it), `not_found` (the server says it does not hold it: never admitted, or lost with a restarted
+ * server, so nothing will come of it) or `unknown` (no answer in time: the server may hold it or not).
  */
-export async function updateAdmitted(temporal: Client, sessionId: string, attemptId: string): Promise<boolean> {
+export async function updateAdmitted(temporal: Client, sessionId: string, attemptId: string): Promise<'admitted' | 'not_found' | 'unknown'> {
   try {
     const response = await temporal.withDeadline(Date.now() + ADMISSION_CHECK_MS, () =>
       temporal.workflowService.pollWorkflowExecutionUpdate({
@@ -88,11 +94,9 @@ export async function updateAdmitted(temporal: Client, sessionId: string, attemp
         waitPolicy: { lifecycleStage: ADMITTED_STAGE },
       }),
     );
-    return (response.stage ?? 0) >= ADMITTED_STAGE;
-  } catch {
-    // Not found (never admitted, or lost with a restarted server), or no answer in time: either way no
-    // worker will run it.
-    return false;
+    return (response.stage ?? 0) >= ADMITTED_STAGE ? 'admitted' : 'unknown';
+  } catch (err) {
+    return (err as { code?: unknown }).code === GRPC_NOT_FOUND ? 'not_found' : 'unknown';
   }
 }
 

@@ -1,0 +1,65 @@
+import type { Client } from '@temporalio/client';
+import { DomainError } from '../../domain/errors.js';
+import { isUnavailable } from '../../ops/unavailable.js';
+import { answerOfResult, type PayAnswer, type PayHeard } from './pay-answer.rules.js';
+import { askWorkflowToPay, updateAdmitted, type AttemptRequest } from './pay.transport.js';
+import type { CheckoutSession } from './session.entity.js';
+
+/** How long past its own wait a pay call that the database could not answer keeps trying to learn the truth. */
+export const IN_DOUBT_HOLD_MS = 20_000;
+/** How long each renewed ask gives a worker to accept the update (durable in the workflow's history once it has). */
+const ASK_AGAIN_MS = 3_000;
+
+export interface InDoubtDeps {
+  temporal: Client;
+  taskQueue: string;
+  acquirer: string;
+}
+
+/** The database's answer to the call, given what was heard by then and a deadline for its own outcome; throws when it cannot be read or written. */
+export type AnswerFromDatabase = (heard: PayHeard, deadline: number) => Promise<PayAnswer>;
+
+/**
+ * The answer of a pay call whose database went away before it could say what came of the payment: its read
+ * failed, or the fence that makes a 503 true (`refuseAttempt`) could not be written. A 503 is then not known
+ * to be true: the update may be held by the server, its `beginPayment` committed or still retrying, and the
+ * card charged once the database is back. So the call makes `processing` true instead of guessing.
+ *
+ * It asks the workflow again under the same update id, which the server takes as the same update (or admits
+ * it now, if the first ask never reached it): an update the server holds runs when the database is back, and
+ * a `processing` answer comes true (completed or failed, or settled by the workflow if its task is lost).
+ * Between asks it tries the database again, whose own answer, fence and 503 included, is true once it can be
+ * read. Only the server's refusal of the update under this id makes a 503 true without the database.
+ *
+ * With neither the database nor Temporal answering for IN_DOUBT_HOLD_MS, it answers `processing` unless the
+ * server said it holds no such update (then 503, nothing of it can run): the one answer that may not come
+ * true is this `processing` for an update the server never held, when the session then stays `pending` and
+ * its page offers the form again, with nothing charged (docs/decisions.md, Every path, every fault).
+ */
+export async function answerInDoubt(deps: InDoubtDeps, session: CheckoutSession, request: AttemptRequest, fromDatabase: AnswerFromDatabase): Promise<PayAnswer> {
+  const holdUntil = Date.now() + IN_DOUBT_HOLD_MS;
+  for (let pause = 250; ; pause = Math.min(pause * 2, 2_000)) {
+    const heard = await askWorkflowToPay(deps.temporal, deps.taskQueue, session, request, Math.min(Date.now() + ASK_AGAIN_MS, holdUntil), deps.acquirer);
+    if (heard.kind === 'answered') return answerOfHeard(session, heard);
+    // The server will not run an update under this id: nothing of this attempt can be charged.
+    if (heard.kind === 'refused') throw new DomainError('service_unavailable');
+    try {
+      return await fromDatabase(heard, Date.now());
+    } catch (err) {
+      if (!isUnavailable(err)) throw err;
+    }
+    if (Date.now() >= holdUntil) break;
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+  if ((await updateAdmitted(deps.temporal, session.id, request.attemptId)) === 'not_found') throw new DomainError('service_unavailable');
+  return answerOfResult(session, { kind: 'no_answer' });
+}
+
+/** The workflow's result for this attempt: its outcome, or the session's status that kept it from paying. */
+function answerOfHeard(session: CheckoutSession, heard: PayHeard & { kind: 'answered' }): PayAnswer {
+  const { outcome, status } = heard.result;
+  if (outcome !== 'not_payable') return answerOfResult(session, heard);
+  // Refused by the run while the session was payable (its own fence): a retry is true.
+  if (!status || status === 'pending') throw new DomainError('service_unavailable');
+  throw new DomainError('session_not_payable', { params: { status } });
+}
