@@ -30,6 +30,13 @@ const paymentsSettledTotal = new Counter({
   registers: [registry],
 });
 
+const payAnswersInDoubtTotal = new Counter({
+  name: 'pay_answers_in_doubt_total',
+  help: 'Pay calls whose database could not say what came of the payment when they answered, by the answer given (a status, not_payable, retry)',
+  labelNames: ['answer'] as const,
+  registers: [registry],
+});
+
 const acquirerEventsTotal = new Counter({
   name: 'acquirer_events_total',
   help: "Events a real acquirer's webhook delivered, by acquirer, type and outcome (applied, unchanged, duplicate, ignored, unmatched, refused, unverified); unmatched and refused are alerts",
@@ -123,6 +130,7 @@ export function reportIntake(budget: NonNullable<typeof intake>): void {
 export const metrics = {
   payment: (outcome: 'succeeded' | 'failed') => paymentsTotal.inc({ outcome }),
   paymentSettled: (outcome: 'completed' | 'failed') => paymentsSettledTotal.inc({ outcome }),
+  payAnswerInDoubt: (answer: string) => payAnswersInDoubtTotal.inc({ answer }),
   acquirerEvent: (acquirer: string, type: string, outcome: string) => acquirerEventsTotal.inc({ acquirer, type, outcome }),
   refund: (outcome: 'created' | 'completed' | 'failed') => refundsTotal.inc({ outcome }),
   withdrawal: (outcome: 'requested' | 'completed' | 'failed' | 'cancelled') => withdrawalsTotal.inc({ outcome }),

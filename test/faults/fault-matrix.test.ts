@@ -179,6 +179,10 @@ describe('PostgreSQL stopped while a pay waits to answer, after its own beginPay
       ended: 'completed',
       charges: 1,
     });
+    // What an operator finds: the API's warn line naming the session and its answer, and the metric.
+    expect(api.output()).toContain(`pay in doubt: session ${sessionId}, its database gone when the call came to answer, answered ${res.body.data.status}`);
+    const metrics = await (await fetch(`${api.adminOrigin}/metrics`)).text();
+    expect(metrics).toMatch(new RegExp(`^pay_answers_in_doubt_total\\{answer="${res.body.data.status}"\\} [1-9]`, 'm'));
     expect(await moneyProblems(stack.orm)).toEqual([]);
   }, 240_000);
 });

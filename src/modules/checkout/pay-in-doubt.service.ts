@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
 import { DomainError } from '../../domain/errors.js';
+import { metrics } from '../../ops/metrics.js';
 import { isUnavailable } from '../../ops/unavailable.js';
 import { answerOfResult, type PayAnswer, type PayHeard } from './pay-answer.rules.js';
 import { askWorkflowToPay, updateAdmitted, type AttemptRequest } from './pay.transport.js';
@@ -14,6 +16,7 @@ export interface InDoubtDeps {
   temporal: Client;
   taskQueue: string;
   acquirer: string;
+  log?: Logger;
 }
 
 /** The database's answer to the call, given what was heard by then and a deadline for its own outcome; throws when it cannot be read or written. */
@@ -37,6 +40,22 @@ export type AnswerFromDatabase = (heard: PayHeard, deadline: number) => Promise<
  * its page offers the form again, with nothing charged (docs/decisions.md, Every path, every fault).
  */
 export async function answerInDoubt(deps: InDoubtDeps, session: CheckoutSession, request: AttemptRequest, fromDatabase: AnswerFromDatabase): Promise<PayAnswer> {
+  // An operator finds the session and what its customer was told (docs/runbook.md); the metric counts them.
+  const told = (answer: string) => {
+    metrics.payAnswerInDoubt(answer);
+    deps.log?.warn({ sessionId: session.id, attemptId: request.attemptId, answer }, `pay in doubt: session ${session.id}, its database gone when the call came to answer, answered ${answer}`);
+  };
+  try {
+    const answer = await establish(deps, session, request, fromDatabase);
+    told(answer.status);
+    return answer;
+  } catch (err) {
+    if (err instanceof DomainError) told(err.code === 'service_unavailable' ? 'retry' : 'not_payable');
+    throw err;
+  }
+}
+
+async function establish(deps: InDoubtDeps, session: CheckoutSession, request: AttemptRequest, fromDatabase: AnswerFromDatabase): Promise<PayAnswer> {
   const holdUntil = Date.now() + IN_DOUBT_HOLD_MS;
   for (let pause = 250; ; pause = Math.min(pause * 2, 2_000)) {
     const heard = await askWorkflowToPay(deps.temporal, deps.taskQueue, session, request, Math.min(Date.now() + ASK_AGAIN_MS, holdUntil), deps.acquirer);

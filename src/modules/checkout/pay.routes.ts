@@ -75,6 +75,7 @@ export const payOperations: Operation<AppDeps>[] = [
         waitMs: PAY_WAIT_MS,
         livePayments: deps.config.livePayments,
         acquirerOf: (livemode: boolean) => acquirerOf(deps.config, livemode),
+        log: deps.log,
       };
       return [
         publicRateLimit(deps),

@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import { answerOfResult, payVerdict, type PayAnswer, type PayHeard } from './pay-answer.rules.js';
 import { answerInDoubt } from './pay-in-doubt.service.js';
@@ -28,6 +29,8 @@ export interface PayDeps {
   livePayments?: LivePayments;
   /** Who takes a payment in each mode (`simulator`, `stripe`), for the Temporal UI's summary of the checkout workflow. */
   acquirerOf?: (livemode: boolean) => string;
+  /** Where a pay answered without its database is told (pay-in-doubt.service.ts). */
+  log?: Logger;
 }
 
 
