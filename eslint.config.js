@@ -116,8 +116,8 @@ export default tseslint.config(
     },
   },
   {
-    // A workflow is started by reference (the function imported from workflows/), never by a name in a
-    // string: the compiler then checks its arguments, and go-to-definition leads to it.
+    // A workflow is started by reference (in the service, its contract from contracts/; in workflows/, the
+    // function), never by a name in a string: the compiler then checks its arguments against the contract.
     files: ['src/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts'],
     rules: {
       'no-restricted-syntax': [
@@ -125,15 +125,15 @@ export default tseslint.config(
         ...['Literal', 'TemplateLiteral'].flatMap((type) => [
           {
             selector: `CallExpression[callee.object.property.name='workflow'][callee.property.name=/^(start|execute|signalWithStart|startUpdateWithStart|executeUpdateWithStart)$/][arguments.0.type='${type}']`,
-            message: 'Start a workflow by reference (the function from workflows/), not by a name in a string.',
+            message: 'Start a workflow by reference (its contract from contracts/, or the function in workflows/), not by a name in a string.',
           },
           {
             selector: `CallExpression[callee.name=/^(executeChild|startChild)$/][arguments.0.type='${type}']`,
-            message: 'Start a workflow by reference (the function from workflows/), not by a name in a string.',
+            message: 'Start a workflow by reference (its contract from contracts/, or the function in workflows/), not by a name in a string.',
           },
           {
             selector: `NewExpression[callee.name='WithStartWorkflowOperation'][arguments.0.type='${type}']`,
-            message: 'Start a workflow by reference (the function from workflows/), not by a name in a string.',
+            message: 'Start a workflow by reference (its contract from contracts/, or the function in workflows/), not by a name in a string.',
           },
         ]),
       ],

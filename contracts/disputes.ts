@@ -1,3 +1,6 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { workflowContract } from './workflows.js';
+
 /**
  * A dispute's statuses and what each means for its process: shared by the service's rules and the
  * dispute workflow, which keeps the clocks each status needs. `warning_*` is an inquiry (no money
@@ -74,3 +77,38 @@ export interface DisputeProgress {
   submittedAt: string | null;
   updatedAt: string;
 }
+
+/** The dispute workflow's contract: its start input, messages and query (workflows/disputes.ts runs it). */
+export interface DisputeWorkflowInput {
+  notice: DisputeNotice;
+  /** How long after the start the notice arrives: the simulated acquirer's few seconds; 0 for one an operator entered. */
+  noticeDelayMs: number;
+  /** DISPUTE_RESPONSE_WINDOW and DISPUTE_REVIEW_PERIOD at the notice: in the input, so every replay waits the same. */
+  responseWindowMs: number;
+  reviewPeriodMs: number;
+  /**
+   * The real acquirer that reported the dispute (`stripe`), absent for the simulator's and an operator's.
+   * Its dispute is the acquirer's to decide: the merchant's evidence is sent to it, and the outcome comes
+   * as its own event (through the `disputeChanged` signal), not from this workflow's clocks.
+   */
+  acquirer?: string;
+}
+
+/** How the dispute ended, or `reversed`: the notice opened nothing (the session refunded, or disputed already). */
+export type DisputeWorkflowResult = DisputeProgress['status'] | 'reversed';
+
+/**
+ * Sent through the outbox once a merchant's submission or acceptance has committed: the dispute as it then
+ * was, named by its `id`, which the workflow checks is its own.
+ */
+export const disputeChangedSignal = defineSignal<[progress: DisputeProgress]>('disputeChanged');
+/** The acquirer's decision on one dispute, named by its id (a payload copied from another dispute's history is refused). */
+export interface DisputeDecision {
+  disputeId: string;
+  outcome: Outcome;
+}
+/** The acquirer's decision, entered by an operator (`npm run admin -- dispute decide`); answers the dispute after it (null: no dispute opened). */
+export const decideDisputeUpdate = defineUpdate<DisputeProgress | null, [decision: DisputeDecision]>('decide');
+export const disputeProgressQuery = defineQuery<DisputeProgress | null>('status');
+
+export const disputeWorkflowContract = workflowContract<(input: DisputeWorkflowInput) => Promise<DisputeWorkflowResult>>('disputeWorkflow');

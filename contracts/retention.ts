@@ -4,6 +4,11 @@
  * items, refunds, withdrawals, reserves, the ledger, balances, the simulator's charges, disputes) have no
  * rule: they are kept for ever. docs/decisions.md, Retention, lists every table.
  */
+import { workflowContract } from './workflows.js';
+
+/** The hourly retention workflow (workflows/retention.ts): no input; it answers the rows each rule deleted. */
+export const retentionWorkflowContract = workflowContract<() => Promise<Record<string, number>>>('retentionWorkflow');
+
 export const RETENTION_RULES = [
   // An event, with its webhook deliveries and their attempts, 30 days after it happened (Stripe keeps
   // events 30 days); not while one of its deliveries is still being tried or its fan-out is not done.

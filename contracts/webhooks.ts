@@ -3,6 +3,8 @@
  * types), outside both so neither imports the other's values. Workflow code imports it, so it stays
  * deterministic: no Node built-ins, no I/O, nothing from src/ (ESLint enforces this).
  */
+import { workflowContract } from './workflows.js';
+
 /**
  * The spec's schedule: the delay before each of the 7 attempts. The delivery workflow sleeps it; the
  * worker's fan-out reads its first two delays to send a first attempt at once (src/modules/webhooks/
@@ -30,3 +32,12 @@ export type WebhookAttemptResult =
   | { outcome: 'succeeded' | 'stopped' }
   | { outcome: 'failed'; retryAfterMs: number | null }
   | { outcome: 'wait'; waitMs: number };
+
+/** The webhook delivery workflow's contract: its start input (workflows/webhooks.ts runs it). */
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+  /** Only end-to-end tests shorten the schedule (config WEBHOOK_RETRY_DELAYS, refused outside tests). */
+  delaysMs?: number[];
+}
+
+export const webhookDeliveryWorkflowContract = workflowContract<(input: WebhookDeliveryInput) => Promise<WebhookDeliveryResult>>('webhookDeliveryWorkflow');

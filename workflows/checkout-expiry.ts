@@ -1,16 +1,11 @@
-import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { SessionSweepActivities } from '../activities/session-sweep.js';
+import { sweepNowSignal } from '../contracts/checkout.js';
 
 const { expireDueSessions } = proxyActivities<SessionSweepActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
-
-/**
- * Sweep now, then plan afresh. Every worker sends it when it starts, so a deploy that changes
- * SESSION_TTL takes effect at once rather than after the sleep planned with the old one.
- */
-export const sweepNowSignal = defineSignal('sweepNow');
 
 /** The least time between two sweeps: sessions expiring within it are cancelled together. */
 const MIN_GAP_MS = 1_000;

@@ -1,25 +1,7 @@
-import { ActivityFailure, condition, defineUpdate, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, sleep, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
-import type { ChargeLookup, PaymentActivities, PaymentDetails } from '../activities/checkout-payment.js';
+import { ActivityFailure, condition, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, sleep, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
+import type { ChargeLookup, PaymentActivities } from '../activities/checkout-payment.js';
+import type { PayRequest, PayResult } from '../contracts/checkout.js';
 import { PaymentStatus } from '../contracts/search-attributes.js';
-
-/** What the API sends: the card's token (never the card) and the customer's details. */
-export interface PayRequest extends PaymentDetails {
-  /** The session it pays: the workflow refuses a pay that names another (absent in updates sent before it). */
-  sessionId?: string;
-  token: string;
-  /**
-   * Names this pay call's attempt in the database (the session's `paymentAttemptId`), so the API can tell
-   * whether its call is the one that paid, whatever its update's answer. Absent in updates sent before it.
-   */
-  attemptId?: string;
-}
-
-/** `not_payable`: the session was no longer pending (another pay won, or it was cancelled). */
-export type PayResult =
-  | { outcome: 'completed' | 'failed'; status: string }
-  | { outcome: 'not_payable'; status: string | null };
-
-export const payUpdate = defineUpdate<PayResult, [PayRequest]>('pay');
 
 /** Said to the customer when the charge never happened: it kept failing, and the processor has no record of it. */
 export const PROCESSING_ERROR = {

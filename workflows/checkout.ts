@@ -1,26 +1,16 @@
-import { allHandlersFinished, condition, defineQuery, defineSignal, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/checkout.js';
-import { IN_DOUBT_CHECK_MS, payUpdate, runPayment, settlePaymentInDoubt, type PayRequest } from './checkout-payment.js';
+import { IN_DOUBT_CHECK_MS, runPayment, settlePaymentInDoubt } from './checkout-payment.js';
+import {
+  checkoutStateQuery,
+  payUpdate,
+  sessionClosedSignal,
+  settlePaymentSignal,
+  type CheckoutWorkflowInput,
+  type CheckoutWorkflowState,
+  type PayRequest,
+} from '../contracts/checkout.js';
 import { PaymentStatus } from '../contracts/search-attributes.js';
-
-export { payUpdate, type PayRequest, type PayResult } from './checkout-payment.js';
-
-export interface CheckoutWorkflowInput {
-  sessionId: string;
-  /** ISO 8601; the session is cancelled if it is still pending then. */
-  expiresAt: string;
-}
-
-export type CheckoutWorkflowState = 'awaiting_payment' | 'paying' | 'expired' | 'closed';
-
-/** The session was closed outside the workflow (the customer's cancel): its id, and its status then. */
-export const sessionClosedSignal = defineSignal<[sessionId: string, status?: string]>('sessionClosed');
-/**
- * Sent by the expiry sweep for a session left `processing` with no payment running that it can see: the
- * workflow settles it (`settlePaymentInDoubt`). Carries the session's id, which must be the workflow's own.
- */
-export const settlePaymentSignal = defineSignal<[sessionId: string]>('settlePayment');
-export const checkoutStateQuery = defineQuery<CheckoutWorkflowState>('status');
 
 const { expireSession } = proxyActivities<CheckoutActivities>({
   startToCloseTimeout: '30 seconds',

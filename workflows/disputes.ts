@@ -3,9 +3,6 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   log,
   patched,
   proxyActivities,
@@ -17,41 +14,21 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { DisputeActivities } from '../activities/disputes.js';
-import { awaitsResponse, isClosed, stageOf, type DisputeNotice, type DisputeProgress, type Outcome } from '../contracts/disputes.js';
+import {
+  awaitsResponse,
+  decideDisputeUpdate,
+  disputeChangedSignal,
+  disputeProgressQuery,
+  isClosed,
+  stageOf,
+  type DisputeDecision,
+  type DisputeProgress,
+  type DisputeWorkflowInput,
+  type DisputeWorkflowResult,
+  type Outcome,
+} from '../contracts/disputes.js';
 import { ACQUIRER_REFUSED } from '../contracts/failure-types.js';
 import { EvidenceDueBy, PaymentStatus } from '../contracts/search-attributes.js';
-
-export interface DisputeWorkflowInput {
-  notice: DisputeNotice;
-  /** How long after the start the notice arrives: the simulated acquirer's few seconds; 0 for one an operator entered. */
-  noticeDelayMs: number;
-  /** DISPUTE_RESPONSE_WINDOW and DISPUTE_REVIEW_PERIOD at the notice: in the input, so every replay waits the same. */
-  responseWindowMs: number;
-  reviewPeriodMs: number;
-  /**
-   * The real acquirer that reported the dispute (`stripe`), absent for the simulator's and an operator's.
-   * Its dispute is the acquirer's to decide: the merchant's evidence is sent to it, and the outcome comes
-   * as its own event (through the `disputeChanged` signal), not from this workflow's clocks.
-   */
-  acquirer?: string;
-}
-
-/** How the dispute ended, or `reversed`: the notice opened nothing (the session refunded, or disputed already). */
-export type DisputeWorkflowResult = DisputeProgress['status'] | 'reversed';
-
-/**
- * Sent through the outbox once a merchant's submission or acceptance has committed: the dispute as it then
- * was, named by its `id`, which the workflow checks is its own.
- */
-export const disputeChangedSignal = defineSignal<[progress: DisputeProgress]>('disputeChanged');
-/** The acquirer's decision on one dispute, named by its id (a payload copied from another dispute's history is refused). */
-export interface DisputeDecision {
-  disputeId: string;
-  outcome: Outcome;
-}
-/** The acquirer's decision, entered by an operator (`npm run admin -- dispute decide`); answers the dispute after it (null: no dispute opened). */
-export const decideDisputeUpdate = defineUpdate<DisputeProgress | null, [decision: DisputeDecision]>('decide');
-export const disputeProgressQuery = defineQuery<DisputeProgress | null>('status');
 
 /**
  * Every message to the workflow names its dispute and the workflow refuses one that names another. Runs

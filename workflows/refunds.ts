@@ -1,17 +1,8 @@
-import { defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { RefundActivities } from '../activities/refunds.js';
 import { REFUND_DECLINED } from '../contracts/failure-types.js';
+import { refundStatusQuery, type RefundRecord, type RefundWorkflowInput } from '../contracts/refunds.js';
 import { databaseStepOptions, operatorView, processorCallOptions, processorCalls } from './in-flight.js';
-
-export type RefundRecord = Awaited<ReturnType<RefundActivities['startRefundProcessing']>>;
-
-export interface RefundWorkflowInput {
-  refundId: string;
-  /** The refund as created, so the `status` query answers from the first moment. */
-  record: RefundRecord;
-}
-
-export const refundStatusQuery = defineQuery<RefundRecord>('status');
 
 const remoteSteps = proxyActivities<RefundActivities>(databaseStepOptions);
 /**

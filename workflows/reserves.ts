@@ -1,5 +1,4 @@
 import {
-  defineQuery,
   patched,
   proxyActivities,
   proxyLocalActivities,
@@ -10,16 +9,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ReserveActivities } from '../activities/reserves.js';
+import { reserveReleaseStateQuery, type ReserveReleaseInput, type ReserveReleaseState } from '../contracts/reserves.js';
 import { PaymentStatus } from '../contracts/search-attributes.js';
-
-export interface ReserveReleaseInput {
-  reserveId: string;
-  /** ISO 8601: the end of the hold period. */
-  releaseAt: string;
-}
-
-export type ReserveReleaseState = 'holding' | 'released' | 'nothing_to_release';
-export const reserveReleaseStateQuery = defineQuery<ReserveReleaseState>('status');
 
 /** The shortest wait before asking again, so clocks a few milliseconds apart cannot spin the loop. */
 const MIN_RECHECK_MS = 1000;

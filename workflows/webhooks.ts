@@ -1,14 +1,6 @@
 import { log, patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.js';
-import { WEBHOOK_RETRY_DELAYS_MS, type WebhookAttemptResult, type WebhookDeliveryResult } from '../contracts/webhooks.js';
-
-export interface WebhookDeliveryInput {
-  deliveryId: string;
-  /** Only end-to-end tests shorten the schedule (config WEBHOOK_RETRY_DELAYS, refused outside tests). */
-  delaysMs?: number[];
-}
-
-export type { WebhookDeliveryResult };
+import { WEBHOOK_RETRY_DELAYS_MS, type WebhookAttemptResult, type WebhookDeliveryInput, type WebhookDeliveryResult } from '../contracts/webhooks.js';
 
 // One attempt is one HTTP POST: the activity never retries on its own, the schedule below does. Its
 // timeout bounds the 10 s request plus two short database writes.

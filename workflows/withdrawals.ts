@@ -1,20 +1,8 @@
-import { condition, defineQuery, defineSignal, log, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { condition, log, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { WithdrawalActivities } from '../activities/withdrawals.js';
 import { PAYOUT_DECLINED } from '../contracts/failure-types.js';
+import { withdrawalCancelledSignal, withdrawalStatusQuery, type WithdrawalRecord, type WithdrawalWorkflowInput } from '../contracts/withdrawals.js';
 import { databaseStepOptions, operatorView, processorCallOptions, processorCalls, formatWait } from './in-flight.js';
-
-export type WithdrawalRecord = Awaited<ReturnType<WithdrawalActivities['startWithdrawalProcessing']>>;
-
-export interface WithdrawalWorkflowInput {
-  withdrawalId: string;
-  /** WITHDRAWAL_PROCESSING_DELAY when the withdrawal was made; in the input so every replay waits the same. */
-  processingDelayMs: number;
-  /** The record as created, so the `status` query answers from the first moment. */
-  record: WithdrawalRecord;
-}
-
-/** Sent by the API after a cancel commits; carries the cancelled record, whose `id` the workflow checks is its own. */
-export const withdrawalCancelledSignal = defineSignal<[record: WithdrawalRecord]>('cancelled');
 
 /**
  * A `cancelled` signal naming another withdrawal (a payload copied from its history) is ignored: it would
@@ -23,8 +11,6 @@ export const withdrawalCancelledSignal = defineSignal<[record: WithdrawalRecord]
  * (`withdrawal-*-before-named-messages.json`).
  */
 export const NAMED_MESSAGES_PATCH = 'messages-name-their-record';
-export const withdrawalStatusQuery = defineQuery<WithdrawalRecord>('status');
-
 const remoteSteps = proxyActivities<WithdrawalActivities>(databaseStepOptions);
 // As local activities: one marker each inside the workflow task, no task-queue round trip (workflows/refunds.ts says why that is as durable).
 const localSteps = proxyLocalActivities<WithdrawalActivities>(databaseStepOptions);

@@ -1,6 +1,6 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
-import { retentionWorkflow } from '../../workflows/retention.js';
-import { sessionExpiryWorkflow, sweepNowSignal } from '../../workflows/checkout-expiry.js';
+import { retentionWorkflowContract } from '../../contracts/retention.js';
+import { sessionExpiryWorkflowContract, sweepNowSignal } from '../../contracts/checkout.js';
 import { retentionScheduleId, retentionWorkflowId, sessionExpiryWorkflowId } from '../../contracts/workflow-ids.js';
 
 /** The schedule the retention schedule replaced: it purged Idempotency-Keys alone. */
@@ -14,8 +14,8 @@ function retentionSchedule(taskQueue: string): ScheduleOptions {
     spec: { intervals: [{ every: '1 hour' }] },
     action: {
       type: 'startWorkflow',
-      // By reference: the SDK sends the function's name, and go-to-definition reaches the workflow.
-      workflowType: retentionWorkflow,
+      // By its contract's name, which the worker registers it by (test/ops/workflow-names.test.ts).
+      workflowType: retentionWorkflowContract.name,
       workflowId: retentionWorkflowId(taskQueue),
       taskQueue,
       args: [],
@@ -54,7 +54,7 @@ export async function ensureRetentionSchedule(client: Client, taskQueue: string)
  * worker, and two workers still make one sweep.
  */
 export async function ensureSessionExpirySweep(client: Client, taskQueue: string): Promise<void> {
-  await client.workflow.signalWithStart(sessionExpiryWorkflow, {
+  await client.workflow.signalWithStart(sessionExpiryWorkflowContract.name, {
     workflowId: sessionExpiryWorkflowId(taskQueue),
     taskQueue,
     signal: sweepNowSignal,

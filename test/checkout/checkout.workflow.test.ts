@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
-import { checkoutWorkflow, sessionClosedSignal } from '../../workflows/checkout.js';
+import { checkoutWorkflow } from '../../workflows/checkout.js';
+import { sessionClosedSignal } from '../../contracts/checkout.js';
 import type { Activities } from '../../activities/index.js';
 import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 

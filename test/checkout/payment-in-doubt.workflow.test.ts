@@ -1,6 +1,6 @@
 import { PaymentStatus } from '../../contracts/search-attributes.js';
 import { IN_DOUBT_CHECK_MS, SETTLE_AFTER_MS } from '../../workflows/checkout-payment.js';
-import { payUpdate, sessionClosedSignal, settlePaymentSignal } from '../../workflows/checkout.js';
+import { payUpdate, sessionClosedSignal, settlePaymentSignal } from '../../contracts/checkout.js';
 import { checkoutMocks, DAY, payRequest, withCheckout } from '../support/checkout-workflow.js';
 import { useTimeSkippingEnv } from '../support/time-skipping.js';
 

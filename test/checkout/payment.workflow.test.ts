@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { WorkflowUpdateStage } from '@temporalio/client';
 import type { PaymentActivities } from '../../activities/checkout-payment.js';
-import { payUpdate } from '../../workflows/checkout.js';
+import { payUpdate } from '../../contracts/checkout.js';
 import { checkoutMocks, payRequest, withCheckout } from '../support/checkout-workflow.js';
 import { useTimeSkippingEnv } from '../support/time-skipping.js';
 

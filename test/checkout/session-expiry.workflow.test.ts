@@ -1,7 +1,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Activities } from '../../activities/index.js';
 import { nextSweepAt } from '../../src/modules/checkout/expiry.rules.js';
-import { sessionExpiryWorkflow, sweepNowSignal } from '../../workflows/checkout-expiry.js';
+import { sessionExpiryWorkflow } from '../../workflows/checkout-expiry.js';
+import { sweepNowSignal } from '../../contracts/checkout.js';
 import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 
 const env = useTimeSkippingEnv();

@@ -9,7 +9,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { DisputeActivities } from '../../activities/disputes.js';
 import type { DisputeNotice, DisputeProgress, DisputeStatus } from '../../contracts/disputes.js';
 import { ACQUIRER_REFUSED } from '../../contracts/failure-types.js';
-import { decideDisputeUpdate, disputeChangedSignal, disputeWorkflow } from '../../workflows/disputes.js';
+import { disputeWorkflow } from '../../workflows/disputes.js';
+import { decideDisputeUpdate, disputeChangedSignal } from '../../contracts/disputes.js';
 import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 
 const env = useTimeSkippingEnv();

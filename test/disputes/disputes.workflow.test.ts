@@ -1,6 +1,7 @@
 import type { DisputeActivities } from '../../activities/disputes.js';
 import type { DisputeNotice, DisputeProgress, DisputeStatus } from '../../contracts/disputes.js';
-import { decideDisputeUpdate, disputeChangedSignal, disputeProgressQuery, disputeWorkflow } from '../../workflows/disputes.js';
+import { disputeWorkflow } from '../../workflows/disputes.js';
+import { decideDisputeUpdate, disputeChangedSignal, disputeProgressQuery } from '../../contracts/disputes.js';
 import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 
 const env = useTimeSkippingEnv();

@@ -1,5 +1,5 @@
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
-import { refundStatusQuery } from '../../workflows/refunds.js';
+import { refundStatusQuery } from '../../contracts/refunds.js';
 import { AmountInCents, BusinessId, PaymentStatus } from '../../contracts/search-attributes.js';
 import { CARDS, createSession, eventually, pay, payToCompletion, payBody, paidSession, sql } from '../support/payments.js';
 import { balanceOf, creditAvailable, testMode } from '../support/seed.js';

@@ -2,7 +2,8 @@ import { jest } from '@jest/globals';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Activities } from '../../activities/index.js';
 import { REFUND_DECLINED } from '../../contracts/failure-types.js';
-import { refundStatusQuery, refundWorkflow, type RefundRecord } from '../../workflows/refunds.js';
+import { refundWorkflow } from '../../workflows/refunds.js';
+import { refundStatusQuery, type RefundRecord } from '../../contracts/refunds.js';
 import { PaymentStatus } from '../../contracts/search-attributes.js';
 import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 

@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import type { ReserveActivities } from '../../activities/reserves.js';
-import { reserveReleaseStateQuery, reserveReleaseWorkflow } from '../../workflows/reserves.js';
+import { reserveReleaseWorkflow } from '../../workflows/reserves.js';
+import { reserveReleaseStateQuery } from '../../contracts/reserves.js';
 import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 
 const env = useTimeSkippingEnv();

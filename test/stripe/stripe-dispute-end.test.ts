@@ -5,7 +5,7 @@
  */
 import { jest } from '@jest/globals';
 import { disputeWorkflowId } from '../../contracts/workflow-ids.js';
-import { decideDisputeUpdate } from '../../workflows/disputes.js';
+import { decideDisputeUpdate } from '../../contracts/disputes.js';
 import { eventually } from '../support/payments.js';
 import { disputeEvent } from './stripe-events.js';
 import { useStripeStack } from './stripe-stack.js';

@@ -6,7 +6,8 @@ import { jest } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PaymentActivities } from '../../activities/checkout-payment.js';
 import type { Activities } from '../../activities/index.js';
-import { checkoutWorkflow, type PayRequest } from '../../workflows/checkout.js';
+import { checkoutWorkflow } from '../../workflows/checkout.js';
+import type { PayRequest } from '../../contracts/checkout.js';
 import { testWorker } from './time-skipping.js';
 
 export const DAY = 24 * 3600 * 1000;

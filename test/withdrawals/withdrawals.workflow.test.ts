@@ -4,12 +4,8 @@ import type { Activities } from '../../activities/index.js';
 import { PAYOUT_DECLINED } from '../../contracts/failure-types.js';
 import { retrySignal } from '../../workflows/in-flight.js';
 import { PaymentStatus } from '../../contracts/search-attributes.js';
-import {
-  withdrawalCancelledSignal,
-  withdrawalStatusQuery,
-  withdrawalWorkflow,
-  type WithdrawalRecord,
-} from '../../workflows/withdrawals.js';
+import { withdrawalWorkflow } from '../../workflows/withdrawals.js';
+import { withdrawalCancelledSignal, withdrawalStatusQuery, type WithdrawalRecord } from '../../contracts/withdrawals.js';
 import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
 
 const env = useTimeSkippingEnv();

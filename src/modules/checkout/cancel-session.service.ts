@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { sessionClosedSignal } from '../../../workflows/checkout.js';
+import { sessionClosedSignal } from '../../../contracts/checkout.js';
 import { CheckoutSession } from './session.entity.js';
 import { checkoutWorkflowId } from '../../../contracts/workflow-ids.js';
 

@@ -1,4 +1,4 @@
-import type { PayResult } from '../../../workflows/checkout.js';
+import type { PayResult } from '../../../contracts/checkout.js';
 import type { z } from 'zod';
 import type { payAnswerResource } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.rules.js';

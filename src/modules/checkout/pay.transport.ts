@@ -1,6 +1,6 @@
 /** How a pay call reaches the session's checkout workflow, and what it can learn when no answer comes. */
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage, type Client } from '@temporalio/client';
-import { checkoutWorkflow, payUpdate, type PayRequest, type PayResult } from '../../../workflows/checkout.js';
+import { checkoutWorkflowContract, payUpdate, type CheckoutWorkflow, type PayRequest, type PayResult } from '../../../contracts/checkout.js';
 import { toSearchAttributePairs } from '../../../contracts/search-attributes.js';
 import { checkoutWorkflowId } from '../../../contracts/workflow-ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
@@ -105,7 +105,7 @@ export async function updateAdmitted(temporal: Client, sessionId: string, attemp
  * parameters. Its summary names the acquirer that takes the payment, so the Temporal UI shows it.
  */
 function checkoutStart(session: CheckoutSession, taskQueue: string, acquirer: string) {
-  return new WithStartWorkflowOperation(checkoutWorkflow, {
+  return new WithStartWorkflowOperation<CheckoutWorkflow>(checkoutWorkflowContract.name, {
     workflowId: checkoutWorkflowId(session.id),
     taskQueue,
     args: [{ sessionId: session.id, expiresAt: session.expiresAt.toISOString() }],

@@ -4,7 +4,7 @@ import { Business } from '../businesses/business.entity.js';
 import { recordEvent } from '../events/event.service.js';
 import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
-import { reserveReleaseWorkflow } from '../../../workflows/reserves.js';
+import { reserveReleaseWorkflowContract } from '../../../contracts/reserves.js';
 import { workflowStart } from '../outbox/workflow-message.rules.js';
 import { createReserve } from '../reserves/reserve.service.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
@@ -138,7 +138,7 @@ export async function completePayment(
     // The release's start follows the commit through the outbox; the worker's relay dispatches it.
     tx.create(OutboxEntry, {
       createdAt: at,
-      message: workflowStart(reserveReleaseWorkflow, {
+      message: workflowStart(reserveReleaseWorkflowContract, {
         workflowId: reserveReleaseWorkflowId(reserve.id),
         args: [{ reserveId: reserve.id, releaseAt: reserve.releaseAt.toISOString() }],
         // PaymentStatus at the start, not upserted by the workflow: one Temporal action fewer (workflows/reserves.ts).

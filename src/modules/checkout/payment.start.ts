@@ -1,4 +1,4 @@
-import { checkoutWorkflow, settlePaymentSignal } from '../../../workflows/checkout.js';
+import { checkoutWorkflowContract, settlePaymentSignal } from '../../../contracts/checkout.js';
 import { checkoutWorkflowId } from '../../../contracts/workflow-ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import { workflowSignalWithStart, type WorkflowSignalWithStart } from '../outbox/workflow-message.rules.js';
@@ -8,7 +8,7 @@ import { workflowSignalWithStart, type WorkflowSignalWithStart } from '../outbox
  * started again for it when no run is open (one terminated, or closed before it could know).
  */
 export function settlePaymentMessage(session: { id: string; businessId: string; livemode: boolean; total: number; expiresAt: Date }): WorkflowSignalWithStart {
-  return workflowSignalWithStart(checkoutWorkflow, settlePaymentSignal, {
+  return workflowSignalWithStart(checkoutWorkflowContract, settlePaymentSignal, {
     workflowId: checkoutWorkflowId(session.id),
     args: [{ sessionId: session.id, expiresAt: session.expiresAt.toISOString() }],
     signalArgs: [session.id],

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { decideDisputeUpdate } from '../../../workflows/disputes.js';
+import { decideDisputeUpdate } from '../../../contracts/disputes.js';
 import type { DisputeTimes } from '../../config.js';
 import { requireTransaction } from '../../db/transaction.js';
 import { DomainError } from '../../domain/errors.js';

@@ -1,4 +1,4 @@
-import { disputeChangedSignal, disputeWorkflow, type DisputeWorkflowInput } from '../../../workflows/disputes.js';
+import { disputeChangedSignal, disputeWorkflowContract, type DisputeWorkflowInput } from '../../../contracts/disputes.js';
 import type { DisputeTimes } from '../../config.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import type { Owner } from '../ledger/ledger.service.js';
@@ -32,7 +32,7 @@ export function disputeWorkflowStart(
     },
   ];
   const kind = notice.inquiry ? 'Inquiry' : 'Chargeback';
-  return workflowStart(disputeWorkflow, {
+  return workflowStart(disputeWorkflowContract, {
     workflowId: disputeWorkflowId(notice.disputeId),
     args,
     searchAttributes: {

@@ -1,14 +1,11 @@
 /**
- * The outbox's messages to Temporal, as values: a workflow start or a signal, built against the workflow
- * or signal it names so the compiler checks the arguments. No I/O here; workflow-message.transport.ts
- * sends them.
+ * The outbox's messages to Temporal, as values: a workflow start or a signal, built against the contract
+ * of the workflow or signal it names (contracts/) so the compiler checks the arguments. No I/O here;
+ * workflow-message.transport.ts sends them.
  */
 import type { SignalDefinition } from '@temporalio/common';
 import type { SearchAttributeValues } from '../../../contracts/search-attributes.js';
-import { isWorkflowName, type WorkflowName } from '../../../contracts/workflows.js';
-
-/** A workflow function of workflows/; its parameters are what a start must pass. */
-type Workflow = (...args: never[]) => Promise<unknown>;
+import type { WorkflowContract, WorkflowFunction, WorkflowName } from '../../../contracts/workflows.js';
 
 /**
  * A workflow start as the outbox stores it (JSON in `outbox.message`); the shape rows already have. Its
@@ -45,31 +42,29 @@ export interface WorkflowSignalWithStart extends Omit<WorkflowStart, 'kind'> {
   signalArgs: unknown[];
 }
 
-/** Builds a signal-with-start by the workflow and the signal it names, so both argument lists are checked. */
-export function workflowSignalWithStart<W extends Workflow, Args extends unknown[]>(
-  workflow: W,
+/** Builds a signal-with-start by the workflow's contract and the signal it names, so both argument lists are checked. */
+export function workflowSignalWithStart<F extends WorkflowFunction, Args extends unknown[]>(
+  workflow: WorkflowContract<F>,
   signal: SignalDefinition<Args>,
-  start: Omit<WorkflowStart, 'kind' | 'workflowType' | 'args'> & { args: Parameters<W>; signalArgs: Args },
+  start: Omit<WorkflowStart, 'kind' | 'workflowType' | 'args'> & { args: Parameters<F>; signalArgs: Args },
 ): WorkflowSignalWithStart {
   const { kind: _start, ...message } = workflowStart(workflow, start);
   return { kind: 'workflow.signalWithStart', ...message, signalName: signal.name, signalArgs: start.signalArgs };
 }
 
-/** Builds a signal by its definition (imported from the workflow), so `args` is checked against it. */
+/** Builds a signal by its definition (from the workflow's contract), so `args` is checked against it. */
 export function workflowSignal<Args extends unknown[]>(signal: SignalDefinition<Args>, to: { workflowId: string; args: Args }): WorkflowSignal {
   return { kind: 'workflow.signal', workflowId: to.workflowId, signalName: signal.name, args: to.args };
 }
 
 /**
- * Builds the start of `workflow`, a workflow function the service imports by reference (so the compiler
- * checks `args` against its parameters, and go-to-definition leads to it); the message stores its name,
- * as the SDK does for a function reference. A function the worker does not register is refused here,
- * not left to fail in the relay.
+ * Builds the start of the workflow a contract names (contracts/), so the compiler checks `args` against the
+ * workflow's parameters without the service loading workflows/; the message stores its name, by which the
+ * worker registers it (a contract names only such workflows: `WorkflowName`).
  */
-export function workflowStart<W extends Workflow>(
-  workflow: W,
-  start: Omit<WorkflowStart, 'kind' | 'workflowType' | 'args'> & { args: Parameters<W> },
+export function workflowStart<F extends WorkflowFunction>(
+  workflow: WorkflowContract<F>,
+  start: Omit<WorkflowStart, 'kind' | 'workflowType' | 'args'> & { args: Parameters<F> },
 ): WorkflowStart {
-  if (!isWorkflowName(workflow.name)) throw new Error(`${workflow.name} is not a workflow the worker registers (workflows/index.ts)`);
   return { kind: 'workflow.start', workflowType: workflow.name, ...start };
 }

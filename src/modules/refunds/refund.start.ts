@@ -1,4 +1,4 @@
-import { refundWorkflow, type RefundWorkflowInput } from '../../../workflows/refunds.js';
+import { refundWorkflowContract, type RefundWorkflowInput } from '../../../contracts/refunds.js';
 import { refundWorkflowId } from '../../../contracts/workflow-ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import { workflowStart, type WorkflowStart } from '../outbox/workflow-message.rules.js';
@@ -8,7 +8,7 @@ import { refundView } from './refund.view.js';
 /** The start of a new refund's workflow, for the outbox row written in the refund's transaction. */
 export function refundWorkflowStart(refund: Refund): WorkflowStart {
   const args: [RefundWorkflowInput] = [{ refundId: refund.id, record: refundView(refund) }];
-  return workflowStart(refundWorkflow, {
+  return workflowStart(refundWorkflowContract, {
     workflowId: refundWorkflowId(refund.id),
     args,
     searchAttributes: { BusinessId: refund.businessId, Livemode: refund.livemode, PaymentStatus: 'pending', AmountInCents: refund.amountInCents },

@@ -4,7 +4,7 @@ import type { Owner } from '../ledger/ledger.service.js';
 import { requireTransaction } from '../../db/transaction.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
-import { reserveReleaseWorkflow } from '../../../workflows/reserves.js';
+import { reserveReleaseWorkflowContract } from '../../../contracts/reserves.js';
 import { workflowStart } from '../outbox/workflow-message.rules.js';
 import { HOLDING_STATUSES, Reserve } from './reserve.entity.js';
 import { planConsumption, reserveStatusOf } from './reserve.rules.js';
@@ -112,7 +112,7 @@ export async function restoreReserves(
 function startReleaseAgain(tx: EntityManager, reserve: Reserve, source: { id: string; description: string }, amount: number, at: Date): void {
   tx.create(OutboxEntry, {
     createdAt: at,
-    message: workflowStart(reserveReleaseWorkflow, {
+    message: workflowStart(reserveReleaseWorkflowContract, {
       workflowId: reserveReleaseAgainWorkflowId(reserve.id, source.id),
       args: [{ reserveId: reserve.id, releaseAt: reserve.releaseAt.toISOString() }],
       searchAttributes: { BusinessId: reserve.businessId, Livemode: reserve.livemode, AmountInCents: amount },

@@ -1,5 +1,5 @@
 import type { SearchAttributeValues } from '../../../contracts/search-attributes.js';
-import { webhookDeliveryWorkflow, type WebhookDeliveryInput } from '../../../workflows/webhooks.js';
+import { webhookDeliveryWorkflowContract, type WebhookDeliveryInput } from '../../../contracts/webhooks.js';
 import { workflowStart } from '../outbox/workflow-message.rules.js';
 import { webhookDeliveryWorkflowId } from '../../../contracts/workflow-ids.js';
 
@@ -13,7 +13,7 @@ export function deliveryWorkflowStart(
 ) {
   const input: WebhookDeliveryInput = { deliveryId: delivery.id, ...(retryDelaysMs ? { delaysMs: retryDelaysMs } : {}) };
   const searchAttributes: SearchAttributeValues = { BusinessId: delivery.businessId, Livemode: delivery.livemode };
-  return workflowStart(webhookDeliveryWorkflow, {
+  return workflowStart(webhookDeliveryWorkflowContract, {
     workflowId: webhookDeliveryWorkflowId(delivery.id),
     args: [input],
     searchAttributes,

@@ -1,4 +1,4 @@
-import { withdrawalCancelledSignal, withdrawalWorkflow, type WithdrawalWorkflowInput } from '../../../workflows/withdrawals.js';
+import { withdrawalCancelledSignal, withdrawalWorkflowContract, type WithdrawalWorkflowInput } from '../../../contracts/withdrawals.js';
 import { withdrawalWorkflowId } from '../../../contracts/workflow-ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import { workflowSignal, workflowStart, type WorkflowSignal, type WorkflowStart } from '../outbox/workflow-message.rules.js';
@@ -8,7 +8,7 @@ import { withdrawalView } from './withdrawal.view.js';
 /** The start of a new withdrawal's workflow, for the outbox row inserted with it. */
 export function withdrawalWorkflowStart(withdrawal: Withdrawal, processingDelayMs: number): WorkflowStart {
   const args: [WithdrawalWorkflowInput] = [{ withdrawalId: withdrawal.id, processingDelayMs, record: withdrawalView(withdrawal) }];
-  return workflowStart(withdrawalWorkflow, {
+  return workflowStart(withdrawalWorkflowContract, {
     workflowId: withdrawalWorkflowId(withdrawal.id),
     args,
     searchAttributes: {

@@ -1,0 +1,56 @@
+/**
+ * The checkout workflow's contract: its start input, the `pay` update and the signals and query the service
+ * and the workflow share. The service starts and messages the workflow through these alone (workflows/checkout.ts runs it).
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { PaymentDetails } from '../activities/checkout-payment.js';
+import { workflowContract } from './workflows.js';
+
+export interface CheckoutWorkflowInput {
+  sessionId: string;
+  /** ISO 8601; the session is cancelled if it is still pending then. */
+  expiresAt: string;
+}
+
+export type CheckoutWorkflowState = 'awaiting_payment' | 'paying' | 'expired' | 'closed';
+
+/** The session was closed outside the workflow (the customer's cancel): its id, and its status then. */
+export const sessionClosedSignal = defineSignal<[sessionId: string, status?: string]>('sessionClosed');
+/**
+ * Sent by the expiry sweep for a session left `processing` with no payment running that it can see: the
+ * workflow settles it (`settlePaymentInDoubt`). Carries the session's id, which must be the workflow's own.
+ */
+export const settlePaymentSignal = defineSignal<[sessionId: string]>('settlePayment');
+export const checkoutStateQuery = defineQuery<CheckoutWorkflowState>('status');
+
+/** What the API sends: the card's token (never the card) and the customer's details. */
+export interface PayRequest extends PaymentDetails {
+  /** The session it pays: the workflow refuses a pay that names another (absent in updates sent before it). */
+  sessionId?: string;
+  token: string;
+  /**
+   * Names this pay call's attempt in the database (the session's `paymentAttemptId`), so the API can tell
+   * whether its call is the one that paid, whatever its update's answer. Absent in updates sent before it.
+   */
+  attemptId?: string;
+}
+
+/** `not_payable`: the session was no longer pending (another pay won, or it was cancelled). */
+export type PayResult =
+  | { outcome: 'completed' | 'failed'; status: string }
+  | { outcome: 'not_payable'; status: string | null };
+
+export const payUpdate = defineUpdate<PayResult, [PayRequest]>('pay');
+
+/** The checkout workflow's shape, for a start through the SDK (`WithStartWorkflowOperation<CheckoutWorkflow>`). */
+export type CheckoutWorkflow = (input: CheckoutWorkflowInput) => Promise<CheckoutWorkflowState>;
+export const checkoutWorkflowContract = workflowContract<CheckoutWorkflow>('checkoutWorkflow');
+
+/**
+ * Sweep now, then plan afresh. Every worker sends it to the session expiry sweep (workflows/checkout-expiry.ts)
+ * when it starts, so a deploy that changes SESSION_TTL takes effect at once rather than after the sleep
+ * planned with the old one.
+ */
+export const sweepNowSignal = defineSignal('sweepNow');
+/** The session expiry sweep: one per task queue, for ever (it continues as new). */
+export const sessionExpiryWorkflowContract = workflowContract<() => Promise<never>>('sessionExpiryWorkflow');
