@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { createLogger } from '../../src/log.js';
-import { startAdmin } from '../../src/main/runtime.js';
+import { startAdmin } from '../../src/main/admin-port.js';
 import { startAdminServer, type AdminServer } from '../../src/ops/admin-server.js';
 import { metrics } from '../../src/ops/metrics.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
@@ -13,7 +13,7 @@ afterAll(async () => admin?.close());
 const stack = useStack(async () => ({ TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${await freePort()}`, ADMIN_PORT: '0' }));
 const biz = useBusiness(stack);
 beforeAll(async () => {
-  admin = await startAdmin({ config: stack.config, orm: stack.orm, temporal: stack.temporal, log: createLogger('silent'), worker: true });
+  admin = await startAdmin({ config: stack.config, connections: { orm: stack.orm, temporal: stack.temporal }, log: createLogger('silent'), worker: true });
 });
 
 function get(port: number, path: string): Promise<{ status: number; type: string; text: string }> {
