@@ -64,6 +64,29 @@ describe('admin port', () => {
     }
   });
 
+  it('GET /readyz: 503 while the process starts, naming what it waits for, whatever its checks say; ready once it serves', async () => {
+    const starting = await startAdminServer({ host: '127.0.0.1', port: 0, log: createLogger('silent'), checks: { database: async () => 1 }, starting: true });
+    try {
+      const readyz = async () => {
+        const res = await get(starting.port, '/readyz');
+        return { status: res.status, body: JSON.parse(res.text) };
+      };
+      expect(await readyz()).toEqual({ status: 503, body: { status: 'not_ready', checks: { database: 'ok', startup: 'starting' } } });
+      starting.waitingFor('PostgreSQL at db:5432');
+      expect(await readyz()).toEqual({ status: 503, body: { status: 'not_ready', checks: { database: 'ok', startup: 'waiting for PostgreSQL at db:5432' } } });
+      expect((await get(starting.port, '/healthz')).status).toBe(200);
+      starting.waitingFor(null);
+      expect((await readyz()).body.checks.startup).toBe('starting');
+      starting.serving();
+      expect(await readyz()).toEqual({ status: 200, body: { status: 'ready', checks: { database: 'ok' } } });
+      // A late word from a wait (a worker's own connection) does not make a serving process not ready.
+      starting.waitingFor('Temporal at t:7233');
+      expect((await readyz()).status).toBe(200);
+    } finally {
+      await starting.close();
+    }
+  });
+
   it('GET /metrics: request latency by route template and status, outcome counters, and the Temporal SDK’s metrics', async () => {
     const created = await stack.http.post(
       '/api/checkout/sessions',
