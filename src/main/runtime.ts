@@ -46,7 +46,7 @@ export async function openMigratedDatabase(databaseUrl: string, config: Pick<Con
 }
 
 /** host:port of a database URL, for a log line: never its user or password. */
-export const databaseHost = (url: string) => new URL(url).host;
+const databaseHost = (url: string) => new URL(url).host;
 
 /**
  * The database of an API or worker process, once PostgreSQL answers (`wait`: a starting process's
