@@ -11,7 +11,7 @@ import { useStack } from '../support/use-stack.js';
 import { createSession, paidSession, until } from './support/flows.js';
 
 /**
- * Processes started before what they need (issue 41): an API started while PostgreSQL is down, and a
+ * Processes started before what they need: an API started while PostgreSQL is down, and a
  * worker started while Temporal is down, wait for it instead of exiting. Meanwhile each is alive on its
  * admin port and not ready, says what it waits for in one line per try (no stack), and serves as soon as
  * the dependency answers. PostgreSQL and Temporal are the file's own, so it can stop and start them.

@@ -15,7 +15,7 @@ interface Run {
   exited: Promise<{ code: number | null; stderr: string }>;
 }
 
-function run(entry: 'api' | 'worker', env: Record<string, string>): Run {
+function run(entry: 'api' | 'worker' | 'migrate', env: Record<string, string>): Run {
   const child = spawn(process.execPath, ['--import', 'tsx', `src/main/${entry}.ts`], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', ALLOW_TEST_ENV: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -96,6 +96,7 @@ describe('a start whose PostgreSQL does not answer', () => {
   it.each([
     ['api', 'api failed to start'],
     ['worker', 'worker failed'],
+    ['migrate', 'migrate failed'],
   ] as const)('%s waits, one line a try, then gives up at STARTUP_TIMEOUT: exit 1 with one line naming what it waited for and why', async (entry, failed) => {
     const proc = run(entry, { ...unreachable(), STARTUP_TIMEOUT: '3s' });
     const { code, stderr } = await proc.exited;
