@@ -66,7 +66,7 @@ const seconds = (ms: number) => String(Math.round(ms / 100) / 10);
 export function reasonOf(err: unknown, depth = 0): string {
   if (!(err instanceof Error) || depth > 3) return String(err).split('\n')[0].slice(0, 300);
   const inner = err instanceof AggregateError && err.errors.length ? reasonOf(err.errors[0], depth + 1) : '';
-  const own = (err.message || (err as { code?: string }).code || inner || err.name).split('\n')[0];
+  const own = (err.message || inner || (err as { code?: string }).code || err.name).split('\n')[0];
   const cause = err.cause instanceof Error ? reasonOf(err.cause, depth + 1) : '';
   return (cause && !own.includes(cause) ? `${own}: ${cause}` : own).slice(0, 300);
 }
