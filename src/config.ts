@@ -28,6 +28,8 @@ export interface Config {
     sdkLogLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   };
   admin: { host: string; port: number };
+  /** STARTUP_TIMEOUT: how long a starting process waits for what it needs (src/main/dependency-wait.ts); null: no bound. */
+  startupTimeoutMs: number | null;
   /** The codec endpoint on the admin port, which the Temporal Web UI and CLI decode through. */
   codec: { authToken?: string; corsOrigins: string[] };
   http: {
@@ -152,6 +154,7 @@ export function loadConfig(
     codec: codecConfig(c),
     http: httpConfig(c),
     admin: { host: c.ADMIN_HOST, port: c.ADMIN_PORT },
+    startupTimeoutMs: c.STARTUP_TIMEOUT === 'none' ? null : c.STARTUP_TIMEOUT,
     checkoutBaseUrl: c.CHECKOUT_BASE_URL?.replace(/\/+$/, ''),
     sessionTtlMs: c.SESSION_TTL,
     withdrawalProcessingDelayMs: c.WITHDRAWAL_PROCESSING_DELAY,

@@ -114,6 +114,11 @@ export const environmentSchema = z.object({
   DEBUG_ORM: flag.default(false),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3443),
+  /**
+   * How long a starting API, worker or `migrate` waits for PostgreSQL, the migrations and Temporal before
+   * it gives up and exits 1; `none`: it waits as long as it takes (docs/configuration.md says why 5m).
+   */
+  STARTUP_TIMEOUT: z.union([z.literal('none'), durationMs]).default(5 * 60 * 1000),
   /** The operator's port: /metrics, /healthz, /readyz. Never the API's port. */
   ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
   ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(9464),

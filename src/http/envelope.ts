@@ -41,7 +41,7 @@ export function errorEnvelope(types: readonly [ErrorType, ...ErrorType[]] = ERRO
       message: z.string().meta({ description: 'Human-readable.' }),
       requestId: requestIdSchema,
       errors: z.array(fieldErrorSchema).optional().meta({ description: 'Present on validation failures: every problem found.' }),
-      retryAfter: z.number().int().min(1).optional().meta({ description: 'Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable.' }),
+      retryAfter: z.number().int().min(1).optional().meta({ description: 'Seconds to wait before retrying; present on rate-limit errors, on 503 service_unavailable and on 409 for an Idempotency-Key in progress.' }),
     }),
   });
 }

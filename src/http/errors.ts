@@ -189,7 +189,9 @@ export class ApiError extends Error {
     super(headline ?? (typeof entry.message === 'function' ? entry.message(details.params ?? {}) : entry.message));
     this.type = entry.type;
     this.status = entry.status;
-    this.details = code === 'service_unavailable' ? { retryAfter: SERVICE_UNAVAILABLE_RETRY_AFTER, ...details } : details;
+    // A 503, and a 409 for a key in progress, always say when to come back (the 409's own figure is
+    // what the claim has left, given by the idempotency middleware; a second is the fallback).
+    this.details = code === 'service_unavailable' || code === 'idempotency_key_in_progress' ? { retryAfter: SERVICE_UNAVAILABLE_RETRY_AFTER, ...details } : details;
   }
 }
 

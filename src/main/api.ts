@@ -2,16 +2,17 @@
  * The HTTPS API alone (production: run several behind a load balancer). Uses DATABASE_URL and
  * TEMPORAL_ADDRESS, defaulting to the embedded servers that `npm start` runs. Migrations run at start
  * in development and tests (under the migrator's lock); in production `node dist/migrate.js` runs them
- * first and this process waits for them (runtime.ts, openDatabaseFor).
+ * first and this process waits for them (runtime.ts, openDatabaseFor). Started before PostgreSQL or
+ * Temporal answers, it waits for them, its admin port open and not ready (boot.ts).
  */
 import { readFileSync } from 'node:fs';
 import { logLivePayments } from '../modules/processor/live-mode.rules.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
 import { bootService, runEntryPoint } from './boot.js';
-import { startAdmin, startApi } from './runtime.js';
+import { startApi } from './runtime.js';
 
 runEntryPoint('api failed to start', async () => {
-  const { config, log, orm, temporal } = await bootService();
+  const { config, log, orm, temporal, admin } = await bootService('api');
   let tls: { cert: Buffer; key: Buffer } | undefined;
   if (config.http.tlsCertFile) tls = { cert: readFileSync(config.http.tlsCertFile), key: readFileSync(config.http.tlsKeyFile!) };
   else if (!config.http.trustProxy) {
@@ -20,7 +21,6 @@ runEntryPoint('api failed to start', async () => {
     tls = readTls(await ensureDevCertificate(config.dataDir));
   }
   const api = await startApi({ config, orm, temporal, log, tls });
-  const admin = await startAdmin({ config, orm, temporal, log, worker: false, codec: true });
   gracefulShutdown({
     log,
     steps: [
@@ -33,8 +33,9 @@ runEntryPoint('api failed to start', async () => {
       { name: 'admin server', run: admin.close },
     ],
   });
-  // Announced only once SIGTERM is handled: a supervisor that stops the process as soon as it reads
-  // this line must get a drain and exit 0, not the default action's kill.
+  // Ready, and announced, only once SIGTERM is handled: a supervisor that stops the process as soon as
+  // it reads this line must get a drain and exit 0, not the default action's kill.
+  admin.serving();
   log.info({ origin: api.origin, adminPort: admin.port }, 'API listening');
   logLivePayments(log, config);
 });

@@ -15,7 +15,8 @@ import { terminalLoggers } from '../dev/terminal-logs.js';
 import { createBusiness, DEMO_BUSINESS, type IssuedKey } from '../modules/businesses/business.service.js';
 import { livePaymentsNotice } from '../modules/processor/live-mode.rules.js';
 import { bannerText } from './banner.js';
-import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase, startAdmin, startApi, startWorker } from './runtime.js';
+import { startAdmin } from './admin-port.js';
+import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase, startApi, startWorker } from './runtime.js';
 
 const stops: (() => Promise<void>)[] = [];
 let stopping = false;
@@ -58,7 +59,7 @@ async function main() {
 
   const api = await startApi({ config: runConfig, orm, temporal, log: log.api, tls: readTls(tlsFiles) });
   stops.unshift(api.close);
-  const admin = await startAdmin({ config: runConfig, orm, temporal, log: log.api, worker: true, codec: true });
+  const admin = await startAdmin({ config: runConfig, connections: { orm, temporal }, log: log.api, worker: true, codec: true });
   stops.push(admin.close);
 
   const testKey = demo.keys.find((k) => k.mode === 'test')!.secret;

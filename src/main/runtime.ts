@@ -6,7 +6,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { migrate } from '../db/orm.js';
 import { openDatabase } from './database.js';
-import { awaitMigrations } from '../db/migration-check.js';
+import { assertMigrated } from '../db/migration-check.js';
+import { noWait, type Wait } from './dependency-wait.js';
 import { embeddedUrl } from '../dev/embedded-url.js';
 import { createApp, type ApiDeps } from '../api/app.js';
 import { listen } from '../http/server.js';
@@ -23,10 +24,8 @@ import { createFirstAttempts, type FirstAttempts } from '../modules/webhooks/fir
 import { createApiKeyCache } from '../modules/businesses/api-key.cache.js';
 import type { KnownKey } from '../modules/businesses/auth.middleware.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.crypto.js';
-import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
 import { connectTemporal, eagerStartClient } from '../temporal/client.js';
-import { CODEC_PATH, isLoopbackHost, serveCodec, type CodecEndpoint } from '../temporal/codec-server.js';
-import { EncryptionCodec, payloadKeysFor } from '../temporal/payload-codec.js';
+import { payloadKeysFor } from '../temporal/payload-codec.js';
 import { ensureRetentionSchedule, ensureSessionExpirySweep } from '../temporal/schedules.js';
 
 /**
@@ -46,16 +45,23 @@ export async function openMigratedDatabase(databaseUrl: string, config: Pick<Con
   return orm;
 }
 
+/** host:port of a database URL, for a log line: never its user or password. */
+const databaseHost = (url: string) => new URL(url).host;
+
 /**
- * The database of an API or worker process. In development and tests it migrates at start (under the
+ * The database of an API or worker process, once PostgreSQL answers (`wait`: a starting process's
+ * backoff, src/main/dependency-wait.ts). In development and tests it migrates at start (under the
  * migrator's lock), so one command runs everything; in production `node dist/migrate.js` is the deploy's
  * own step, and the process only waits until it has run (src/db/migration-check.ts).
  */
-export async function openDatabaseFor(config: Config, log: Logger): Promise<MikroORM> {
-  if (config.env !== 'production') return openMigratedDatabase(defaultDatabaseUrl(config), config);
-  const orm = await openDatabase(defaultDatabaseUrl(config), ormLogging(config));
+export async function openDatabaseFor(config: Config, wait: Wait): Promise<MikroORM> {
+  const url = defaultDatabaseUrl(config);
+  // Opening connects nothing: the pool connects at the first statement, which the wait repeats.
+  const orm = await openDatabase(url, ormLogging(config));
   try {
-    await awaitMigrations(orm, log);
+    await wait(`PostgreSQL at ${databaseHost(url)}`, () => orm.em.fork().execute('select 1'));
+    if (config.env === 'production') await wait('migrations', () => assertMigrated(orm));
+    else await migrate(orm);
   } catch (err) {
     await orm.close();
     throw err;
@@ -156,12 +162,15 @@ export async function startWorker(opts: {
    * gives one that opens no connection, as the URLs its fuzzer registers may name any host.
    */
   webhookTransport?: WebhookTransport;
+  /** How a starting worker process waits for Temporal (src/main/dependency-wait.ts); absent: one try. */
+  wait?: Wait;
 }): Promise<{ worker: Worker; running: Promise<void>; stop: () => Promise<void> }> {
   const { config, orm, temporal, log } = opts;
   // Loaded here, not at the top: the worker SDK (its bundler, the activities) is most of what a process
   // loads, and an API process never needs it. That is a second or so of every API start.
   const { connectWorker, createWorker } = await import('../temporal/worker.js');
-  const connection = opts.connection ?? (await connectWorker({ ...config.temporal, address: defaultTemporalAddress(config) }, log));
+  const address = defaultTemporalAddress(config);
+  const connection = opts.connection ?? (await (opts.wait ?? noWait)(`Temporal at ${address}`, () => connectWorker({ ...config.temporal, address }, log)));
   const webhooks = {
     encryptionKey: webhookEncryptionKey(config),
     caFile: config.webhooks.caFile,
@@ -206,42 +215,6 @@ export async function startWorker(opts: {
       if (!opts.connection) await connection.close();
     },
   };
-}
-
-/**
- * The admin port of a process: `/metrics`, `/healthz`, and `/readyz` checking the database and Temporal.
- * A process that runs a worker also serves the Temporal SDK's metrics there.
- */
-export function startAdmin(opts: {
-  config: Config;
-  orm: MikroORM;
-  temporal: Client;
-  log: Logger;
-  worker: boolean;
-  /** Serve the Temporal codec endpoint (`/codec/decode`) the Web UI decrypts histories through: the API process does. */
-  codec?: boolean;
-}): Promise<AdminServer> {
-  const { config, orm, temporal, log } = opts;
-  const codec: CodecEndpoint | undefined = opts.codec
-    ? {
-        codec: new EncryptionCodec(payloadKeysFor(config)),
-        authToken: config.codec.authToken,
-        // `npm start` on loopback only: its UI has no login to pass a token with (docs/decisions.md).
-        openWithoutToken: config.env === 'development' && isLoopbackHost(config.admin.host),
-        corsOrigins: config.codec.corsOrigins,
-      }
-    : undefined;
-  return startAdminServer({
-    host: config.admin.host,
-    port: config.admin.port,
-    log,
-    checks: {
-      database: () => orm.em.fork().execute('select 1'),
-      temporal: () => temporal.workflowService.getSystemInfo({}),
-    },
-    sdkMetricsAddress: opts.worker ? config.temporal.metricsAddress : undefined,
-    mounts: codec ? [{ path: CODEC_PATH, serve: (req, res) => serveCodec(req, res, codec) }] : [],
-  });
 }
 
 export async function connectTemporalFor(config: Config, opts: { address?: string; connectTimeoutMs?: number } = {}): Promise<Client> {

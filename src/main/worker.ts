@@ -5,12 +5,11 @@
 import { logLivePayments } from '../modules/processor/live-mode.rules.js';
 import { bootService, runEntryPoint } from './boot.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
-import { startAdmin, startWorker } from './runtime.js';
+import { startWorker } from './runtime.js';
 
 runEntryPoint('worker failed', async () => {
-  const { config, log, orm, temporal } = await bootService();
-  const worker = await startWorker({ config, orm, temporal, log });
-  const admin = await startAdmin({ config, orm, temporal, log, worker: true });
+  const { config, log, orm, temporal, admin, wait } = await bootService('worker');
+  const worker = await startWorker({ config, orm, temporal, log, wait });
   const shutdown = gracefulShutdown({
     log,
     steps: [
@@ -22,7 +21,8 @@ runEntryPoint('worker failed', async () => {
       { name: 'admin server', run: admin.close },
     ],
   });
-  // Announced only once SIGTERM is handled (as the API does).
+  // Ready, and announced, only once SIGTERM is handled (as the API does).
+  admin.serving();
   log.info({ taskQueue: config.temporal.taskQueue, adminPort: admin.port }, 'worker running');
   logLivePayments(log, config);
   // A worker that stops on its own (a fatal error) takes the process down the same way.

@@ -19,6 +19,10 @@ export interface AdminMount {
 
 export interface AdminServer {
   port: number;
+  /** While starting: what the process waits for now (`/readyz` shows it as `checks.startup`); null: nothing, it is still starting. */
+  waitingFor: (what: string | null) => void;
+  /** The process serves: from now on `/readyz` answers from its checks. */
+  serving: () => void;
   /** From now on `/readyz` answers 503, so a load balancer stops sending new requests before shutdown. */
   drain: () => void;
   close: () => Promise<void>;
@@ -41,8 +45,12 @@ export async function startAdminServer(opts: {
   /** host:port of the SDK's Prometheus exporter, when this process runs a worker that has one. */
   sdkMetricsAddress?: string;
   mounts?: AdminMount[];
+  /** Opened before the process has connected: not ready until `serving()`, whatever the checks say. */
+  starting?: boolean;
 }): Promise<AdminServer> {
   let draining = false;
+  // What `/readyz` says of a start not yet done; null once the process serves.
+  let startup: string | null = opts.starting ? 'starting' : null;
   const server = http.createServer((req, res) => {
     const send = (status: number, body: string, type = 'application/json') => {
       res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
@@ -55,7 +63,7 @@ export async function startAdminServer(opts: {
     if (req.method !== 'GET') return send(405, JSON.stringify({ status: 'method_not_allowed' }));
     if (path === '/healthz') return send(200, JSON.stringify({ status: 'ok' }));
     if (path === '/readyz') {
-      void readiness(opts.checks, draining).then(({ ready, checks }) =>
+      void readiness(opts.checks, startup, draining).then(({ ready, checks }) =>
         send(ready ? 200 : 503, JSON.stringify({ status: ready ? 'ready' : 'not_ready', checks })),
       );
       return;
@@ -78,6 +86,12 @@ export async function startAdminServer(opts: {
   });
   return {
     port: (server.address() as AddressInfo).port,
+    waitingFor: (what) => {
+      if (startup !== null) startup = what === null ? 'starting' : `waiting for ${what}`;
+    },
+    serving: () => {
+      startup = null;
+    },
     drain: () => {
       draining = true;
     },
@@ -89,7 +103,7 @@ export async function startAdminServer(opts: {
   };
 }
 
-async function readiness(checks: Record<string, ReadinessCheck>, draining: boolean) {
+async function readiness(checks: Record<string, ReadinessCheck>, startup: string | null, draining: boolean) {
   const results = await Promise.all(
     Object.entries(checks).map(async ([name, check]) => {
       try {
@@ -101,8 +115,9 @@ async function readiness(checks: Record<string, ReadinessCheck>, draining: boole
     }),
   );
   const checksOut: Record<string, string> = Object.fromEntries(results);
+  if (startup !== null) checksOut.startup = startup;
   if (draining) checksOut.shutdown = 'draining';
-  return { ready: !draining && results.every(([, r]) => r === 'ok'), checks: checksOut };
+  return { ready: startup === null && !draining && results.every(([, r]) => r === 'ok'), checks: checksOut };
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

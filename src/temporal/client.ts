@@ -4,15 +4,24 @@ import { encryptingDataConverter } from './payload-codec.js';
 
 /**
  * One connection per process; TLS and an API key when pointed at a cluster or Temporal Cloud. Every
- * payload it sends is sealed with the key ring's active key (src/temporal/payload-codec.ts).
+ * payload it sends is sealed with the key ring's active key (src/temporal/payload-codec.ts). A connection
+ * that cannot reach the server within the timeout is closed before the error is thrown: a starting
+ * process tries again and again (src/main/dependency-wait.ts), and the SDK's own `connect` would leave
+ * each failed try's channel open, retrying in the background.
  */
 export async function connectTemporal(config: Config['temporal'] & { address: string; connectTimeoutMs?: number }): Promise<Client> {
-  const connection = await Connection.connect({
+  const connection = Connection.lazy({
     address: config.address,
     tls: config.tls || Boolean(config.apiKey),
     apiKey: config.apiKey,
     ...(config.connectTimeoutMs ? { connectTimeout: config.connectTimeoutMs } : {}),
   });
+  try {
+    await connection.ensureConnected();
+  } catch (err) {
+    await connection.close().catch(() => undefined);
+    throw err;
+  }
   return new Client({ connection, namespace: config.namespace, dataConverter: encryptingDataConverter(config.encryptionKeys) });
 }
 

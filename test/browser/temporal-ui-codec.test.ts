@@ -11,7 +11,7 @@ import type { BrowserContext } from 'playwright-core';
 import { startTemporalDevServer, type TemporalDevServer } from '../../src/dev/temporal-dev-server.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/log.js';
-import { startAdmin } from '../../src/main/runtime.js';
+import { startAdmin } from '../../src/main/admin-port.js';
 
 import type { AdminServer } from '../../src/ops/admin-server.js';
 import { CARDS, createSession, eventually, payBody, payToCompletion } from '../support/payments.js';
@@ -54,7 +54,7 @@ afterAll(async () => {
 beforeAll(async () => {
   // As under `npm start`: development, no token (its UI has no login to pass one with), the UI's origin allowed.
   const config = { ...stack.config, env: 'development' as const, admin: { host: '127.0.0.1', port: adminPort }, codec: { corsOrigins: [uiOrigin] } };
-  admin = await startAdmin({ config, orm: stack.orm, temporal: stack.temporal, log: createLogger('silent'), worker: false, codec: true });
+  admin = await startAdmin({ config, connections: { orm: stack.orm, temporal: stack.temporal }, log: createLogger('silent'), worker: false, codec: true });
   browser = await launchChromium();
 }, 120_000);
 

@@ -134,6 +134,24 @@ describe('Idempotency-Key on POST', () => {
     expect((await create(key)).text).toBe(retried.text);
   });
 
+  it('says in the 409 when to retry: Retry-After (and retryAfter in the body) is what the claim has left, in whole seconds rounded up', async () => {
+    const key = randomUUID();
+    // A first attempt whose API died 42.5 s into its 60 s claim: 17.5 s left, so 18 (17 if this request is slow to reach it).
+    const claim = await claimKey(
+      stack.orm,
+      { businessId: biz.id, livemode: false, key },
+      'POST /api/checkout/sessions',
+      requestFingerprint('POST', '/api/checkout/sessions', body()),
+    );
+    expect(claim.kind).toBe('claimed');
+    await sql(`update idempotency_keys set locked_until = now() + interval '17.5 seconds' where key = ?`, [key]);
+    const busy = await create(key);
+    expect(busy.status).toBe(409);
+    expect(busy.body.error).toMatchObject({ type: 'idempotency_error', message: 'A request with this Idempotency-Key is in progress' });
+    expect(['17', '18']).toContain(busy.headers['retry-after']);
+    expect(busy.body.error.retryAfter).toBe(Number(busy.headers['retry-after']));
+  });
+
   it('answers 409 to a repeat while the first request is really still running, then replays its answer', async () => {
     const owner = await stack.business();
     const key = randomUUID();
@@ -156,9 +174,13 @@ describe('Idempotency-Key on POST', () => {
       const busy = await create(key, body(), { apiKey: owner.testKey });
       expect(busy.status).toBe(409);
       expect(firstAnswered).toBe(false);
+      // A claim just taken has its whole lease (60 s) left: the retry is told to come back then at the latest.
+      const retryAfter = Number(busy.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThanOrEqual(55);
+      expect(retryAfter).toBeLessThanOrEqual(60);
       expect(busy.body).toEqual({
         success: false,
-        error: { type: 'idempotency_error', message: 'A request with this Idempotency-Key is in progress', requestId: expect.stringMatching(/^req_/) },
+        error: { type: 'idempotency_error', message: 'A request with this Idempotency-Key is in progress', requestId: expect.stringMatching(/^req_/), retryAfter },
       });
       // A different body under the key is still the reused-key error, in flight or not.
       expect((await create(key, body('Different'), { apiKey: owner.testKey })).status).toBe(422);

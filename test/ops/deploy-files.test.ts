@@ -86,6 +86,15 @@ describe('docker-compose.yml and npm run rehearse share deploy/', () => {
     expect(compose).not.toMatch(/--import", "tsx"/);
   });
 
+  it('the APIs and the worker are started again when they exit (a crash, a start that waited in vain), unless an operator stopped them', () => {
+    // api-2 is api-1's block (`<<: *api`), its restart policy included.
+    for (const name of ['api-1', 'worker']) expect(service(name)).toMatch(/^ {4}restart: unless-stopped$/m);
+    expect(service('api-2')).toMatch(/^ {4}<<: \*api$/m);
+    expect(service('api-2')).not.toMatch(/^ {4}restart:/m);
+    // The one-shot jobs are retried a few times, never restarted once they succeeded.
+    for (const name of ['migrate', 'temporal-schema', 'temporal-register']) expect(service(name)).toMatch(/^ {4}restart: on-failure:\d+$/m);
+  });
+
   it("the APIs believe X-Forwarded-For from the proxy's own fixed address alone", () => {
     const address = service('proxy').match(/ipv4_address: \$\{PROXY_ADDRESS:-([\d.]+)\}/)?.[1];
     expect(address).toBeDefined();

@@ -15,7 +15,7 @@ interface Run {
   exited: Promise<{ code: number | null; stderr: string }>;
 }
 
-function run(entry: 'api' | 'worker', env: Record<string, string>): Run {
+function run(entry: 'api' | 'worker' | 'migrate', env: Record<string, string>): Run {
   const child = spawn(process.execPath, ['--import', 'tsx', `src/main/${entry}.ts`], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', ALLOW_TEST_ENV: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -80,6 +80,43 @@ describe('FAILPOINTS outside the test suite', () => {
     expect(code).toBe(1);
     expect(stderr.trim().split('\n')).toEqual(['Invalid configuration: FAILPOINTS is for the fault suite only (it lets the admin port pause payments); unset it']);
   });
+});
+
+describe('a start whose PostgreSQL does not answer', () => {
+  // A password in the URL, to show it never reaches a line; port 1, where nothing listens.
+  const unreachable = () => ({
+    DATABASE_URL: 'postgres://payments:not-for-logs@127.0.0.1:1/payments',
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
+    TEMPORAL_TASK_QUEUE: `entry-${randomUUID()}`,
+    ADMIN_PORT: '0',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+  });
+
+  it.each([
+    ['api', 'api failed to start'],
+    ['worker', 'worker failed'],
+    ['migrate', 'migrate failed'],
+  ] as const)('%s waits, one line a try, then gives up at STARTUP_TIMEOUT: exit 1 with one line naming what it waited for and why', async (entry, failed) => {
+    const proc = run(entry, { ...unreachable(), STARTUP_TIMEOUT: '3s' });
+    const { code, stderr } = await proc.exited;
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^${failed}: gave up waiting for PostgreSQL at 127\\.0\\.0\\.1:1 after 3(\\.\\d)? s \\(STARTUP_TIMEOUT\\): connect ECONNREFUSED 127\\.0\\.0\\.1:1$`)),
+    ]);
+    const waiting = proc.output().split('\n').filter((line) => line.includes('waiting for PostgreSQL'));
+    expect(waiting.length).toBeGreaterThanOrEqual(3); // after 0.5, 1 and 2 s (and the rest of the 3 s)
+    expect(JSON.parse(waiting[0])).toMatchObject({ level: 40, msg: 'waiting for PostgreSQL at 127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1; trying again in 0.5 s' });
+    expect(`${proc.output()}${stderr}`).not.toContain('not-for-logs');
+  }, 120_000);
+
+  it('told to stop while it waits, it exits 0 at once: it has served and written nothing', async () => {
+    const proc = run('api', unreachable());
+    await started(proc, 'waiting for PostgreSQL');
+    proc.child.kill('SIGTERM');
+    expect((await proc.exited).code).toBe(0);
+    expect(proc.output()).toContain('stopped while starting');
+  }, 240_000);
 });
 
 describe('SIGTERM', () => {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { createLogger } from '../../src/log.js';
-import { startAdmin } from '../../src/main/runtime.js';
+import { startAdmin } from '../../src/main/admin-port.js';
 import { startAdminServer, type AdminServer } from '../../src/ops/admin-server.js';
 import { metrics } from '../../src/ops/metrics.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
@@ -13,7 +13,7 @@ afterAll(async () => admin?.close());
 const stack = useStack(async () => ({ TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${await freePort()}`, ADMIN_PORT: '0' }));
 const biz = useBusiness(stack);
 beforeAll(async () => {
-  admin = await startAdmin({ config: stack.config, orm: stack.orm, temporal: stack.temporal, log: createLogger('silent'), worker: true });
+  admin = await startAdmin({ config: stack.config, connections: { orm: stack.orm, temporal: stack.temporal }, log: createLogger('silent'), worker: true });
 });
 
 function get(port: number, path: string): Promise<{ status: number; type: string; text: string }> {
@@ -61,6 +61,29 @@ describe('admin port', () => {
       expect((await get(failing.port, '/healthz')).status).toBe(200);
     } finally {
       await failing.close();
+    }
+  });
+
+  it('GET /readyz: 503 while the process starts, naming what it waits for, whatever its checks say; ready once it serves', async () => {
+    const starting = await startAdminServer({ host: '127.0.0.1', port: 0, log: createLogger('silent'), checks: { database: async () => 1 }, starting: true });
+    try {
+      const readyz = async () => {
+        const res = await get(starting.port, '/readyz');
+        return { status: res.status, body: JSON.parse(res.text) };
+      };
+      expect(await readyz()).toEqual({ status: 503, body: { status: 'not_ready', checks: { database: 'ok', startup: 'starting' } } });
+      starting.waitingFor('PostgreSQL at db:5432');
+      expect(await readyz()).toEqual({ status: 503, body: { status: 'not_ready', checks: { database: 'ok', startup: 'waiting for PostgreSQL at db:5432' } } });
+      expect((await get(starting.port, '/healthz')).status).toBe(200);
+      starting.waitingFor(null);
+      expect((await readyz()).body.checks.startup).toBe('starting');
+      starting.serving();
+      expect(await readyz()).toEqual({ status: 200, body: { status: 'ready', checks: { database: 'ok' } } });
+      // A late word from a wait (a worker's own connection) does not make a serving process not ready.
+      starting.waitingFor('Temporal at t:7233');
+      expect((await readyz()).status).toBe(200);
+    } finally {
+      await starting.close();
     }
   });
 

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { createLogger } from '../../src/log.js';
-import { startAdmin } from '../../src/main/runtime.js';
+import { startAdmin } from '../../src/main/admin-port.js';
 
 import type { AdminServer } from '../../src/ops/admin-server.js';
 import { encryptingDataConverter, failureConverterPath, payloadKeysFor } from '../../src/temporal/payload-codec.js';
@@ -38,7 +38,7 @@ let withdrawalId: string;
 
 beforeAll(async () => {
   const config = { ...stack.config, admin: { host: '127.0.0.1', port: 0 } };
-  admin = await startAdmin({ config, orm: stack.orm, temporal: stack.temporal, log: createLogger('silent'), worker: false, codec: true });
+  admin = await startAdmin({ config, connections: { orm: stack.orm, temporal: stack.temporal }, log: createLogger('silent'), worker: false, codec: true });
   codecUrl = `http://127.0.0.1:${admin.port}/codec`;
 
   const biz = await stack.business();

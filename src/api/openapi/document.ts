@@ -21,7 +21,7 @@ const DESCRIPTION = `A hosted-checkout payments API: checkout sessions, refunds,
 
 **Rate limits.** Per API key, by the business's tier: standard 60 a minute with bursts to 120, growth 300 with bursts to 600, enterprise custom. The burst allowance (burst − rate) refills every 10 minutes and is drawn on once the minute's requests are spent. Per operation: the pay call 10 a minute per session, the balance 30 a minute per key. Answers carry \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds); over the limit the answer is 429 with \`retryAfter\` and a \`Retry-After\` header. Beside them, the IETF RateLimit header fields carry the same figures: \`RateLimit-Policy: "apikey";q=120;w=60\` and \`RateLimit: "apikey";r=117;t=42\`. Limits hold across all API instances.
 
-**Idempotency.** Every POST behind an API key takes an optional \`Idempotency-Key\` (see the parameter): a replay carries \`Idempotent-Replayed: true\`, a repeat still in flight is 409, the key with another body 422.
+**Idempotency.** Every POST behind an API key takes an optional \`Idempotency-Key\` (see the parameter): a replay carries \`Idempotent-Replayed: true\`, a repeat still in flight is 409 with \`Retry-After\` (what the first request's claim on the key has left), the key with another body 422.
 
 **Conditional reads.** The single-resource GETs carry an \`ETag\`; send it back in \`If-None-Match\` to get 304 with no body while the resource is unchanged.
 

@@ -117,7 +117,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not found',
   405: 'Method not allowed on this path',
   408: 'The request body did not arrive within BODY_READ_TIMEOUT; the connection is closed',
-  409: 'Conflict',
+  409: 'A request with this Idempotency-Key is in progress; retry after Retry-After (what its claim on the key has left, at most 60 s)',
   422: 'The Idempotency-Key was used with a different request',
   429: 'Rate limit exceeded',
   500: 'Unexpected server error',
@@ -134,6 +134,7 @@ const SAMPLE_DETAILS: Partial<Record<ErrorCode, ConstructorParameters<typeof Api
   dispute_evidence_past_due: { params: { evidenceDueBy: '2026-11-28T09:30:00.000Z' } },
   dispute_not_closable: { params: { status: 'lost' } },
   rate_limit_exceeded: { params: { seconds: 12 }, retryAfter: 12 },
+  idempotency_key_in_progress: { retryAfter: 42 },
 };
 
 const EXAMPLE_REQUEST_ID = 'req_0c5a8e61a3f14a5e9d4b7c2a1f0e9d8c';
@@ -148,7 +149,7 @@ function errorResponse(status: number, codes: ErrorCode[]): ZodOpenApiResponseOb
     Object.assign(headers, rateLimitHeaders, { 'Retry-After': retryAfter });
   }
   if (status === 405) headers.Allow = allow;
-  if (status === 503) Object.assign(headers, { 'Retry-After': retryAfter });
+  if (status === 503 || status === 409) Object.assign(headers, { 'Retry-After': retryAfter });
   return {
     description: STATUS_TEXT[status] ?? 'Error',
     headers: z.object(headers),

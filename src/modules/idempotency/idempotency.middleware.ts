@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { callerOf } from '../businesses/auth.middleware.js';
 import { ApiError } from '../../http/errors.js';
-import { claimKey, releaseKey, storeAnswer, type Scope } from './idempotency.store.js';
+import { claimKey, leaseLeft, releaseKey, storeAnswer, type Scope } from './idempotency.store.js';
 import { isValidIdempotencyKey, operationPath, requestFingerprint } from './request-fingerprint.rules.js';
 
 /** What a POST handler uses to answer; the same call whether or not the request carries a key. */
@@ -59,7 +59,9 @@ export function idempotencyKeys(deps: { orm: MikroORM; log: Logger }) {
     const fingerprint = requestFingerprint(ctx.method, ctx.path, ctx.request.body);
     const result = await claimKey(deps.orm, scope, `${ctx.method} ${operationPath(ctx.path)}`, fingerprint);
     if (result.kind === 'mismatch') throw new ApiError('idempotency_key_reused');
-    if (result.kind === 'in_progress') throw new ApiError('idempotency_key_in_progress');
+    // Retry-After: when the claim runs out (a first attempt whose process died holds the key until then),
+    // as a 503 says when to come back; a first attempt still alive has answered by then, and the retry replays it.
+    if (result.kind === 'in_progress') throw new ApiError('idempotency_key_in_progress', { retryAfter: result.retryAfterSeconds });
     if (result.kind === 'replay') {
       ctx.status = result.status;
       ctx.type = 'application/json';
@@ -75,7 +77,7 @@ export function idempotencyKeys(deps: { orm: MikroORM; log: Logger }) {
       storesAnswer: true,
       async complete(tx, status, body) {
         if (!(await storeAnswer(tx, scope, result.token, status, JSON.stringify(body)))) {
-          throw new ApiError('idempotency_key_in_progress');
+          throw new ApiError('idempotency_key_in_progress', { retryAfter: await leaseLeft(tx, scope) });
         }
         claim.stored = true;
         ctx.status = status;

@@ -25,7 +25,8 @@ export interface Scope {
 export type ClaimResult =
   | { kind: 'claimed'; token: string }
   | { kind: 'replay'; status: number; body: string }
-  | { kind: 'in_progress' }
+  /** `retryAfterSeconds`: what the claim holding the key has left (ceil, at least 1): when a retry can take it over or find its answer. */
+  | { kind: 'in_progress'; retryAfterSeconds: number }
   | { kind: 'mismatch' };
 
 interface StoredRow {
@@ -33,6 +34,7 @@ interface StoredRow {
   fingerprint: string;
   response_status: number | null;
   response_body: string | null;
+  lease_left: number;
 }
 
 /**
@@ -58,16 +60,31 @@ export async function claimKey(orm: MikroORM, scope: Scope, request: string, fin
     );
     if (claimed[0]?.lease_token === token) return { kind: 'claimed', token };
     const [row] = await em.execute<StoredRow[]>(
-      `select state, fingerprint, response_status, response_body from idempotency_keys
-       where business_id = ? and livemode = ? and key = ?`,
+      `select state, fingerprint, response_status, response_body,
+         greatest(1, ceil(extract(epoch from locked_until - now())))::int as lease_left
+       from idempotency_keys where business_id = ? and livemode = ? and key = ?`,
       [scope.businessId, scope.livemode, scope.key],
     );
     if (!row) continue; // released or purged between the two statements: claim again
     if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
     if (row.state === 'completed') return { kind: 'replay', status: row.response_status!, body: row.response_body! };
-    return { kind: 'in_progress' };
+    return { kind: 'in_progress', retryAfterSeconds: row.lease_left };
   }
-  return { kind: 'in_progress' };
+  // Three races lost in a row (a key claimed and released over and over): a second is as good as any.
+  return { kind: 'in_progress', retryAfterSeconds: 1 };
+}
+
+/**
+ * What the claim now holding a key has left, in whole seconds (at least 1), read in `em`'s transaction:
+ * for the 409 of a request whose claim was taken over while it ran.
+ */
+export async function leaseLeft(em: EntityManager, scope: Scope): Promise<number> {
+  const [row] = await em.execute<{ lease_left: number }[]>(
+    `select greatest(1, ceil(extract(epoch from locked_until - now())))::int as lease_left
+     from idempotency_keys where business_id = ? and livemode = ? and key = ?`,
+    [scope.businessId, scope.livemode, scope.key],
+  );
+  return row?.lease_left ?? 1;
 }
 
 /**

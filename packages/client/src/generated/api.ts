@@ -572,7 +572,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors, on 503 service_unavailable and on 409 for an Idempotency-Key in progress. */
                 retryAfter?: number;
             };
         };
@@ -597,7 +597,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors, on 503 service_unavailable and on 409 for an Idempotency-Key in progress. */
                 retryAfter?: number;
             };
         };
@@ -688,7 +688,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors, on 503 service_unavailable and on 409 for an Idempotency-Key in progress. */
                 retryAfter?: number;
             };
         };
@@ -707,7 +707,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors, on 503 service_unavailable and on 409 for an Idempotency-Key in progress. */
                 retryAfter?: number;
             };
         };
@@ -726,7 +726,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors, on 503 service_unavailable and on 409 for an Idempotency-Key in progress. */
                 retryAfter?: number;
             };
         };
@@ -745,7 +745,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors, on 503 service_unavailable and on 409 for an Idempotency-Key in progress. */
                 retryAfter?: number;
             };
         };
@@ -764,7 +764,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors, on 503 service_unavailable and on 409 for an Idempotency-Key in progress. */
                 retryAfter?: number;
             };
         };
@@ -783,7 +783,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors, on 503 service_unavailable and on 409 for an Idempotency-Key in progress. */
                 retryAfter?: number;
             };
         };
@@ -802,7 +802,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors, on 503 service_unavailable and on 409 for an Idempotency-Key in progress. */
                 retryAfter?: number;
             };
         };
@@ -821,7 +821,7 @@ export type components = {
                 requestId: string;
                 /** @description Present on validation failures: every problem found. */
                 errors?: components["schemas"]["FieldError"][];
-                /** @description Seconds to wait before retrying; present on rate-limit errors and on 503 service_unavailable. */
+                /** @description Seconds to wait before retrying; present on rate-limit errors, on 503 service_unavailable and on 409 for an Idempotency-Key in progress. */
                 retryAfter?: number;
             };
         };
@@ -1359,7 +1359,7 @@ export type components = {
                 "application/json": components["schemas"]["RequestTimeoutEnvelope"];
             };
         };
-        /** @description Conflict */
+        /** @description A request with this Idempotency-Key is in progress; retry after Retry-After (what its claim on the key has left, at most 60 s) */
         IdempotencyKeyInProgress: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1369,6 +1369,7 @@ export type components = {
                 "X-RateLimit-Reset"?: number;
                 "RateLimit-Policy"?: string;
                 RateLimit?: string;
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {

@@ -1,0 +1,55 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
+import { CODEC_PATH, isLoopbackHost, serveCodec, type CodecEndpoint } from '../temporal/codec-server.js';
+import { EncryptionCodec, payloadKeysFor } from '../temporal/payload-codec.js';
+
+/** What a process has connected so far: the admin port's checks read it at each request. */
+export interface Connections {
+  orm?: MikroORM;
+  temporal?: Client;
+}
+
+const notYet = () => Promise.reject(new Error('not connected yet'));
+
+/**
+ * The admin port of a process (src/ops/admin-server.ts): `/metrics`, `/healthz`, and `/readyz` checking the database and Temporal.
+ * A process that runs a worker also serves the Temporal SDK's metrics there. An API or worker process
+ * opens it first, `starting`, before it connects (`connections` filled in as it does): an operator and a
+ * supervisor then see it alive and not ready, and what it waits for, instead of no port at all.
+ */
+export function startAdmin(opts: {
+  config: Config;
+  connections: Connections;
+  log: Logger;
+  worker: boolean;
+  /** Serve the Temporal codec endpoint (`/codec/decode`) the Web UI decrypts histories through: the API process does. */
+  codec?: boolean;
+  /** Not ready until `serving()`, whatever the checks say: the process is still starting. */
+  starting?: boolean;
+}): Promise<AdminServer> {
+  const { config, connections, log } = opts;
+  const codec: CodecEndpoint | undefined = opts.codec
+    ? {
+        codec: new EncryptionCodec(payloadKeysFor(config)),
+        authToken: config.codec.authToken,
+        // `npm start` on loopback only: its UI has no login to pass a token with (docs/decisions.md).
+        openWithoutToken: config.env === 'development' && isLoopbackHost(config.admin.host),
+        corsOrigins: config.codec.corsOrigins,
+      }
+    : undefined;
+  return startAdminServer({
+    host: config.admin.host,
+    port: config.admin.port,
+    log,
+    starting: opts.starting,
+    checks: {
+      database: () => connections.orm?.em.fork().execute('select 1') ?? notYet(),
+      temporal: () => connections.temporal?.workflowService.getSystemInfo({}) ?? notYet(),
+    },
+    sdkMetricsAddress: opts.worker ? config.temporal.metricsAddress : undefined,
+    mounts: codec ? [{ path: CODEC_PATH, serve: (req, res) => serveCodec(req, res, codec) }] : [],
+  });
+}
