@@ -44,6 +44,8 @@ export interface Config {
     intake: { limits: { processBytes: number; clientBytes: number; clientBodies: number }; readTimeoutMs: number; totalTimeoutMs: number };
     /** SEND_TIMEOUT: an answer not taken by its client within it is cut off (src/http/server.ts). */
     sendTimeoutMs: number;
+    /** 401s a minute per client address, per API process, before 429s; 0: no limit. */
+    authFailuresPerMinute: number;
     /** The in-process API key cache; null: every request reads its key from the database. */
     apiKeyCache: { maxEntries: number; ttlMs: number } | null;
   };
@@ -287,6 +289,7 @@ function httpConfig(c: Environment): Config['http'] {
       totalTimeoutMs: Math.max(c.BODY_TOTAL_TIMEOUT, c.BODY_READ_TIMEOUT),
     },
     sendTimeoutMs: c.SEND_TIMEOUT,
+    authFailuresPerMinute: c.AUTH_FAILURES_PER_MINUTE,
     apiKeyCache: c.API_KEY_CACHE_SIZE > 0 ? { maxEntries: c.API_KEY_CACHE_SIZE, ttlMs: c.API_KEY_CACHE_TTL } : null,
   };
 }

@@ -140,6 +140,12 @@ export const environmentSchema = z.object({
    * address (an office, a carrier's NAT) still pay, while one address can try at most 120 cards a minute.
    */
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(120),
+  /**
+   * 401s a minute one client address gets from one API process before it is answered 429 instead and its
+   * keys are no longer looked up (src/modules/businesses/auth-failures.middleware.ts); 0 turns the limit off. 30: a
+   * client with a wrong key learns it from the first answer, and a guesser is held to 30 tries a minute.
+   */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(30),
   /** API keys each API process keeps in memory (LISTEN/NOTIFY-invalidated, docs/decisions.md); 0: none. */
   API_KEY_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   /** The longest a cached key is used without reading it again, notification or not. */
