@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isLoopbackHost } from './temporal/codec-server.js';
 import { encryptionKey, environmentSchema, payloadKeyRing, TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_WEBHOOK_ENCRYPTION_KEY, type Environment, type PayloadKey } from './environment.js';
 
 // What configuration offers beyond `Config`: the value parsers that key resolution and the admin commands
@@ -27,7 +28,8 @@ export interface Config {
     /** The SDK's own log level. */
     sdkLogLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   };
-  admin: { host: string; port: number };
+  /** The operator's port; `token` (ADMIN_TOKEN) guards all of it but the probes, and is required off loopback. */
+  admin: { host: string; port: number; token?: string };
   /** The codec endpoint on the admin port, which the Temporal Web UI and CLI decode through. */
   codec: { authToken?: string; corsOrigins: string[] };
   http: {
@@ -153,7 +155,7 @@ export function loadConfig(
     temporal: temporalConfig(c),
     codec: codecConfig(c),
     http: httpConfig(c),
-    admin: { host: c.ADMIN_HOST, port: c.ADMIN_PORT },
+    admin: { host: c.ADMIN_HOST, port: c.ADMIN_PORT, token: c.ADMIN_TOKEN },
     checkoutBaseUrl: c.CHECKOUT_BASE_URL?.replace(/\/+$/, ''),
     sessionTtlMs: c.SESSION_TTL,
     withdrawalProcessingDelayMs: c.WITHDRAWAL_PROCESSING_DELAY,
@@ -198,6 +200,12 @@ function assertConsistent(c: Environment): void {
   if (c.TRUST_PROXY && c.TRUSTED_PROXIES.length === 0) {
     throw new ConfigError(
       'Invalid configuration: TRUST_PROXY=true needs TRUSTED_PROXIES, the addresses of the proxies whose X-Forwarded-* headers are believed',
+    );
+  }
+  // /metrics (and, in the fault suite, /failpoints) would answer anyone who reaches the port.
+  if (!isLoopbackHost(c.ADMIN_HOST) && !c.ADMIN_TOKEN) {
+    throw new ConfigError(
+      `Invalid configuration: ADMIN_TOKEN is required when ADMIN_HOST (${c.ADMIN_HOST}) is not a loopback address (openssl rand -hex 32), or set ADMIN_HOST=127.0.0.1`,
     );
   }
   if (Boolean(c.TLS_CERT_FILE) !== Boolean(c.TLS_KEY_FILE)) {

@@ -117,6 +117,8 @@ export const environmentSchema = z.object({
   /** The operator's port: /metrics, /healthz, /readyz. Never the API's port. */
   ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
   ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** The bearer token the admin port asks of everything but /healthz and /readyz; required when ADMIN_HOST is not loopback. */
+  ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters (openssl rand -hex 32)').optional(),
   CHECKOUT_BASE_URL: z.url().optional(),
   TLS_CERT_FILE: z.string().optional(),
   TLS_KEY_FILE: z.string().optional(),

@@ -234,6 +234,7 @@ export function startAdmin(opts: {
   return startAdminServer({
     host: config.admin.host,
     port: config.admin.port,
+    token: config.admin.token,
     log,
     checks: {
       database: () => orm.em.fork().execute('select 1'),

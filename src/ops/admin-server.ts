@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { adminAuthorised, guarded, refuseAdmin } from './admin-auth.js';
 import { serveFailpoints } from './failpoints.js';
 import { registry } from './metrics.js';
 
@@ -41,9 +42,11 @@ export async function startAdminServer(opts: {
   /** host:port of the SDK's Prometheus exporter, when this process runs a worker that has one. */
   sdkMetricsAddress?: string;
   mounts?: AdminMount[];
+  /** ADMIN_TOKEN: asked of every request but the probes' (src/ops/admin-auth.ts). */
+  token?: string;
 }): Promise<AdminServer> {
   let draining = false;
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(guarded((req, res) => {
     const send = (status: number, body: string, type = 'application/json') => {
       res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
       res.end(body);
@@ -51,6 +54,7 @@ export async function startAdminServer(opts: {
     const path = (req.url ?? '/').split('?')[0];
     const mount = opts.mounts?.find((m) => path === m.path || path.startsWith(`${m.path}/`));
     if (mount) return mount.serve(req, res);
+    if (!adminAuthorised(path, req.headers.authorization, opts.token)) return refuseAdmin(res);
     if (serveFailpoints(req, res, path)) return;
     if (req.method !== 'GET') return send(405, JSON.stringify({ status: 'method_not_allowed' }));
     if (path === '/healthz') return send(200, JSON.stringify({ status: 'ok' }));
@@ -71,7 +75,7 @@ export async function startAdminServer(opts: {
       return;
     }
     send(404, JSON.stringify({ status: 'not_found' }));
-  });
+  }, (err) => opts.log.error({ err }, 'admin request failed')));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());

@@ -129,6 +129,17 @@ describe('docker-compose.yml and npm run rehearse share deploy/', () => {
     expect(compose).not.toMatch(/PAYLOAD_REQUIRE_SEALED: "?false/);
   });
 
+  it('the admin port is on loopback but where HAProxy must reach /readyz, and there it asks for ADMIN_TOKEN', () => {
+    // The image leaves ADMIN_HOST to its loopback default: /metrics answered anyone who reached the container.
+    expect(dockerfile).not.toMatch(/^\s*(ENV\s+)?ADMIN_HOST=/m);
+    expect(service('api-1')).toMatch(/^ {6}ADMIN_HOST: 0\.0\.0\.0$/m);
+    expect(service('api-1')).toMatch(/^ {6}ADMIN_TOKEN: \$\{ADMIN_TOKEN:\?/m);
+    expect(service('api-2')).toMatch(/^ {4}<<: \*api$/m);
+    // Nowhere else: the worker's and the one-shot jobs' ports stay on loopback.
+    expect(compose.match(/ADMIN_HOST:/g)).toHaveLength(1);
+    expect(read('deploy/haproxy/haproxy.cfg')).toMatch(/option httpchk GET \/readyz/);
+  });
+
   it("docs/production.md's checklist says what production requires", () => {
     const production = read('docs/production.md');
     const checklist = production.slice(production.indexOf('## What a deployment needs'));
