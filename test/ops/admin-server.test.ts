@@ -36,7 +36,7 @@ describe('ADMIN_TOKEN', () => {
     const { port } = await admin(TOKEN);
     expect((await request(port, 'GET', '/healthz')).status).toBe(200);
     expect((await request(port, 'GET', '/readyz')).status).toBe(200);
-    for (const headers of [{}, { Authorization: 'Bearer wrong' }, { Authorization: `Basic ${TOKEN}` }, { Authorization: `Bearer ${TOKEN}x` }]) {
+    for (const headers of [{} as Record<string, string>, { Authorization: 'Bearer wrong' }, { Authorization: `Basic ${TOKEN}` }, { Authorization: `Bearer ${TOKEN}x` }]) {
       const refused = await request(port, 'GET', '/metrics', headers);
       expect(refused.status).toBe(401);
       expect(refused.headers['www-authenticate']).toBe('Bearer');
