@@ -26,7 +26,6 @@ WORKDIR /app
 ENV NODE_ENV=production \
     NODE_COMPILE_CACHE=/tmp/node-compile-cache \
     HOST=0.0.0.0 \
-    ADMIN_HOST=0.0.0.0 \
     DATA_DIR=/tmp/payments
 COPY package.json package-lock.json ./
 # The same install test/faults/production-build.test.ts runs the build on. No optional packages (embedded
@@ -36,7 +35,9 @@ RUN npm install --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund
 COPY --from=build /src/dist ./dist
 USER node
 # 3443: the API (HTTPS, or HTTP behind a TLS-terminating proxy with TRUST_PROXY); 9464: the admin port
-# (/healthz, /readyz, /metrics), which the API never serves.
+# (/healthz, /readyz, /metrics), which the API never serves. It listens on the container's loopback only
+# (the health check below reaches it there); a load balancer that checks /readyz from outside needs
+# ADMIN_HOST=0.0.0.0, and then ADMIN_TOKEN, which everything on the port but the probes asks for.
 EXPOSE 3443 9464
 # Liveness: the process's event loop answers. /readyz (database and Temporal reachable) is for the load
 # balancer and compose's depends_on; a container is not restarted because a dependency is down.

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isLoopbackHost } from './temporal/codec-server.js';
 import { encryptionKey, environmentSchema, payloadKeyRing, TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_WEBHOOK_ENCRYPTION_KEY, type Environment, type PayloadKey } from './environment.js';
 
 // What configuration offers beyond `Config`: the value parsers that key resolution and the admin commands
@@ -27,7 +28,8 @@ export interface Config {
     /** The SDK's own log level. */
     sdkLogLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   };
-  admin: { host: string; port: number };
+  /** The operator's port; `token` (ADMIN_TOKEN) guards all of it but the probes, and is required off loopback. */
+  admin: { host: string; port: number; token?: string };
   /** STARTUP_TIMEOUT: how long a starting process waits for what it needs (src/main/dependency-wait.ts); null: no bound. */
   startupTimeoutMs: number | null;
   /** The codec endpoint on the admin port, which the Temporal Web UI and CLI decode through. */
@@ -46,6 +48,8 @@ export interface Config {
     intake: { limits: { processBytes: number; clientBytes: number; clientBodies: number }; readTimeoutMs: number; totalTimeoutMs: number };
     /** SEND_TIMEOUT: an answer not taken by its client within it is cut off (src/http/server.ts). */
     sendTimeoutMs: number;
+    /** 401s a minute per client address, per API process, before 429s; 0: no limit. */
+    authFailuresPerMinute: number;
     /** The in-process API key cache; null: every request reads its key from the database. */
     apiKeyCache: { maxEntries: number; ttlMs: number } | null;
   };
@@ -153,7 +157,7 @@ export function loadConfig(
     temporal: temporalConfig(c),
     codec: codecConfig(c),
     http: httpConfig(c),
-    admin: { host: c.ADMIN_HOST, port: c.ADMIN_PORT },
+    admin: { host: c.ADMIN_HOST, port: c.ADMIN_PORT, token: c.ADMIN_TOKEN },
     startupTimeoutMs: c.STARTUP_TIMEOUT === 'none' ? null : c.STARTUP_TIMEOUT,
     checkoutBaseUrl: c.CHECKOUT_BASE_URL?.replace(/\/+$/, ''),
     sessionTtlMs: c.SESSION_TTL,
@@ -199,6 +203,12 @@ function assertConsistent(c: Environment): void {
   if (c.TRUST_PROXY && c.TRUSTED_PROXIES.length === 0) {
     throw new ConfigError(
       'Invalid configuration: TRUST_PROXY=true needs TRUSTED_PROXIES, the addresses of the proxies whose X-Forwarded-* headers are believed',
+    );
+  }
+  // /metrics (and, in the fault suite, /failpoints) would answer anyone who reaches the port.
+  if (!isLoopbackHost(c.ADMIN_HOST) && !c.ADMIN_TOKEN) {
+    throw new ConfigError(
+      `Invalid configuration: ADMIN_TOKEN is required when ADMIN_HOST (${c.ADMIN_HOST}) is not a loopback address (openssl rand -hex 32), or set ADMIN_HOST=127.0.0.1`,
     );
   }
   if (Boolean(c.TLS_CERT_FILE) !== Boolean(c.TLS_KEY_FILE)) {
@@ -290,6 +300,7 @@ function httpConfig(c: Environment): Config['http'] {
       totalTimeoutMs: Math.max(c.BODY_TOTAL_TIMEOUT, c.BODY_READ_TIMEOUT),
     },
     sendTimeoutMs: c.SEND_TIMEOUT,
+    authFailuresPerMinute: c.AUTH_FAILURES_PER_MINUTE,
     apiKeyCache: c.API_KEY_CACHE_SIZE > 0 ? { maxEntries: c.API_KEY_CACHE_SIZE, ttlMs: c.API_KEY_CACHE_TTL } : null,
   };
 }

@@ -122,6 +122,8 @@ export const environmentSchema = z.object({
   /** The operator's port: /metrics, /healthz, /readyz. Never the API's port. */
   ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
   ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** The bearer token the admin port asks of everything but /healthz and /readyz; required when ADMIN_HOST is not loopback. */
+  ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters (openssl rand -hex 32)').optional(),
   CHECKOUT_BASE_URL: z.url().optional(),
   TLS_CERT_FILE: z.string().optional(),
   TLS_KEY_FILE: z.string().optional(),
@@ -145,6 +147,12 @@ export const environmentSchema = z.object({
    * address (an office, a carrier's NAT) still pay, while one address can try at most 120 cards a minute.
    */
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(120),
+  /**
+   * 401s a minute one client address gets from one API process before it is answered 429 instead and its
+   * keys are no longer looked up (src/modules/businesses/auth-failures.middleware.ts); 0 turns the limit off. 30: a
+   * client with a wrong key learns it from the first answer, and a guesser is held to 30 tries a minute.
+   */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(30),
   /** API keys each API process keeps in memory (LISTEN/NOTIFY-invalidated, docs/decisions.md); 0: none. */
   API_KEY_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   /** The longest a cached key is used without reading it again, notification or not. */

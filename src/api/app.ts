@@ -12,6 +12,7 @@ import type { AppDeps } from '../modules/app-deps.js';
 import type { ApiKeyCache } from '../modules/businesses/api-key.cache.js';
 import { apiKeyRateLimits } from '../modules/businesses/api-key-rate-limit.middleware.js';
 import { authenticate, authorize, type KnownKey } from '../modules/businesses/auth.middleware.js';
+import { createAuthFailures } from '../modules/businesses/auth-failures.middleware.js';
 import { checkoutPages } from '../modules/checkout-page/page.routes.js';
 import { idempotencyKeys } from '../modules/idempotency/idempotency.middleware.js';
 import { httpRequestDuration, reportIntake } from '../ops/metrics.js';
@@ -80,12 +81,15 @@ export function createApp(deps: ApiDeps): Koa {
     app.use(open.allowedMethods(methodErrors));
   }
 
-  // Every operation that needs an API key, at `/api` and at the spec's intended `/api/v1`.
+  // Every operation that needs an API key, at `/api` and at the spec's intended `/api/v1`, with one count
+  // of failed authentication for both.
+  const perMinute = deps.config.http.authFailuresPerMinute;
+  const authFailures = perMinute > 0 ? createAuthFailures(perMinute) : undefined;
   for (const prefix of ['/api', '/api/v1']) {
     const api = new Router({ prefix });
     // One router layer for the four: the router builds a closure, a capture and a params object per
     // matched layer per request, and these run on every authenticated request.
-    api.use(compose([authenticate(deps.orm, deps.apiKeys), apiKeyRateLimits(deps), authorize, idempotencyKeys(deps)]));
+    api.use(compose([authenticate(deps.orm, deps.apiKeys, authFailures), apiKeyRateLimits(deps), authorize, idempotencyKeys(deps)]));
     register(api, apiRoutes, deps);
     app.use(api.routes());
     app.use(api.allowedMethods(methodErrors));

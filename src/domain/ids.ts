@@ -45,9 +45,27 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${uuidv7().replaceAll('-', '')}`;
 }
 
-/** Checkout sessions are plain UUIDs, as the spec's create response shows. Time-ordered as well. */
+/**
+ * Checkout sessions are plain UUIDs, as the spec's create response shows, and the id is the only
+ * credential of the hosted page, pay and cancel: a UUIDv7 whose rand_a and rand_b (74 bits) are all
+ * random. No counter, unlike `newId`: a counter makes the ids of one millisecond predictable from one
+ * another. Still v7, not v4, so that new sessions land at the right edge of their primary key's index
+ * instead of on a random page of it; within a millisecond they sort at random (lists order by createdAt
+ * first). docs/decisions.md, The checkout session id.
+ */
 export function newSessionId(): string {
-  return uuidv7();
+  const bytes = pooledRandom16();
+  const msecs = Date.now();
+  bytes[0] = msecs / 2 ** 40;
+  bytes[1] = msecs / 2 ** 32;
+  bytes[2] = msecs >>> 24;
+  bytes[3] = msecs >>> 16;
+  bytes[4] = msecs >>> 8;
+  bytes[5] = msecs;
+  bytes[6] = 0x70 | (bytes[6] & 0x0f); // version 7; the low nibble and byte 7 are rand_a
+  bytes[8] = 0x80 | (bytes[8] & 0x3f); // variant 10; the rest of byte 8 and bytes 9-15 are rand_b
+  const hex = Buffer.from(bytes.buffer, bytes.byteOffset, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 export function newRequestId(): string {

@@ -43,6 +43,7 @@ export function startAdmin(opts: {
   return startAdminServer({
     host: config.admin.host,
     port: config.admin.port,
+    token: config.admin.token,
     log,
     starting: opts.starting,
     checks: {

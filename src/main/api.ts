@@ -6,12 +6,16 @@
  * Temporal answers, it waits for them, its admin port open and not ready (boot.ts).
  */
 import { readFileSync } from 'node:fs';
+import { loadConfig } from '../config.js';
+import { assertCertificate } from './certificate.js';
 import { logLivePayments } from '../modules/processor/live-mode.rules.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
 import { bootService, runEntryPoint } from './boot.js';
 import { startApi } from './runtime.js';
 
 runEntryPoint('api failed to start', async () => {
+  // Before any connection, so it is the first thing an operator reads, not a wait for the database.
+  assertCertificate(loadConfig(process.env, 'production'));
   const { config, log, orm, temporal, admin } = await bootService('api');
   let tls: { cert: Buffer; key: Buffer } | undefined;
   if (config.http.tlsCertFile) tls = { cert: readFileSync(config.http.tlsCertFile), key: readFileSync(config.http.tlsKeyFile!) };

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { adminAuthorised, guarded, refuseAdmin } from './admin-auth.js';
 import { serveFailpoints } from './failpoints.js';
 import { registry } from './metrics.js';
 
@@ -47,11 +48,13 @@ export async function startAdminServer(opts: {
   mounts?: AdminMount[];
   /** Opened before the process has connected: not ready until `serving()`, whatever the checks say. */
   starting?: boolean;
+  /** ADMIN_TOKEN: asked of every request but the probes' (src/ops/admin-auth.ts). */
+  token?: string;
 }): Promise<AdminServer> {
   let draining = false;
   // What `/readyz` says of a start not yet done; null once the process serves.
   let startup: string | null = opts.starting ? 'starting' : null;
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(guarded((req, res) => {
     const send = (status: number, body: string, type = 'application/json') => {
       res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
       res.end(body);
@@ -59,6 +62,7 @@ export async function startAdminServer(opts: {
     const path = (req.url ?? '/').split('?')[0];
     const mount = opts.mounts?.find((m) => path === m.path || path.startsWith(`${m.path}/`));
     if (mount) return mount.serve(req, res);
+    if (!adminAuthorised(path, req.headers.authorization, opts.token)) return refuseAdmin(res);
     if (serveFailpoints(req, res, path)) return;
     if (req.method !== 'GET') return send(405, JSON.stringify({ status: 'method_not_allowed' }));
     if (path === '/healthz') return send(200, JSON.stringify({ status: 'ok' }));
@@ -79,7 +83,7 @@ export async function startAdminServer(opts: {
       return;
     }
     send(404, JSON.stringify({ status: 'not_found' }));
-  });
+  }, (err) => opts.log.error({ err }, 'admin request failed')));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());

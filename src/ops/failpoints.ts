@@ -106,7 +106,13 @@ export function serveFailpoints(req: IncomingMessage, res: ServerResponse, path:
     send(200, [...armed].map(([id, p]) => ({ id, reached: p.reached, waiting: p.waiting })));
     return true;
   }
-  const [, , name, key] = path.split('/').map(decodeURIComponent);
+  const parts = decodedSegments(path);
+  // A segment that is not valid percent-encoding is the caller's mistake, not the process's end.
+  if (!parts) {
+    send(400, { status: 'bad_request', error: 'the path is not valid percent-encoding' });
+    return true;
+  }
+  const [, , name, key] = parts;
   if (!(FAILPOINTS as readonly string[]).includes(name) || !key) {
     send(404, { status: 'not_found', failpoints: FAILPOINTS });
     return true;
@@ -120,6 +126,14 @@ export function serveFailpoints(req: IncomingMessage, res: ServerResponse, path:
     send(405, { status: 'method_not_allowed' });
   }
   return true;
+}
+
+function decodedSegments(path: string): string[] | null {
+  try {
+    return path.split('/').map(decodeURIComponent);
+  } catch {
+    return null;
+  }
 }
 
 /** How many callers wait at the point for `key` now (0 when it is not armed). */

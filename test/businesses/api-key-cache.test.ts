@@ -30,9 +30,30 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
   return Date.now() - started;
 }
 
+/**
+ * Runs `change` and, while `cache` listens, waits until the cache has heard of it: making a business
+ * notifies (an insert does, so a key refused a moment before works once made), and that notification
+ * must not empty the cache under what the test reads next. A sentinel held before the change is
+ * forgotten only by a notification that came after it.
+ */
+async function heardOf<T>(cache: ApiKeyCache<string> | undefined, change: () => Promise<T>): Promise<T> {
+  if (!cache?.listening) return change();
+  const sentinel = `sentinel-${Math.random()}`;
+  let loads = 0;
+  const loaded = async () => {
+    const before = loads;
+    await cache.get(sentinel, async () => (loads++, 'sentinel'));
+    return loads > before;
+  };
+  await until('the sentinel to be held', async () => !(await loaded()));
+  const result = await change();
+  await until('the change to be heard', loaded, 30_000);
+  return result;
+}
+
 /** A business's test key and a loader that reads it as the auth middleware does (null once revoked). */
-async function testKey() {
-  const biz = await stack.business();
+async function testKey(cache?: ApiKeyCache<string>) {
+  const biz = await heardOf(cache, () => stack.business());
   const [{ id }] = await sql<{ id: string }>(`select id from api_keys where business_id = ? and mode = 'test'`, [biz.id]);
   const counter = { loads: 0 };
   const load = async () => {
@@ -47,7 +68,7 @@ it('serves a key from memory while listening, and forgets it when a revocation c
   // Entries kept an hour: only the revocation's notification can make the cache forget this one.
   const cache = cacheOf({ ttlMs: 3_600_000 });
   await until('the cache to listen', () => cache.listening);
-  const key = await testKey();
+  const key = await testKey(cache);
   expect(await cache.get(key.id, key.load)).toBe(key.id);
   expect(await cache.get(key.id, key.load)).toBe(key.id);
   expect(key.counter.loads).toBe(1);
@@ -62,7 +83,7 @@ it('a dropped listener fails closed: nothing is served from memory until it list
   // must all happen before the listener returns, and on a busy machine 1.5 s was not always enough.
   const cache = cacheOf({ reconnectMs: 5_000 });
   await until('the cache to listen', () => cache.listening);
-  const [a, b] = [await testKey(), await testKey()];
+  const [a, b] = [await testKey(cache), await testKey(cache)];
   for (const key of [a, b]) {
     await cache.get(key.id, key.load);
     expect(await cache.get(key.id, key.load)).toBe(key.id);
@@ -85,4 +106,33 @@ it('a dropped listener fails closed: nothing is served from memory until it list
   expect(await cache.get(live.id, live.load)).toBe(live.id);
   expect(await cache.get(live.id, live.load)).toBe(live.id);
   expect(live.counter.loads).toBe(3);
+});
+
+it('remembers an unknown key briefly, and forgets it when a key or business changes, so a key made for it works at once', async () => {
+  const cache = cacheOf({ ttlMs: 3_600_000, missTtlMs: 3_600_000 });
+  await until('the cache to listen', () => cache.listening);
+  let exists = false;
+  let loads = 0;
+  const load = async () => {
+    loads++;
+    return exists ? 'found' : null;
+  };
+  // A flood of one unknown key reads the database once, not once a request.
+  for (let i = 0; i < 5; i++) expect(await cache.get('unknown-hash', load)).toBeNull();
+  expect(loads).toBe(1);
+  // A new key (any change to api_keys or businesses) notifies, and the miss is forgotten with the rest.
+  exists = true;
+  await stack.business();
+  await until('the new key to be read', async () => (await cache.get('unknown-hash', load)) === 'found', 30_000);
+  expect(loads).toBe(2);
+});
+
+it('keeps unknown keys apart from known ones: a flood of made-up keys evicts no real key', async () => {
+  const cache = cacheOf({ maxEntries: 3 });
+  await until('the cache to listen', () => cache.listening);
+  const key = await testKey(cache);
+  await cache.get(key.id, key.load);
+  for (let i = 0; i < 10; i++) await cache.get(`made-up-${i}`, async () => null);
+  expect(await cache.get(key.id, key.load)).toBe(key.id);
+  expect(key.counter.loads).toBe(1);
 });

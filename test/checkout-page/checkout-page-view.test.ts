@@ -3,6 +3,7 @@ import { html } from '../../src/modules/checkout-page/html.view.js';
 import { pageState } from '../../src/modules/checkout-page/views/state-pages.js';
 import type { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
 import { originOf } from '../../src/modules/checkout-page/security-headers.middleware.js';
+import { CUSTOMER_DETAILS_SHOWN_MS, showsCustomerDetails } from '../../src/modules/checkout-page/customer-details.rules.js';
 
 describe('html', () => {
   it('escapes every interpolated string, in text and in attributes', () => {
@@ -62,5 +63,22 @@ describe('pageState (what the hosted page shows)', () => {
 
   it.each(['processing', 'completed', 'failed', 'refunded'])('a %s session shows that state', (status) => {
     expect(pageState(session(status), before)).toBe(status);
+  });
+});
+
+describe('showsCustomerDetails (how long a receipt names the customer and the card)', () => {
+  const paidAt = new Date('2026-11-22T12:00:00Z');
+  const at = (ms: number) => new Date(paidAt.getTime() + ms);
+
+  it('for a day after the payment, and not after', () => {
+    expect(CUSTOMER_DETAILS_SHOWN_MS).toBe(24 * 3600 * 1000);
+    const session = { completedAt: paidAt, updatedAt: at(1000) };
+    expect(showsCustomerDetails(session, at(0))).toBe(true);
+    expect(showsCustomerDetails(session, at(CUSTOMER_DETAILS_SHOWN_MS - 1))).toBe(true);
+    expect(showsCustomerDetails(session, at(CUSTOMER_DETAILS_SHOWN_MS))).toBe(false);
+  });
+
+  it('counts from the last change when the payment time is missing', () => {
+    expect(showsCustomerDetails({ completedAt: null, updatedAt: paidAt }, at(CUSTOMER_DETAILS_SHOWN_MS + 1))).toBe(false);
   });
 });

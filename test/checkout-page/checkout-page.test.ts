@@ -118,6 +118,27 @@ describe('a session that is no longer payable shows its state, never a form', ()
     expect(page).toContain(`href="https://shop.example/ok?session_id=${id}"`);
   });
 
+  it('a day after the payment, the page no longer shows the customer’s e-mail or card (the link may have leaked)', async () => {
+    const hour = 3600 * 1000;
+    const paid = { status: 'completed', cardBrand: 'visa', cardLast4: '4242' } as const;
+    const recent = await newSession();
+    await setSession(recent, { ...paid, completedAt: new Date(Date.now() - 23 * hour) });
+    const shown = (await stack.http.get(`/checkout/${recent}`)).text;
+    expect(shown).toContain('Charged to Visa ending in 4242.');
+    expect(shown).toContain('Receipt for buyer@example.com.');
+
+    const old = await newSession();
+    await setSession(old, { ...paid, completedAt: new Date(Date.now() - 25 * hour) });
+    const page = (await stack.http.get(`/checkout/${old}`)).text;
+    expect(page).toContain('data-state="completed"');
+    expect(page).toContain('$46.58');
+    expect(page).toContain(`Reference ${old}`);
+    expect(page).not.toContain('buyer@example.com');
+    expect(page).not.toContain('4242');
+    expect(page).not.toContain('Visa');
+    expect(page).toContain('The card and e-mail address are no longer shown for this payment.');
+  });
+
   it('a processing session re-reads itself until the payment ends', async () => {
     const id = await newSession();
     await setSession(id, { status: 'processing' });

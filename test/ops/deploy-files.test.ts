@@ -129,6 +129,34 @@ describe('docker-compose.yml and npm run rehearse share deploy/', () => {
     }
   });
 
+  it('every app process seals Temporal payloads and its worker refuses any that is not sealed', () => {
+    // A plain-JSON `decide` update from anyone who reaches Temporal must not move money (issue 43).
+    const appEnv = compose.slice(compose.indexOf('x-app-env: &app-env'), compose.indexOf('\nservices:'));
+    expect(appEnv).toMatch(/^ {2}PAYLOAD_REQUIRE_SEALED: "true"$/m);
+    expect(appEnv).toMatch(/^ {2}PAYLOAD_ENCRYPTION_KEYS: \$\{PAYLOAD_ENCRYPTION_KEYS:\?/m);
+    for (const name of ['worker', 'api-1', 'migrate']) expect(service(name)).toContain('<<: *app-env');
+    expect(compose).not.toMatch(/PAYLOAD_REQUIRE_SEALED: "?false/);
+  });
+
+  it('the admin port is on loopback but where HAProxy must reach /readyz, and there it asks for ADMIN_TOKEN', () => {
+    // The image leaves ADMIN_HOST to its loopback default: /metrics answered anyone who reached the container.
+    expect(dockerfile).not.toMatch(/^\s*(ENV\s+)?ADMIN_HOST=/m);
+    expect(service('api-1')).toMatch(/^ {6}ADMIN_HOST: 0\.0\.0\.0$/m);
+    expect(service('api-1')).toMatch(/^ {6}ADMIN_TOKEN: \$\{ADMIN_TOKEN:\?/m);
+    expect(service('api-2')).toMatch(/^ {4}<<: \*api$/m);
+    // Nowhere else: the worker's and the one-shot jobs' ports stay on loopback.
+    expect(compose.match(/ADMIN_HOST:/g)).toHaveLength(1);
+    expect(read('deploy/haproxy/haproxy.cfg')).toMatch(/option httpchk GET \/readyz/);
+  });
+
+  it("docs/production.md's checklist says what production requires", () => {
+    const production = read('docs/production.md');
+    const checklist = production.slice(production.indexOf('## What a deployment needs'));
+    for (const needed of ['TLS_CERT_FILE', 'TRUST_PROXY', 'PAYLOAD_REQUIRE_SEALED=true', 'ADMIN_TOKEN', 'authorizer', 'mTLS']) {
+      expect(checklist).toContain(needed);
+    }
+  });
+
   it('the Temporal UI is published on loopback only, in compose and in the rehearsal', () => {
     const ports = [...service('temporal-ui').matchAll(/^\s+- "([^"]+)"$/gm)].map((m) => m[1]).filter((p) => /:\d+$/.test(p));
     expect(ports.length).toBeGreaterThan(0);

@@ -3,7 +3,11 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { useStack } from '../support/use-stack.js';
 import { freePort } from '../../src/dev/free-port.js';
-import { TEST_ENV_WARNING } from '../../src/config.js';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { TEST_ENV_WARNING, TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_WEBHOOK_ENCRYPTION_KEY } from '../../src/config.js';
+import { CERTIFICATE_REQUIRED } from '../../src/main/certificate.js';
 
 /** The real entry points as an operator runs them (`npm run api` / `npm run worker`), as child processes. */
 const stack = useStack({}, { worker: false });
@@ -116,6 +120,31 @@ describe('a start whose PostgreSQL does not answer', () => {
     proc.child.kill('SIGTERM');
     expect((await proc.exited).code).toBe(0);
     expect(proc.output()).toContain('stopped while starting');
+  }, 240_000);
+});
+
+describe('a production API with no certificate', () => {
+  it('stops with one line naming the settings to set, instead of serving the development certificate', async () => {
+    const api = run('api', {
+      NODE_ENV: 'production',
+      DATABASE_URL: stack.databaseUrl,
+      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
+      TEMPORAL_TASK_QUEUE: `entry-${randomUUID()}`,
+      PORT: String(await freePort()),
+      ADMIN_PORT: String(await freePort()),
+      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'no-certificate-')),
+      // Everything else production asks for, so the certificate is all that is missing.
+      WEBHOOK_ENCRYPTION_KEY: TEST_WEBHOOK_ENCRYPTION_KEY,
+      PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
+    });
+    let exited: { code: number | null; stderr: string } | undefined;
+    void api.exited.then((e) => (exited = e));
+    const until = Date.now() + 180_000;
+    while (!exited && !api.output().includes('API listening') && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    if (!exited) api.child.kill('SIGKILL');
+    expect(api.output()).not.toContain('API listening');
+    expect(exited?.code).toBe(1);
+    expect(exited?.stderr.trim().split('\n')).toEqual([CERTIFICATE_REQUIRED]);
   }, 240_000);
 });
 

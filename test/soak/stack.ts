@@ -61,6 +61,8 @@ export async function startSoakStack(businessCount: number): Promise<SoakStack> 
       WITHDRAWAL_PROCESSING_DELAY: '2s',
       // The public per-address limit would refuse a load test from one address.
       PUBLIC_RATE_LIMIT_PER_MINUTE: '0',
+      // Its hostile requests send wrong keys all along, from the same address.
+      AUTH_FAILURES_PER_MINUTE: '0',
       LOG_LEVEL: 'info',
     },
     { processes: 'soak' },

@@ -138,6 +138,8 @@ export async function startStack(env: StackEnv = {}, opts: StackOptions = {}): P
     PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
     // Every test pays from 127.0.0.1: the per-address public limit is tested on its own, with its own figure.
     PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
+    // And every test's wrong keys come from there too: the limit on 401s is tested on its own.
+    AUTH_FAILURES_PER_MINUTE: '1000000',
     ...env,
   });
   const orm = await openDatabase(databaseUrl, opts.orm);

@@ -12,6 +12,8 @@ export interface ApiKeyCacheOptions {
   maxEntries?: number;
   /** How long an entry is used at most, even without a notification (a bound, not the invalidation). */
   ttlMs?: number;
+  /** How long a key found nowhere is answered as unknown without reading it again (emptied by any change too). */
+  missTtlMs?: number;
   /** Wait before listening again after the connection failed. */
   reconnectMs?: number;
   /** How often the listening connection is checked, and how long the check may take. */
@@ -20,14 +22,17 @@ export interface ApiKeyCacheOptions {
 }
 
 export interface ApiKeyCache<T> {
-  /** The entry for a key's hash, else what `load` reads (kept only if it found a key that `keep` accepts). */
+  /**
+   * The entry for a key's hash, else what `load` reads: kept if it found a key that `keep` accepts, or
+   * briefly remembered as unknown if it found none.
+   */
   get(hash: string, load: () => Promise<T | null>, keep?: (value: T) => boolean): Promise<T | null>;
   /** Whether entries are served: only while the connection LISTENs (fail closed otherwise). */
   readonly listening: boolean;
   close(): Promise<void>;
 }
 
-export const API_KEY_CACHE_DEFAULTS = { maxEntries: 10_000, ttlMs: 60_000, reconnectMs: 1_000, pingMs: 2_000, pingTimeoutMs: 1_000 };
+export const API_KEY_CACHE_DEFAULTS = { maxEntries: 10_000, ttlMs: 60_000, missTtlMs: 10_000, reconnectMs: 1_000, pingMs: 2_000, pingTimeoutMs: 1_000 };
 
 /**
  * An in-process cache of API keys with their businesses, invalidated through PostgreSQL LISTEN/NOTIFY on
@@ -35,12 +40,19 @@ export const API_KEY_CACHE_DEFAULTS = { maxEntries: 10_000, ttlMs: 60_000, recon
  * notifies at its commit and empties every API process's cache. It fails closed: entries are served only
  * while that connection is LISTENing; when it drops (or stops answering its ping), the cache empties and
  * every request reads the database until LISTEN is back. A lookup that raced a notification or an outage
- * is not kept (the generation check). Unknown keys are never kept, so a new key works at once.
+ * is not kept (the generation check). An unknown key is remembered as unknown for a few seconds, so a
+ * flood of one wrong key (a client still sending a revoked key, a guesser) reads the database once, not
+ * once a request; the notification of any change empties those too, so a new key works at once. They are
+ * held apart from the known keys, so a flood of made-up keys evicts none of those.
  */
 export function createApiKeyCache<T>(orm: MikroORM, log: Logger, options: ApiKeyCacheOptions = {}): ApiKeyCache<T> {
   const o = { ...API_KEY_CACHE_DEFAULTS, ...options };
   const entries = new KeyEntries<T>(o.maxEntries, o.ttlMs);
-  const listener = new ChangeListener(orm, log, o, () => entries.forget());
+  const misses = new KeyEntries<null>(o.maxEntries, o.missTtlMs);
+  const listener = new ChangeListener(orm, log, o, () => {
+    entries.forget();
+    misses.forget();
+  });
   void listener.connect();
 
   return {
@@ -49,12 +61,15 @@ export function createApiKeyCache<T>(orm: MikroORM, log: Logger, options: ApiKey
     },
     async get(hash, load, keep = () => true) {
       if (listener.listening) {
-        const hit = entries.fresh(hash);
+        const hit = entries.fresh(hash) ?? misses.fresh(hash);
         if (hit) return hit.value;
       }
       const seen = entries.generation;
       const value = await load();
-      if (value !== null && keep(value) && listener.listening && seen === entries.generation) entries.keep(hash, value);
+      if (listener.listening && seen === entries.generation) {
+        if (value === null) misses.keep(hash, null);
+        else if (keep(value)) entries.keep(hash, value);
+      }
       return value;
     },
     close: () => listener.close(),

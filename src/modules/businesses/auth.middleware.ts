@@ -5,6 +5,7 @@ import type { ApiKeyMode, ApiKeyScope } from './api-key.entity.js';
 import { Business } from './business.entity.js';
 import { hashApiKey, keyMode, sameHash } from './api-key.crypto.js';
 import type { ApiKeyCache } from './api-key.cache.js';
+import type { AuthFailures } from './auth-failures.middleware.js';
 import type { Caller } from './caller.js';
 
 interface KeyRow extends Record<string, unknown> {
@@ -56,21 +57,39 @@ function bearerToken(header: string): string {
 /**
  * Finds the caller's key, from the process's key cache when it has one (src/main/runtime.ts gives the
  * API one: LISTEN/NOTIFY-invalidated, and bypassed while its listener is down) or from the database.
+ * With `failures`, an address that has spent its 401s is answered 429 instead, and looks nothing up.
  */
-export function authenticate(orm: MikroORM, cache?: ApiKeyCache<KnownKey>) {
+export function authenticate(orm: MikroORM, cache?: ApiKeyCache<KnownKey>, failures?: AuthFailures) {
   return async function auth(ctx: Context, next: Next): Promise<void> {
-    const secret = bearerToken(ctx.get('Authorization'));
-    if (!keyMode(secret)) throw new ApiError('invalid_api_key');
-    const hash = hashApiKey(secret);
-    // A live key of a business not yet approved is not cached, so its approval works at the next request;
-    // a revocation is caught by the rate-limit statement that follows (api-key-rate-limit.middleware.ts).
-    const key = cache ? await cache.get(hash, () => readKey(orm, hash), usable) : await readKey(orm, hash);
-    // The index lookup (or the cache) finds the row; the constant-time comparison is the actual check.
-    if (!key || !sameHash(key.secretHash, hash)) throw new ApiError('invalid_api_key');
-    const { business } = key;
-    ctx.state.caller = { businessId: business.id, livemode: key.mode === 'live', keyId: key.id, scope: key.scope, business } satisfies Caller;
+    try {
+      ctx.state.caller = await identify(ctx, orm, cache, failures);
+    } catch (err) {
+      if (failures && err instanceof ApiError && err.status === 401) {
+        failures.refuseIfSpent(ctx);
+        failures.count(ctx);
+      }
+      throw err;
+    }
     await next();
   };
+}
+
+/** The caller a request's key names, or the 401 that says why there is none. */
+async function identify(ctx: Context, orm: MikroORM, cache?: ApiKeyCache<KnownKey>, failures?: AuthFailures): Promise<Caller> {
+  const secret = bearerToken(ctx.get('Authorization'));
+  if (!keyMode(secret)) throw new ApiError('invalid_api_key');
+  const hash = hashApiKey(secret);
+  const read = () => {
+    failures?.refuseIfSpent(ctx);
+    return readKey(orm, hash);
+  };
+  // A live key of a business not yet approved is not cached, so its approval works at the next request;
+  // a revocation is caught by the rate-limit statement that follows (api-key-rate-limit.middleware.ts).
+  const key = cache ? await cache.get(hash, read, usable) : await read();
+  // The index lookup (or the cache) finds the row; the constant-time comparison is the actual check.
+  if (!key || !sameHash(key.secretHash, hash)) throw new ApiError('invalid_api_key');
+  const { business } = key;
+  return { businessId: business.id, livemode: key.mode === 'live', keyId: key.id, scope: key.scope, business } satisfies Caller;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { CheckoutSession } from '../../checkout/session.entity.js';
+import { showsCustomerDetails } from '../customer-details.rules.js';
 import { formatCents, formatDate } from '../format.view.js';
 import { html, type Html } from '../html.view.js';
 import type { CheckoutForPage } from '../../checkout/load-checkout.queries.js';
@@ -60,7 +61,13 @@ function cardLine(session: CheckoutSession): string | null {
   return `${brand} ending in ${session.cardLast4}`;
 }
 
-function stateMain(view: CheckoutForPage, state: Exclude<PageState, 'payable'>): Html {
+/** Who paid and with what card, while the page may still say it (customer-details.rules.ts). */
+function customerLines(session: CheckoutSession, now: Date): string[] {
+  if (!showsCustomerDetails(session, now)) return ['The card and e-mail address are no longer shown for this payment.'];
+  return [...(cardLine(session) ? [`Charged to ${cardLine(session)}.`] : []), `Receipt for ${session.customerEmail}.`];
+}
+
+function stateMain(view: CheckoutForPage, state: Exclude<PageState, 'payable'>, now: Date): Html {
   const { session } = view;
   const businessName = view.business.name;
   const total = formatCents(session.total);
@@ -69,8 +76,7 @@ function stateMain(view: CheckoutForPage, state: Exclude<PageState, 'payable'>):
       return stateCard(state, 'Payment successful', [
         `You paid ${total} to ${businessName}.`,
         ...(session.completedAt ? [`Paid on ${formatDate(session.completedAt)}.`] : []),
-        ...(cardLine(session) ? [`Charged to ${cardLine(session)}.`] : []),
-        `Receipt for ${session.customerEmail}.`,
+        ...customerLines(session, now),
         `Reference ${session.id}`,
       ], continueLink(view));
     case 'failed':
@@ -103,7 +109,7 @@ export function checkoutPage(view: CheckoutForPage, now = new Date()): { state: 
     return { state, body: layout({ title: 'Checkout', businessName, livemode: session.livemode, main, script: true }) };
   }
   const heading = state === 'completed' ? 'Receipt' : 'Order summary';
-  const main = html`<div class="checkout checkout--closed">${stateMain(view, state)}${orderSummary(session, items, heading)}</div>`;
+  const main = html`<div class="checkout checkout--closed">${stateMain(view, state, now)}${orderSummary(session, items, heading)}</div>`;
   return {
     state,
     body: layout({
