@@ -25,6 +25,7 @@ import { Migration20261127021000_delivery_event_time } from './Migration20261127
 import { Migration20261127022000_event_sequence } from './Migration20261127022000_event_sequence.js';
 import { Migration20261128010000_acquirer } from './Migration20261128010000_acquirer.js';
 import { Migration20261128020000_refused_attempts } from './Migration20261128020000_refused_attempts.js';
+import { Migration20261128030000_simulator_money_moves } from './Migration20261128030000_simulator_money_moves.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -58,4 +59,5 @@ export const migrationsList = [
   { name: 'Migration20261127022000_event_sequence', class: Migration20261127022000_event_sequence },
   { name: 'Migration20261128010000_acquirer', class: Migration20261128010000_acquirer },
   { name: 'Migration20261128020000_refused_attempts', class: Migration20261128020000_refused_attempts },
+  { name: 'Migration20261128030000_simulator_money_moves', class: Migration20261128030000_simulator_money_moves },
 ];
