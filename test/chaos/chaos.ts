@@ -165,7 +165,7 @@ export async function runChaos(opts: ChaosOptions, log: (line: string) => void =
     log(`load and faults for ${opts.minutes} min`);
     const faults = runSchedule(cluster, schedule, loadStarted, executed, log);
     const loops = [
-      ...Array.from({ length: opts.customers ?? 3 }, (_, i) => customerLoop(ctx, rng.fork(`customer-${i}`))),
+      ...Array.from({ length: opts.customers ?? 4 }, (_, i) => customerLoop(ctx, rng.fork(`customer-${i}`))),
       ...list.map((biz) => merchantLoop(ctx, rng.fork(`merchant-${biz.index}`), biz)),
     ].map((l) => l.catch((err) => flows.problems.push(`a load loop threw: ${(err as Error).stack ?? err}`)));
     const ticker = setInterval(() => log(`+${Math.round((Date.now() - loadStarted) / 1000)} s: ${clients.history.calls.length} requests, ${flows.sessions.length} sessions`), 30_000);

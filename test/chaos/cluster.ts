@@ -22,6 +22,13 @@ import { startChaosServers, type ChaosServers } from './servers.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const quiet = { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} } as never;
 
+/** The line of a failed start's output that says why (its last error), short. */
+function whyNotStarted(message: string): string {
+  const lines = message.split('\n').filter((l) => l.trim() && !/exited \(/.test(l));
+  const error = [...lines].reverse().find((l) => /error|refused|deadline|failed/i.test(l)) ?? lines[0] ?? message;
+  return error.replace(/\s+/g, ' ').slice(0, 300);
+}
+
 export interface ChaosCluster {
   stack: Stack;
   receiver: Receiver;
@@ -105,8 +112,7 @@ export async function startChaosCluster(name: string, log: (line: string) => voi
         return;
       } catch (err) {
         // Exits at once while PostgreSQL is down (issue 41, section 2): tried again, and noted.
-        const first = (err as Error).message.split('\n').slice(0, 1).join(' ');
-        incidents.push(`${target} could not start (try ${tries}, ${new Date().toISOString()}): ${first}`);
+        incidents.push(`${target} could not start (try ${tries}, ${new Date().toISOString()}): ${whyNotStarted((err as Error).message)}`);
         if (Date.now() > until) throw err;
         await sleep(1_000);
       }
