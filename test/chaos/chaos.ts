@@ -7,7 +7,8 @@
  * same schedule again. The seed, the command and the schedule head every report and every failure.
  */
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
-import { chaosClients, RETRY_FOR_MS, type History } from './client.js';
+import { payBody } from '../support/payments.js';
+import { chaosClients, describeCall, RETRY_FOR_MS, type ChaosClients, type History } from './client.js';
 import { answerProblems, chargeProblems, ledgerProblems, processorMoveProblems, replayProblems, serverErrors, sessionRows, unsettled, webhookProblems, type Endpoint } from './checks.js';
 import { startChaosCluster, type ChaosCluster } from './cluster.js';
 import { customerLoop, merchantLoop, type ChaosBusiness, type Flows, type LoadContext } from './load.js';
@@ -36,6 +37,8 @@ export interface ChaosReport {
   counts: { sessions: number; pays: number; refunds: number; withdrawals: number; requests: number; statuses: Record<string, number> };
   healSeconds: number;
   healed: boolean;
+  /** What the run saw that breaks no invariant but is worth a reader's eye (a lost admitted update, paid again). */
+  notes: string[];
   totalSeconds: number;
   problems: Record<Check, string[]>;
   logDir: string;
@@ -134,6 +137,27 @@ async function settle(cluster: ChaosCluster, businessIds: string[], endpoints: E
   }
 }
 
+/**
+ * The customer docs/decisions.md describes ("An admitted update lost with a restart"): told `processing`
+ * while the server held the pay's update only in memory, a Temporal restart lost it, nothing began and the
+ * session is `pending`; the hosted page shows the payment form again and the customer pays again. Done
+ * once the faults have stopped, for each such session, and noted; the new call's answer is checked like
+ * any other, and so is the session's end against the first `processing`.
+ */
+async function payAgainWhereLost(cluster: ChaosCluster, clients: ChaosClients, flows: Flows): Promise<string[]> {
+  const told = flows.sessions.filter((f) => f.pays.some((c) => c.status === 200 && c.body?.status === 'processing'));
+  const rows = await sessionRows(cluster.stack.orm, told.map((f) => f.id));
+  const lost = told.filter((f) => rows.get(f.id)?.status === 'pending');
+  return Promise.all(
+    lost.map(async (flow) => {
+      const calls = await clients.send('POST', `/api/checkout/${flow.id}/pay`, { body: payBody(flow.card), api: 0, minWaitMs: 3_000 });
+      flow.pays.push(...calls);
+      const processing = flow.pays.find((c) => c.status === 200 && c.body?.status === 'processing')!;
+      return `session ${flow.id}: told processing (${describeCall(processing)}), still pending after the faults (an admitted update lost with a Temporal restart); paid again: ${describeCall(calls[calls.length - 1])}`;
+    }),
+  );
+}
+
 function counts(history: History, flows: Flows): ChaosReport['counts'] {
   const statuses: Record<string, number> = {};
   for (const c of history.calls) statuses[c.status || 'none'] = (statuses[c.status || 'none'] ?? 0) + 1;
@@ -175,7 +199,10 @@ export async function runChaos(opts: ChaosOptions, log: (line: string) => void =
     log('heal: no more faults; starting whatever is down, and letting the load finish its flows');
     const healStarted = Date.now();
     await faults.heal();
-    await Promise.race([Promise.all(loops), sleep(RETRY_FOR_MS + 60_000)]);
+    let loopsLate: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(loops), new Promise((r) => (loopsLate = setTimeout(r, RETRY_FOR_MS + 60_000)))]);
+    clearTimeout(loopsLate);
+    const notes = await payAgainWhereLost(cluster, clients, flows);
     const healed = await settle(cluster, list.map((b) => b.id), endpoints, opts.healBoundMs ?? 150_000);
     const healSeconds = (Date.now() - healStarted) / 1000;
     log(`heal ${healed ? 'done' : 'NOT done'} after ${healSeconds.toFixed(0)} s; checking`);
@@ -204,6 +231,7 @@ export async function runChaos(opts: ChaosOptions, log: (line: string) => void =
       counts: counts(clients.history, flows),
       healSeconds,
       healed,
+      notes,
       totalSeconds: (Date.now() - started) / 1000,
       problems,
       logDir: `${process.env.TEST_ROOT}/processes/logs`,
@@ -227,6 +255,7 @@ export function formatReport(r: ChaosReport): string {
     ...r.executed.map((l) => `  ${l}`),
     `Load: ${r.counts.sessions} sessions (${r.counts.pays} pay calls), ${r.counts.refunds} refunds, ${r.counts.withdrawals} withdrawals; ${r.counts.requests} requests (${statuses})`,
     `Heal: ${r.healed ? 'settled' : 'NOT settled'} in ${r.healSeconds.toFixed(0)} s; ${r.totalSeconds.toFixed(0)} s in all. Process logs: ${r.logDir}`,
+    ...(r.notes.length ? ['Notes:', ...r.notes.map((n) => `  - ${n}`)] : []),
     ...CHECKS.map((c) => `  ${c.padEnd(20)} ${r.problems[c].length ? `${r.problems[c].length} BREACHES` : 'held'}`),
   ];
   for (const c of CHECKS) {
