@@ -7,9 +7,12 @@
  * same schedule again. The seed, the command and the schedule head every report and every failure.
  */
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { payBody } from '../support/payments.js';
+import { processLogDir } from '../support/stack-processes.js';
 import { chaosClients, describeCall, RETRY_FOR_MS, type ChaosClients, type History } from './client.js';
-import { answerProblems, chargeProblems, ledgerProblems, processorMoveProblems, replayProblems, serverErrors, sessionRows, unsettled, webhookProblems, type Endpoint } from './checks.js';
+import { answerProblems, chargeProblems, type FaultWindow, ledgerProblems, processorMoveProblems, replayProblems, serverErrors, sessionRows, unsettled, webhookProblems, type Endpoint } from './checks.js';
 import { startChaosCluster, type ChaosCluster } from './cluster.js';
 import { customerLoop, merchantLoop, type ChaosBusiness, type Flows, type LoadContext } from './load.js';
 import { createRng } from './prng.js';
@@ -75,7 +78,7 @@ async function businesses(cluster: ChaosCluster): Promise<{ list: ChaosBusiness[
 }
 
 /** Runs the schedule against the cluster; resolves once every fault it began has been healed. */
-function runSchedule(cluster: ChaosCluster, schedule: PlannedFault[], started: number, executed: string[], log: (l: string) => void) {
+function runSchedule(cluster: ChaosCluster, schedule: PlannedFault[], started: number, executed: string[], windows: FaultWindow[], log: (l: string) => void) {
   const busy = new Set<string>();
   const tasks: Promise<void>[] = [];
   const stamp = () => `+${((Date.now() - started) / 1000).toFixed(1)} s`;
@@ -89,10 +92,13 @@ function runSchedule(cluster: ChaosCluster, schedule: PlannedFault[], started: n
       tasks.push(
         (async () => {
           const line = `${stamp()} ${describeFault(f)}`;
+          const window: FaultWindow = { from: Date.now() - started, to: null, text: describeFault(f) };
+          windows.push(window);
           try {
             await cluster.down(f.target, f.kind);
             await sleep(f.downMs);
             await cluster.up(f.target);
+            window.to = Date.now() - started;
             executed.push(`${line}: up again at ${stamp()}`);
           } catch (err) {
             executed.push(`${line}: FAILED ${(err as Error).message.split('\n')[0]}`);
@@ -158,6 +164,24 @@ async function payAgainWhereLost(cluster: ChaosCluster, clients: ChaosClients, f
   );
 }
 
+/**
+ * Each 503's log line from its API process (found by its request id in the processes' log files): the
+ * error that made the answer, beside the breach it belongs to.
+ */
+function withApiLogLines(problems: string[]): string[] {
+  if (!problems.length) return problems;
+  const dir = processLogDir();
+  const logs = readdirSync(dir)
+    .filter((f) => f.startsWith('chaos-api-'))
+    .map((f) => readFileSync(path.join(dir, f), 'utf8').split('\n'))
+    .flat();
+  return problems.map((p) => {
+    const ids = [...p.matchAll(/-> 503 [^\n]*\[(req_[0-9a-f]+)\]/g)].map((m) => m[1]);
+    const lines = ids.flatMap((id) => logs.filter((l) => l.includes(id) && /"level":(40|50)|err/i.test(l)).slice(0, 1));
+    return lines.length ? `${p}${lines.map((l) => `\n      api log: ${l.slice(0, 600)}`).join('')}` : p;
+  });
+}
+
 function counts(history: History, flows: Flows): ChaosReport['counts'] {
   const statuses: Record<string, number> = {};
   for (const c of history.calls) statuses[c.status || 'none'] = (statuses[c.status || 'none'] ?? 0) + 1;
@@ -183,13 +207,14 @@ export async function runChaos(opts: ChaosOptions, log: (line: string) => void =
     const { list, endpoints } = await businesses(cluster);
     const flows: Flows = { sessions: [], refunds: [], withdrawals: [], problems: [] };
     const executed: string[] = [];
+    const windows: FaultWindow[] = [];
     const loadStarted = Date.now();
     clients.history.started = loadStarted;
     const ctx: LoadContext = { clients, businesses: list, flows, stopped: () => Date.now() - loadStarted >= durationMs };
     log(`load and faults for ${opts.minutes} min`);
-    const faults = runSchedule(cluster, schedule, loadStarted, executed, log);
+    const faults = runSchedule(cluster, schedule, loadStarted, executed, windows, log);
     const loops = [
-      ...Array.from({ length: opts.customers ?? 4 }, (_, i) => customerLoop(ctx, rng.fork(`customer-${i}`))),
+      ...Array.from({ length: opts.customers ?? 6 }, (_, i) => customerLoop(ctx, rng.fork(`customer-${i}`))),
       ...list.map((biz) => merchantLoop(ctx, rng.fork(`merchant-${biz.index}`), biz)),
     ].map((l) => l.catch((err) => flows.problems.push(`a load loop threw: ${(err as Error).stack ?? err}`)));
     const ticker = setInterval(() => log(`+${Math.round((Date.now() - loadStarted) / 1000)} s: ${clients.history.calls.length} requests, ${flows.sessions.length} sessions`), 30_000);
@@ -211,7 +236,7 @@ export async function runChaos(opts: ChaosOptions, log: (line: string) => void =
     const ids = list.map((b) => b.id);
     const sessions = await sessionRows(orm, flows.sessions.map((s) => s.id));
     const problems: Record<Check, string[]> = {
-      answers: answerProblems(flows, sessions),
+      answers: answerProblems(flows, sessions, windows),
       'server errors': serverErrors(clients.history),
       charges: chargeProblems(flows, sessions),
       'refunds and payouts': await processorMoveProblems(orm, ids),
@@ -222,6 +247,7 @@ export async function runChaos(opts: ChaosOptions, log: (line: string) => void =
       processes: cluster.incidents.filter((i) => i.includes('exited on its own')),
       'API document': clients.history.documentProblems,
     };
+    problems.answers = withApiLogLines(problems.answers);
     const report: ChaosReport = {
       seed: opts.seed,
       minutes: opts.minutes,
@@ -234,7 +260,7 @@ export async function runChaos(opts: ChaosOptions, log: (line: string) => void =
       notes,
       totalSeconds: (Date.now() - started) / 1000,
       problems,
-      logDir: `${process.env.TEST_ROOT}/processes/logs`,
+      logDir: processLogDir(),
       ok: healed && CHECKS.every((c) => problems[c].length === 0),
     };
     // Starts that failed while a dependency was down: not a breach of these invariants, but worth the reader's eye.

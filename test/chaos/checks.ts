@@ -41,13 +41,31 @@ const toldStatus = (c: Call): string | null => {
   return null;
 };
 
-const evidence = (flow: SessionFlow, row: SessionRow) =>
+/** A fault as it happened: down from `from` (ms since the load started) until `to` (null: never up again by itself). */
+export interface FaultWindow {
+  from: number;
+  to: number | null;
+  text: string;
+}
+
+/** The faults under way while the calls were waiting (from 10 s before the first to the end of the last). */
+function faultsAround(calls: Call[], windows: FaultWindow[]): string[] {
+  if (!calls.length) return [];
+  const from = Math.min(...calls.map((c) => c.at)) - 10_000;
+  const to = Math.max(...calls.map((c) => c.at + c.ms));
+  return windows
+    .filter((w) => w.from <= to && (w.to ?? Infinity) >= from)
+    .map((w) => `fault +${(w.from / 1000).toFixed(1)}..${w.to === null ? '?' : `+${(w.to / 1000).toFixed(1)}`} s: ${w.text}`);
+}
+
+const evidence = (flow: SessionFlow, row: SessionRow, windows: FaultWindow[] = []) =>
   `\n      row: status ${row.status}, payment_attempt_id ${row.payment_attempt_id}, refused_attempt_ids ${JSON.stringify(row.refused_attempt_ids)}, ` +
   `processor charge ${row.charge_status ?? 'none'} ${row.charge_id ?? ''}, payment postings ${row.payments}; card ${flow.card}` +
-  flow.pays.map((c) => `\n      ${describeCall(c)}`).join('');
+  flow.pays.map((c) => `\n      ${describeCall(c)}`).join('') +
+  faultsAround(flow.pays, windows).map((w) => `\n      ${w}`).join('');
 
 /** Every pay answer against how its session ended; a session moved though every call was told to retry (503) or refused (400). */
-export function answerProblems(flows: Flows, sessions: Map<string, SessionRow>): string[] {
+export function answerProblems(flows: Flows, sessions: Map<string, SessionRow>, windows: FaultWindow[] = []): string[] {
   const problems: string[] = [];
   for (const flow of flows.sessions) {
     const row = sessions.get(flow.id);
@@ -59,13 +77,13 @@ export function answerProblems(flows: Flows, sessions: Map<string, SessionRow>):
       const told = toldStatus(c);
       if (told === null) continue;
       const allowed = c.status === 200 && told === 'processing' ? LATER.processing : c.status === 200 ? LATER[told] ?? [told] : [told, ...(LATER[told] ?? [])];
-      if (!allowed.includes(row.status)) problems.push(`session ${flow.id}: a pay answered ${c.status} "${told}", and the session ended ${row.status}${evidence(flow, row)}`);
+      if (!allowed.includes(row.status)) problems.push(`session ${flow.id}: a pay answered ${c.status} "${told}", and the session ended ${row.status}${evidence(flow, row, windows)}`);
     }
     // The call that moved the session is told its status (200), or got no answer (its API was killed):
     // if every call got a 503 or a 400, a call told to retry was the one that moved it.
     const mover = flow.pays.some((c) => c.status === 200 || c.status === 0);
     if (row.payment_attempt_id && !mover && flow.pays.some((c) => c.status === 503)) {
-      problems.push(`session ${flow.id}: answered 503 (retry), yet its payment went ahead (${row.status}, attempt ${row.payment_attempt_id}) and no call was told so${evidence(flow, row)}`);
+      problems.push(`session ${flow.id}: answered 503 (retry), yet its payment went ahead (${row.status}, attempt ${row.payment_attempt_id}) and no call was told so${evidence(flow, row, windows)}`);
     }
     for (const c of flow.cancels) {
       if (c.status === 303 && row.status !== 'cancelled') problems.push(`session ${flow.id}: cancelled from the page (303), ended ${row.status}${evidence(flow, row)}`);

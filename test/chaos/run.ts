@@ -8,12 +8,12 @@ import globalSetup from '../support/global-setup.js';
 import globalTeardown from '../support/global-teardown.js';
 import { formatReport, runChaos } from './chaos.js';
 
-const { values } = parseArgs({ options: { seed: { type: 'string' }, minutes: { type: 'string', default: '3' }, customers: { type: 'string', default: '4' } } });
+const { values } = parseArgs({ options: { seed: { type: 'string' }, minutes: { type: 'string', default: '3' }, customers: { type: 'string', default: '6' } } });
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
 const minutes = Number(values.minutes);
 const customers = Number(values.customers);
 if (!Number.isInteger(seed) || seed < 0 || !(minutes > 0 && minutes <= 360) || !Number.isInteger(customers) || customers < 1) {
-  process.stderr.write('usage: npm run chaos -- [--seed N (a whole number)] [--minutes M (up to 360; 3 by default)] [--customers C (4)]\n');
+  process.stderr.write('usage: npm run chaos -- [--seed N (a whole number)] [--minutes M (up to 360; 3 by default)] [--customers C (6)]\n');
   process.exit(2);
 }
 // Servers of its own always, as the soak: a chaos run kills what it runs on.
