@@ -7,16 +7,16 @@
  * same schedule again. The seed, the command and the schedule head every report and every failure.
  */
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { payBody } from '../support/payments.js';
 import { processLogDir } from '../support/stack-processes.js';
-import { chaosClients, describeCall, RETRY_FOR_MS, type ChaosClients, type History } from './client.js';
+import { chaosClients, describeCall, RETRY_FOR_MS, type ChaosClients } from './client.js';
 import { answerProblems, chargeProblems, type FaultWindow, ledgerProblems, processorMoveProblems, replayProblems, serverErrors, sessionRows, unsettled, webhookProblems, type Endpoint } from './checks.js';
 import { startChaosCluster, type ChaosCluster } from './cluster.js';
 import { customerLoop, merchantLoop, type ChaosBusiness, type Flows, type LoadContext } from './load.js';
+import { runSchedule } from './faults.js';
 import { createRng } from './prng.js';
-import { describeFault, drawSchedule, formatSchedule, TARGETS, type PlannedFault } from './schedule.js';
+import { CHECKS, chaosCommand, chaosHeader, counts, withApiLogLines, type ChaosReport, type Check } from './report.js';
+import { drawSchedule } from './schedule.js';
 
 export interface ChaosOptions {
   seed: number;
@@ -27,36 +27,8 @@ export interface ChaosOptions {
   healBoundMs?: number;
 }
 
-export const CHECKS = ['answers', 'server errors', 'charges', 'refunds and payouts', 'settled', 'ledger', 'webhooks', 'replays', 'processes', 'API document'] as const;
-export type Check = (typeof CHECKS)[number];
-
-export interface ChaosReport {
-  seed: number;
-  minutes: number;
-  command: string;
-  schedule: PlannedFault[];
-  /** What was done, when: each fault as it happened (or why it was skipped). */
-  executed: string[];
-  counts: { sessions: number; pays: number; refunds: number; withdrawals: number; requests: number; statuses: Record<string, number> };
-  healSeconds: number;
-  healed: boolean;
-  /** What the run saw that breaks no invariant but is worth a reader's eye (a lost admitted update, paid again). */
-  notes: string[];
-  totalSeconds: number;
-  problems: Record<Check, string[]>;
-  logDir: string;
-  ok: boolean;
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const BUSINESSES = 2;
-
-export const chaosCommand = (o: Pick<ChaosOptions, 'seed' | 'minutes'>) => `npm run chaos -- --seed ${o.seed} --minutes ${o.minutes}`;
-
-/** The head of every report and failure: the seed, how to run it again, and its schedule. */
-export function chaosHeader(o: Pick<ChaosOptions, 'seed' | 'minutes'>, schedule = drawSchedule(createRng(o.seed).fork('schedule'), o.minutes * 60_000)): string {
-  return `chaos seed ${o.seed}, ${o.minutes} min (run it again: ${chaosCommand(o)}); ${schedule.length} faults:\n${formatSchedule(schedule)}`;
-}
 
 async function businesses(cluster: ChaosCluster): Promise<{ list: ChaosBusiness[]; endpoints: Endpoint[] }> {
   const list: ChaosBusiness[] = [];
@@ -75,53 +47,6 @@ async function businesses(cluster: ChaosCluster): Promise<{ list: ChaosBusiness[
     list.push({ index, id: biz.id, key: biz.testKey });
   }
   return { list, endpoints };
-}
-
-/** Runs the schedule against the cluster; resolves once every fault it began has been healed. */
-function runSchedule(cluster: ChaosCluster, schedule: PlannedFault[], started: number, executed: string[], windows: FaultWindow[], log: (l: string) => void) {
-  const busy = new Set<string>();
-  const tasks: Promise<void>[] = [];
-  const stamp = () => `+${((Date.now() - started) / 1000).toFixed(1)} s`;
-  const timers = schedule.map((f) =>
-    setTimeout(() => {
-      if (busy.has(f.target) || cluster.isDown(f.target)) {
-        executed.push(`${stamp()} skipped (${f.target} still starting again): ${describeFault(f)}`);
-        return;
-      }
-      busy.add(f.target);
-      tasks.push(
-        (async () => {
-          const line = `${stamp()} ${describeFault(f)}`;
-          const window: FaultWindow = { from: Date.now() - started, to: null, text: describeFault(f) };
-          windows.push(window);
-          try {
-            await cluster.down(f.target, f.kind);
-            await sleep(f.downMs);
-            await cluster.up(f.target);
-            window.to = Date.now() - started;
-            executed.push(`${line}: up again at ${stamp()}`);
-          } catch (err) {
-            executed.push(`${line}: FAILED ${(err as Error).message.split('\n')[0]}`);
-          } finally {
-            busy.delete(f.target);
-            log(executed[executed.length - 1]);
-          }
-        })(),
-      );
-    }, f.at),
-  );
-  return {
-    /** No more faults; waits for those under way, then starts whatever is still down. */
-    async heal() {
-      timers.forEach(clearTimeout);
-      await Promise.all(tasks);
-      for (const target of TARGETS) {
-        if (!cluster.isDown(target)) continue;
-        await cluster.up(target);
-        executed.push(`${stamp()} heal: ${target} started again`);
-      }
-    },
-  };
 }
 
 /** Waits until nothing is in flight and every delivery is done, at most `boundMs`. */
@@ -162,37 +87,6 @@ async function payAgainWhereLost(cluster: ChaosCluster, clients: ChaosClients, f
       return `session ${flow.id}: told processing (${describeCall(processing)}), still pending after the faults (an admitted update lost with a Temporal restart); paid again: ${describeCall(calls[calls.length - 1])}`;
     }),
   );
-}
-
-/**
- * Each 503's log line from its API process (found by its request id in the processes' log files): the
- * error that made the answer, beside the breach it belongs to.
- */
-function withApiLogLines(problems: string[]): string[] {
-  if (!problems.length) return problems;
-  const dir = processLogDir();
-  const logs = readdirSync(dir)
-    .filter((f) => f.startsWith('chaos-api-'))
-    .map((f) => readFileSync(path.join(dir, f), 'utf8').split('\n'))
-    .flat();
-  return problems.map((p) => {
-    const ids = [...p.matchAll(/-> 503 [^\n]*\[(req_[0-9a-f]+)\]/g)].map((m) => m[1]);
-    const lines = ids.flatMap((id) => logs.filter((l) => l.includes(id) && /"level":(40|50)|err/i.test(l)).slice(0, 1));
-    return lines.length ? `${p}${lines.map((l) => `\n      api log: ${l.slice(0, 600)}`).join('')}` : p;
-  });
-}
-
-function counts(history: History, flows: Flows): ChaosReport['counts'] {
-  const statuses: Record<string, number> = {};
-  for (const c of history.calls) statuses[c.status || 'none'] = (statuses[c.status || 'none'] ?? 0) + 1;
-  return {
-    sessions: flows.sessions.length,
-    pays: flows.sessions.reduce((n, s) => n + s.pays.length, 0),
-    refunds: flows.refunds.length,
-    withdrawals: flows.withdrawals.length,
-    requests: history.calls.length,
-    statuses,
-  };
 }
 
 export async function runChaos(opts: ChaosOptions, log: (line: string) => void = () => {}): Promise<ChaosReport> {
@@ -271,23 +165,4 @@ export async function runChaos(opts: ChaosOptions, log: (line: string) => void =
     clients.close();
     await cluster.stop();
   }
-}
-
-export function formatReport(r: ChaosReport): string {
-  const statuses = Object.entries(r.counts.statuses).map(([s, n]) => `${s}: ${n}`).join(', ');
-  const lines = [
-    `Chaos ${r.ok ? 'PASSED' : 'FAILED'}: ${chaosHeader(r, r.schedule)}`,
-    'What happened:',
-    ...r.executed.map((l) => `  ${l}`),
-    `Load: ${r.counts.sessions} sessions (${r.counts.pays} pay calls), ${r.counts.refunds} refunds, ${r.counts.withdrawals} withdrawals; ${r.counts.requests} requests (${statuses})`,
-    `Heal: ${r.healed ? 'settled' : 'NOT settled'} in ${r.healSeconds.toFixed(0)} s; ${r.totalSeconds.toFixed(0)} s in all. Process logs: ${r.logDir}`,
-    ...(r.notes.length ? ['Notes:', ...r.notes.map((n) => `  - ${n}`)] : []),
-    ...CHECKS.map((c) => `  ${c.padEnd(20)} ${r.problems[c].length ? `${r.problems[c].length} BREACHES` : 'held'}`),
-  ];
-  for (const c of CHECKS) {
-    if (!r.problems[c].length) continue;
-    lines.push(`${c}:`, ...r.problems[c].slice(0, 30).map((p) => `  - ${p}`));
-    if (r.problems[c].length > 30) lines.push(`  … and ${r.problems[c].length - 30} more`);
-  }
-  return lines.join('\n');
 }

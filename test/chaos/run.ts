@@ -6,7 +6,8 @@
 import { parseArgs } from 'node:util';
 import globalSetup from '../support/global-setup.js';
 import globalTeardown from '../support/global-teardown.js';
-import { formatReport, runChaos } from './chaos.js';
+import { runChaos } from './chaos.js';
+import { formatReport } from './report.js';
 
 const { values } = parseArgs({ options: { seed: { type: 'string' }, minutes: { type: 'string', default: '3' }, customers: { type: 'string', default: '6' } } });
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);

@@ -1,4 +1,5 @@
-import { CHECKS, chaosHeader, formatReport, runChaos, type ChaosReport } from '../chaos/chaos.js';
+import { runChaos } from '../chaos/chaos.js';
+import { CHECKS, chaosHeader, formatReport, type ChaosReport } from '../chaos/report.js';
 
 /**
  * Two fixed seeds of the chaos run (docs/chaos.md): 3 minutes each of overlapping faults (APIs and workers
