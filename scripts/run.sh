@@ -7,7 +7,7 @@
 # ones with tls.setDefaultCACertificates (24.5). The Node that runs npm itself may be older.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmd="${1:?usage: run.sh start|api|worker|admin|clean|test|test:faults|fuzz|build|rehearse|typecheck|cycles [args...]}"; shift
+cmd="${1:?usage: run.sh start|api|worker|admin|clean|test|test:faults|soak|chaos|fuzz|build|rehearse|typecheck|cycles [args...]}"; shift
 
 stamp=node_modules/.payments-install-stamp
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
@@ -86,6 +86,11 @@ case "$cmd" in
     # Mixed traffic against 2 API processes and a worker on its own PostgreSQL and Temporal (test/soak).
     eval "$(bash scripts/provision-temporal.sh cli)"
     exec "${tsnode[@]}" test/soak/run.ts "$@" ;;
+  chaos)
+    # A seeded schedule of overlapping faults under load, then the invariants (test/chaos, docs/chaos.md):
+    # its own PostgreSQL and Temporal dev server, which it kills and starts again (hence the CLI's path).
+    eval "$(bash scripts/provision-temporal.sh cli)"
+    exec "${tsnode[@]}" test/chaos/run.ts "$@" ;;
   fuzz)
     # Schemathesis (PyPI) against the running service; installed once per machine into a venv in the cache.
     [ -n "${TEMPORAL_ADDRESS:-}" ] || eval "$(bash scripts/provision-temporal.sh cli)"

@@ -122,3 +122,38 @@ describe('simulator processor', () => {
     expect(outcome).toEqual({ status: 'declined', code: 'card_declined', message: 'Your card was declined.' });
   });
 });
+
+describe("the simulator's record of its refunds and payouts", () => {
+  const wallet = { destinationType: 'wallet', destinationDetails: { walletEmail: 'payouts@merchant.example' } } as const;
+  const crypto = { destinationType: 'crypto', destinationDetails: { cryptoCoin: 'USDT', cryptoNetwork: 'TRC20', cryptoAddress: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE' } } as const;
+
+  it('records a refund under its key once, and answers a retry with the first outcome', async () => {
+    const book = memoryChargeBook();
+    const bound = simulatorWithBook(book, simulator);
+    const request = { chargeId: 'ch_sim_ok_000000000000000000000000', amountInCents: 500, idempotencyKey: 'ref-1', livemode: false };
+    const first = await bound.refund(request);
+    expect(first).toEqual({ status: 'succeeded', refundId: expect.stringMatching(/^re_sim_/) });
+    // A second call under the key (a worker's retry), even with another amount, moves nothing new.
+    expect(await bound.refund({ ...request, amountInCents: 900 })).toEqual(first);
+    expect(await book.claimMove({ kind: 'refund', idempotencyKey: 'ref-1', livemode: false, amountInCents: 1, chargeId: 'x', status: 'declined', reference: null, message: 'x' })).toEqual({
+      kind: 'refund', idempotencyKey: 'ref-1', livemode: false, amountInCents: 500, chargeId: request.chargeId, status: 'succeeded', reference: (first as { refundId: string }).refundId, message: null,
+    });
+  });
+
+  it('records a declined refund as declined', async () => {
+    const bound = simulatorWithBook(memoryChargeBook(), simulator);
+    const request = { chargeId: 'ch_sim_refund_declined_000000000000000000000000', amountInCents: 500, idempotencyKey: 'ref-2', livemode: false };
+    expect(await bound.refund(request)).toEqual({ status: 'declined', message: 'Refund declined by the card issuer' });
+  });
+
+  it('records a payout under its key once, answered as the port names it for its destination', async () => {
+    const book = memoryChargeBook();
+    const bound = simulatorWithBook(book, simulator);
+    const toWallet = await bound.payout({ idempotencyKey: 'wd-1', amountInCents: 700, destination: wallet, livemode: false });
+    expect(toWallet).toEqual({ status: 'paid', processorTransactionId: expect.stringMatching(/^po_sim_/) });
+    expect(await bound.payout({ idempotencyKey: 'wd-1', amountInCents: 700, destination: wallet, livemode: false })).toEqual(toWallet);
+    expect(await bound.payout({ idempotencyKey: 'wd-2', amountInCents: 700, destination: crypto, livemode: false })).toEqual({ status: 'paid', transactionHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const declined = { destinationType: 'wallet', destinationDetails: { walletEmail: 'x@fail.test' } } as const;
+    expect(await bound.payout({ idempotencyKey: 'wd-3', amountInCents: 700, destination: declined, livemode: false })).toEqual({ status: 'declined', message: expect.stringMatching(/^Payout rejected/) });
+  });
+});

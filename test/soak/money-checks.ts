@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { moneyProblems } from '../faults/support/money.js';
 import { sql } from '../support/payments.js';
 import { balanceOf, entrySums, testMode } from '../support/seed.js';
@@ -30,16 +31,21 @@ export async function settle(stack: SoakStack, timeoutMs = 180_000): Promise<str
 }
 
 /** Each business's cached balances against the sums of its ledger entries, account by account. */
-export async function balanceProblems(stack: SoakStack): Promise<string[]> {
+export function balanceProblems(stack: SoakStack): Promise<string[]> {
+  return ledgerBalanceProblems(stack.base.orm, stack.businesses.map((b) => b.id));
+}
+
+/** The same for any businesses' test-mode balances (the chaos run's too). */
+export async function ledgerBalanceProblems(orm: MikroORM, businessIds: string[]): Promise<string[]> {
   const problems: string[] = [];
-  for (const biz of stack.businesses) {
-    const owner = testMode(biz.id);
-    const [balance, sums] = await Promise.all([balanceOf(stack.base.orm, owner), entrySums(stack.base.orm, owner)]);
+  for (const id of businessIds) {
+    const owner = testMode(id);
+    const [balance, sums] = await Promise.all([balanceOf(orm, owner), entrySums(orm, owner)]);
     for (const [field, account] of Object.entries(ACCOUNTS)) {
       const cached = balance[field as keyof typeof balance];
       const summed = sums[account] ?? 0;
-      if (cached !== summed) problems.push(`business ${biz.id}: balance ${account} is ${cached} but its ledger entries sum to ${summed}`);
-      if (cached < 0) problems.push(`business ${biz.id}: ${account} is negative (${cached})`);
+      if (cached !== summed) problems.push(`business ${id}: balance ${account} is ${cached} but its ledger entries sum to ${summed}`);
+      if (cached < 0) problems.push(`business ${id}: ${account} is negative (${cached})`);
     }
   }
   return problems;

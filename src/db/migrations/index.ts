@@ -25,6 +25,7 @@ import { Migration20261127021000_delivery_event_time } from './Migration20261127
 import { Migration20261127022000_event_sequence } from './Migration20261127022000_event_sequence.js';
 import { Migration20261128010000_acquirer } from './Migration20261128010000_acquirer.js';
 import { Migration20261128020000_refused_attempts } from './Migration20261128020000_refused_attempts.js';
+import { Migration20261128030000_simulator_money_moves } from './Migration20261128030000_simulator_money_moves.js';
 import { Migration20261128124000_api_key_insert_notify } from './Migration20261128124000_api_key_insert_notify.js';
 
 /**
@@ -59,5 +60,6 @@ export const migrationsList = [
   { name: 'Migration20261127022000_event_sequence', class: Migration20261127022000_event_sequence },
   { name: 'Migration20261128010000_acquirer', class: Migration20261128010000_acquirer },
   { name: 'Migration20261128020000_refused_attempts', class: Migration20261128020000_refused_attempts },
+  { name: 'Migration20261128030000_simulator_money_moves', class: Migration20261128030000_simulator_money_moves },
   { name: 'Migration20261128124000_api_key_insert_notify', class: Migration20261128124000_api_key_insert_notify },
 ];

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { cardBrand, passesLuhn } from './card.rules.js';
-import { simulatedPayout } from './payouts.simulator.js';
-import { simulatedRefund, type RefundRequest } from './refunds.simulator.js';
+import { simulatedPayout, type PayoutOutcome, type PayoutRequest } from './payouts.simulator.js';
+import { simulatedRefund, type RefundOutcome, type RefundRequest } from './refunds.simulator.js';
 import { memoryChargeBook, type SimulatorChargeBook } from './charge-book.store.js';
+import { payoutMove, payoutOutcomeOf, refundMove, refundOutcomeOf } from './simulator-moves.rules.js';
 import { DISPUTE_NOTICES, simulatedEvidenceDecision, type DisputedChargeKind } from './disputes.simulator.js';
 import {
   DECLINE_MESSAGES,
@@ -88,12 +89,14 @@ export function chargeKind(chargeId: string): SimulatedChargeKind | null {
 export const CHARGE_TIMEOUT_MESSAGE = 'The processor did not answer in time; the charge may have gone through';
 
 /**
- * The simulator. Its charges and lookups take the book they record in as a last argument (the one it was
- * made with when absent); `simulatorWithBook` binds one, as the worker does with PostgreSQL.
+ * The simulator. Its charges, lookups, refunds and payouts take the book they record in as a last argument
+ * (the one it was made with when absent); `simulatorWithBook` binds one, as the worker does with PostgreSQL.
  */
 export interface SimulatorProcessor extends PaymentProcessor {
   charge(request: ChargeRequest, book?: SimulatorChargeBook): Promise<ChargeOutcome>;
   retrieveCharge(charge: ChargeKey, book?: SimulatorChargeBook): Promise<ChargeLookup>;
+  refund(request: RefundRequest, book?: SimulatorChargeBook): Promise<RefundOutcome>;
+  payout(request: PayoutRequest, book?: SimulatorChargeBook): Promise<PayoutOutcome>;
 }
 
 /** What a charge with this token does, before anything is recorded. */
@@ -144,10 +147,17 @@ export function createSimulatorProcessor(ownBook: SimulatorChargeBook = memoryCh
       return book.claim(idempotencyKey, livemode, { status: 'not_found' });
     },
 
-    payout: simulatedPayout,
+    /** Deterministic by key; recorded in the book, first call under a key standing, so each payout can be counted. */
+    async payout(request: PayoutRequest, book = ownBook): Promise<PayoutOutcome> {
+      const move = await book.claimMove(payoutMove(request, await simulatedPayout(request)));
+      return payoutOutcomeOf(move, request.destination.destinationType);
+    },
 
-    async refund(request: RefundRequest) {
-      return simulatedRefund(request, chargeKind(request.chargeId) === 'refund_declined' ? REFUND_DECLINED_MESSAGE : null);
+    /** Deterministic by key; recorded in the book like a payout. The simulator never answers `pending`. */
+    async refund(request: RefundRequest, book = ownBook): Promise<RefundOutcome> {
+      const outcome = await simulatedRefund(request, chargeKind(request.chargeId) === 'refund_declined' ? REFUND_DECLINED_MESSAGE : null);
+      if (outcome.status === 'pending') return outcome;
+      return refundOutcomeOf(await book.claimMove(refundMove(request, outcome)));
     },
 
     async disputeNotice({ chargeId }) {
@@ -167,8 +177,9 @@ export function createSimulatorProcessor(ownBook: SimulatorChargeBook = memoryCh
 }
 
 /**
- * Shared by the API (tokenize) and the worker. Its own book is in memory; the worker's payment activities
- * charge through `simulatorWithBook(postgresChargeBook(orm))`, so their record survives a restart.
+ * Shared by the API (tokenize) and the worker. Its own book is in memory; the worker's activities charge,
+ * refund and pay out through `simulatorWithBook(postgresChargeBook(orm))` (src/main/payment-processor.ts),
+ * so their record survives a restart.
  */
 export const simulatorProcessor = createSimulatorProcessor();
 
@@ -181,5 +192,7 @@ export function simulatorWithBook(book: SimulatorChargeBook, simulator: Simulato
     ...simulator,
     charge: (request) => simulator.charge(request, book),
     retrieveCharge: (charge) => simulator.retrieveCharge(charge, book),
+    refund: (request) => simulator.refund(request, book),
+    payout: (request) => simulator.payout(request, book),
   };
 }

@@ -55,6 +55,28 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const statusOf = async (ctx: MatrixContext, table: string, id: string): Promise<string> =>
   (await sql(ctx.stack, `select status from ${table} where id = ?`, [id]))[0]?.status;
 
+const amountOf = async (ctx: MatrixContext, table: string, id: string): Promise<number> =>
+  Number((await sql(ctx.stack, `select amount_in_cents from ${table} where id = ?`, [id]))[0].amount_in_cents);
+
+/**
+ * What the processor simulator recorded for a refund or a withdrawal (`simulator_money_moves`): the moves
+ * under the record's key, and for a refund how many refunds of its charge succeeded.
+ */
+async function processorMoves(ctx: MatrixContext, kind: 'refund' | 'withdrawal', id: string) {
+  const moveKind = kind === 'refund' ? 'refund' : 'payout';
+  const underKey = await sql<{ status: string; amount: string }>(ctx.stack, `select status, amount_in_cents as amount from simulator_money_moves where kind = ? and idempotency_key = ?`, [moveKind, id]);
+  const ofCharge =
+    kind === 'refund'
+      ? (await sql<{ n: number }>(
+          ctx.stack,
+          `select count(*)::int as n from simulator_money_moves m join checkout_sessions s on s.processor_charge_id = m.charge_id
+           join refunds r on r.checkout_session_id = s.id where r.id = ? and m.kind = 'refund' and m.status = 'succeeded'`,
+          [id],
+        ))[0].n
+      : null;
+  return { underKey: underKey.map((m) => ({ status: m.status, amount: Number(m.amount) })), ofCharge };
+}
+
 /** A first answer a fault may give: a success, the 503 envelope with Retry-After, or none when the API itself was killed. */
 function expectCleanFirstAnswer(ctx: MatrixContext, answer: Answer, success: number): void {
   if (answer.error !== undefined) {
@@ -179,6 +201,10 @@ function moneyMoveCase(kind: 'refund' | 'withdrawal', title: string, point: Fail
           const id: string = res.body.data.id;
           expect(await recordIds()).toEqual([id]); // one record for one key
           await until(`${kind} ${id}`, () => statusOf(ctx, table, id), (s) => s === 'completed');
+          // Paid once by the processor's own record: one move under the record's key, of its amount, and
+          // (a refund) the only refund of its charge.
+          const amount = await amountOf(ctx, table, id);
+          expect(await processorMoves(ctx, kind, id)).toEqual({ underKey: [{ status: 'succeeded', amount }], ofCharge: kind === 'refund' ? 1 : null });
         },
       };
     },
