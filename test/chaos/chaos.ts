@@ -69,11 +69,13 @@ async function settle(cluster: ChaosCluster, businessIds: string[], endpoints: E
 }
 
 /**
- * The customer docs/decisions.md describes ("An admitted update lost with a restart"): told `processing`
- * while the server held the pay's update only in memory, a Temporal restart lost it, nothing began and the
- * session is `pending`; the hosted page shows the payment form again and the customer pays again. Done
- * once the faults have stopped, for each such session, and noted; the new call's answer is checked like
- * any other, and so is the session's end against the first `processing`.
+ * The one `processing` docs/decisions.md says may not come true ("A pay whose database went away before it
+ * could answer"): told after neither PostgreSQL nor Temporal answered for the call's whole hold, for an
+ * update the server never held, so nothing began and the session is `pending`; the hosted page shows the
+ * payment form again and the customer pays again. (A `processing` for a pending session is otherwise given
+ * only once the update is accepted, which no restart loses.) Done once the faults have stopped, for each
+ * such session, and noted; the new call's answer is checked like any other, and so is the session's end
+ * against the first `processing`.
  */
 async function payAgainWhereLost(cluster: ChaosCluster, clients: ChaosClients, flows: Flows): Promise<string[]> {
   const told = flows.sessions.filter((f) => f.pays.some((c) => c.status === 200 && c.body?.status === 'processing'));
@@ -84,7 +86,7 @@ async function payAgainWhereLost(cluster: ChaosCluster, clients: ChaosClients, f
       const calls = await clients.send('POST', `/api/checkout/${flow.id}/pay`, { body: payBody(flow.card), api: 0, minWaitMs: 3_000 });
       flow.pays.push(...calls);
       const processing = flow.pays.find((c) => c.status === 200 && c.body?.status === 'processing')!;
-      return `session ${flow.id}: told processing (${describeCall(processing)}), still pending after the faults (an admitted update lost with a Temporal restart); paid again: ${describeCall(calls[calls.length - 1])}`;
+      return `session ${flow.id}: told processing (${describeCall(processing)}), still pending after the faults (answered while neither PostgreSQL nor Temporal could say); paid again: ${describeCall(calls[calls.length - 1])}`;
     }),
   );
 }

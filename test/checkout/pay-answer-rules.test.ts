@@ -25,10 +25,12 @@ describe('payVerdict: what a pay call answers, the database deciding who paid', 
     expect(payVerdict({ status: 'cancelled', paymentAttemptId: null }, MINE, { kind: 'refused' })).toEqual({ answer: 'not_payable', status: 'cancelled' });
   });
 
-  it('while the session is still pending: processing only while the server holds the update, refused behind another payment, retry otherwise', () => {
+  it('while the session is still pending: processing only once the update is accepted, retry otherwise', () => {
     const pending = { status: 'pending' as const, paymentAttemptId: null };
-    expect(payVerdict(pending, MINE, { kind: 'admitted' })).toEqual({ answer: 'status', status: 'processing' });
-    expect(payVerdict(pending, MINE, answered({ outcome: 'not_payable', status: 'processing' }))).toEqual({ answer: 'not_payable', status: 'processing' });
+    expect(payVerdict(pending, MINE, { kind: 'accepted' })).toEqual({ answer: 'status', status: 'processing' });
+    // Refused by the run behind another pay that has not moved the session (it may be one fenced off and
+    // end pending): "in processing status" would not be true, and this attempt never runs.
+    expect(payVerdict(pending, MINE, answered({ outcome: 'not_payable', status: 'processing' }))).toEqual({ answer: 'retry' });
     expect(payVerdict(pending, MINE, { kind: 'refused' })).toEqual({ answer: 'retry' });
     // Unanswered and not known to be held: nothing will come of the call, so "processing" would not be true.
     expect(payVerdict(pending, MINE, { kind: 'no_answer' })).toEqual({ answer: 'retry' });
@@ -36,7 +38,7 @@ describe('payVerdict: what a pay call answers, the database deciding who paid', 
 
   it('a call that moved the session to processing is told processing, never to retry, whatever Temporal said', () => {
     const mineInFlight = { status: 'processing' as const, paymentAttemptId: MINE };
-    for (const heard of [{ kind: 'no_answer' } as const, { kind: 'refused' } as const, { kind: 'admitted' } as const]) {
+    for (const heard of [{ kind: 'no_answer' } as const, { kind: 'refused' } as const, { kind: 'accepted' } as const]) {
       expect(payVerdict(mineInFlight, MINE, heard)).toEqual({ answer: 'status', status: 'processing' });
     }
   });

@@ -121,6 +121,10 @@ describe('a payment that outlasts the request', () => {
     const deps = { orm: stack.orm, temporal: stack.temporal, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 3_000 };
     try {
       expect(await payStraight(deps, session.id, payBody())).toEqual({ sessionId: session.id, status: 'processing', redirectUrl: null });
+      // Told processing with its outcome unheard, the call asks the run, through the outbox, to settle the
+      // payment should its update have been lost; a run still paying (this one) goes on and completes it.
+      const asked = await sql(stack, `select count(*)::int as n from outbox where message->>'signalName' = 'settlePayment' and message->>'workflowId' = ?`, [checkoutWorkflowId(session.id)]);
+      expect(asked).toEqual([{ n: 1 }]);
       // The answer does not wait for the charge: on a busy machine the payment reaches the failpoint after it.
       await eventually('the payment to be held after its charge', () => failpointWaiting('pay.after-charge', session.id) === 1);
     } finally {

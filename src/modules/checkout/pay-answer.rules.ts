@@ -10,11 +10,11 @@ export type PayAnswer = z.output<typeof payAnswerResource>;
  * What a pay call heard from the session's checkout workflow:
  * - `answered`: its update's result;
  * - `no_answer`: nothing by the deadline, and the call was abandoned there;
- * - `admitted`: nothing by the deadline, but the server holds the update, so a worker will run it;
+ * - `accepted`: nothing by the deadline, but the update is in the workflow's history, so it will run;
  * - `refused`: no result will come: Temporal answered with an error instead (the update failed, the closed
  *   workflow could not start again, too many updates were in flight), or never admitted the update.
  */
-export type PayHeard = { kind: 'answered'; result: PayResult } | { kind: 'no_answer' } | { kind: 'admitted' } | { kind: 'refused' };
+export type PayHeard = { kind: 'answered'; result: PayResult } | { kind: 'no_answer' } | { kind: 'accepted' } | { kind: 'refused' };
 
 export type PayVerdict =
   | { answer: 'status'; status: SessionStatus | 'processing' }
@@ -27,9 +27,11 @@ export type PayVerdict =
  * `pending`. That call is told the session's status even when its update's own answer was lost (a
  * restarted server, a redelivered update, a result read from a later run): a session in `processing` has
  * an owner that ends it (its checkout workflow settles a payment it did not hear of), so `processing` is
- * true. Every other call is told the session cannot be paid, with the status that says why. A session
- * still `pending` is `processing` only while the server holds the call's update; otherwise nothing was
- * charged and nothing will be, and the customer is told to retry (503).
+ * true. Every other call is told the session cannot be paid, with the status that says why, once it has
+ * moved (while it is still `pending`, the run's "another pay is under way" is no status of it). A session
+ * still `pending` is `processing` only once the call's update is accepted (in the workflow's history, so
+ * no restart of the server can lose it); otherwise the call fences its attempt off and tells the customer
+ * to retry (503): nothing was charged and nothing will be.
  */
 export function payVerdict(
   session: { status: SessionStatus; paymentAttemptId?: string | null },
@@ -41,12 +43,13 @@ export function payVerdict(
   if (mine || ownOutcome) return { answer: 'status', status: session.status === 'pending' ? 'processing' : session.status };
   if (session.status !== 'pending') return { answer: 'not_payable', status: session.status };
   switch (heard.kind) {
-    // Waiting for a worker: the update will run when one takes it.
-    case 'admitted':
+    // Accepted, its first step not yet run (a worker slow to take the task, the database slow to answer).
+    case 'accepted':
       return { answer: 'status', status: 'processing' };
-    // Another call's payment is under way and has not moved the session yet.
+    // The run refused this attempt because another pay was under way there, which has not moved the session:
+    // perhaps one its own call fenced off, which runs to nothing and leaves the session pending, so
+    // "processing" would not be true. This attempt will never run: the customer may try again.
     case 'answered':
-      return { answer: 'not_payable', status: heard.result.status ?? 'processing' };
     // Nothing was paid and nothing will be: the customer may try again.
     case 'no_answer':
     case 'refused':

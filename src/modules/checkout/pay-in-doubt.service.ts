@@ -4,7 +4,7 @@ import { DomainError } from '../../domain/errors.js';
 import { metrics } from '../../ops/metrics.js';
 import { isUnavailable } from '../../ops/unavailable.js';
 import { answerOfResult, type PayAnswer, type PayHeard } from './pay-answer.rules.js';
-import { askWorkflowToPay, updateAdmitted, type AttemptRequest } from './pay.transport.js';
+import { askWorkflowToPay, updateHeld, type AttemptRequest } from './pay.transport.js';
 import type { CheckoutSession } from './session.entity.js';
 
 /** How long past its own wait a pay call that the database could not answer keeps trying to learn the truth. */
@@ -70,15 +70,18 @@ async function establish(deps: InDoubtDeps, session: CheckoutSession, request: A
     if (Date.now() >= holdUntil) break;
     await new Promise((resolve) => setTimeout(resolve, pause));
   }
-  if ((await updateAdmitted(deps.temporal, session.id, request.attemptId)) === 'not_found') throw new DomainError('service_unavailable');
+  if ((await updateHeld(deps.temporal, session.id, request.attemptId, 'admitted')) === 'not_found') throw new DomainError('service_unavailable');
   return answerOfResult(session, { kind: 'no_answer' });
 }
 
-/** The workflow's result for this attempt: its outcome, or the session's status that kept it from paying. */
+/**
+ * The workflow's result for this attempt: its outcome, or the final status that kept it from paying. Refused
+ * while another pay was under way (`processing`, which may be a pay fenced off that leaves the session
+ * pending) or while the session was payable (its own fence), this attempt never runs: a retry is true.
+ */
 function answerOfHeard(session: CheckoutSession, heard: PayHeard & { kind: 'answered' }): PayAnswer {
   const { outcome, status } = heard.result;
   if (outcome !== 'not_payable') return answerOfResult(session, heard);
-  // Refused by the run while the session was payable (its own fence): a retry is true.
-  if (!status || status === 'pending') throw new DomainError('service_unavailable');
+  if (!status || status === 'pending' || status === 'processing') throw new DomainError('service_unavailable');
   throw new DomainError('session_not_payable', { params: { status } });
 }

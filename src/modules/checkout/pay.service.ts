@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { answerOfResult, payVerdict, type PayAnswer, type PayHeard } from './pay-answer.rules.js';
 import { answerInDoubt } from './pay-in-doubt.service.js';
-import { askWorkflowToPay, updateAdmitted, type AttemptRequest } from './pay.transport.js';
+import { askWorkflowToPay, updateHeld, type AttemptRequest } from './pay.transport.js';
 import { failpoint } from '../../ops/failpoints.js';
 import { isUnavailable } from '../../ops/unavailable.js';
 import type { LivePayments } from '../../config.js';
@@ -16,7 +16,9 @@ import type { PayInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.rules.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
 import { refuseAttempt } from './payment.lifecycle.js';
-import { CheckoutSession } from './session.entity.js';
+import { settleIfInDoubtMessage } from './payment.start.js';
+import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { CheckoutSession, type SessionStatus } from './session.entity.js';
 
 export interface PayDeps {
   orm: MikroORM;
@@ -92,16 +94,23 @@ async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attem
   let heard = heardFirst;
   let current = await sessionAfter(deps, session, heard);
   if (!current) return answerOfResult(session, heard);
-  // Unanswered and nothing moved: whether anything will come of the call is the server's to say.
+  // Unanswered and nothing moved: `processing` is true only if the update is in the workflow's history
+  // (accepted), where no restart of the server can lose it; one merely admitted is fenced off below instead.
   if (heard.kind === 'no_answer' && current.status === 'pending') {
-    heard = (await updateAdmitted(deps.temporal, session.id, attemptId)) === 'admitted' ? { kind: 'admitted' } : { kind: 'refused' };
+    heard = (await updateHeld(deps.temporal, session.id, attemptId, 'accepted')) === 'held' ? { kind: 'accepted' } : { kind: 'refused' };
   }
   // The database shows this call's payment under way, and no outcome of it was heard: Temporal's answer was
   // lost (an error reached this call after the workflow had accepted its update), or the update was answered
   // by a run that had not yet heard of the attempt, which it then resumed (workflows/checkout.ts, `settle`).
   // Its outcome is read in the database, by the same deadline.
-  const ownOutcome = (s: CheckoutSession) => (s.paymentAttemptId === attemptId && s.status === 'processing' ? paymentEndedBy(deps, session.id, deadline) : s);
+  const ownOutcome = (s: CheckoutSession) => (s.paymentAttemptId === attemptId && s.status === 'processing' ? sessionLeaving('processing', deps, session.id, deadline) : s);
   current = await ownOutcome(current);
+  // Refused by the run behind another pay that has not moved the session yet: that one moves it within
+  // moments, and this call is told the status it moved to. One that never does was fenced off by its own
+  // call, and runs to nothing: then this attempt, which never runs either, is told to retry (payVerdict).
+  if (heard.kind === 'answered' && heard.result.outcome === 'not_payable' && current.status === 'pending') {
+    current = await sessionLeaving('pending', deps, session.id, deadline);
+  }
   let verdict = payVerdict(current, attemptId, heard);
   // "Retry" is true only once nothing of this attempt can be charged later: the attempt is refused on the
   // session first. If its payment (or another) moved the session before that, the session says what came of it.
@@ -111,6 +120,11 @@ async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attem
   }
   if (verdict.answer === 'not_payable') throw new DomainError('session_not_payable', { params: { status: verdict.status } });
   if (verdict.answer === 'retry') throw new DomainError('service_unavailable');
+  // Told `processing` for its own attempt with no outcome heard: through the outbox, so that it outlives this
+  // process and a Temporal outage, the run is asked to settle the payment if its update was lost.
+  if (verdict.status === 'processing' && current.paymentAttemptId === attemptId && heard.kind !== 'answered') {
+    await deps.orm.em.fork().transactional(async (tx) => void tx.create(OutboxEntry, { message: settleIfInDoubtMessage(session.id) }));
+  }
   return { sessionId: current.id, status: verdict.status, redirectUrl: paymentRedirectUrl(current) };
 }
 
@@ -157,13 +171,14 @@ function payRequest(attemptId: string, card: CardToken, input: PayInput, session
 }
 
 /**
- * The session once its payment has ended, or as it is at the deadline. A poll: only a call whose payment
- * is under way without its outcome heard comes here. A read that fails after the first leaves the last
- * one read (`processing`, which is true), never a 503 for a session this call moved.
+ * The session once it has left `status`, or as it is at the deadline. A poll, for the two calls that wait on
+ * the database: one whose payment is under way without its outcome heard (`processing`), and one the run
+ * refused behind another pay that has not moved the session yet (`pending`). A read that fails after the
+ * first leaves the last one read, which is true: never a 503 for a session this call moved.
  */
-async function paymentEndedBy(deps: PayDeps, sessionId: string, deadline: number): Promise<CheckoutSession> {
+async function sessionLeaving(status: SessionStatus, deps: PayDeps, sessionId: string, deadline: number): Promise<CheckoutSession> {
   let current = await loadSession(deps, sessionId);
-  while (current.status === 'processing' && Date.now() < deadline) {
+  while (current.status === status && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     try {
       current = await loadSession(deps, sessionId);

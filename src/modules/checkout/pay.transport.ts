@@ -13,8 +13,8 @@ export type AttemptRequest = PayRequest & { attemptId: string };
 
 /** How long the check after a silent deadline gives Temporal to say whether it holds the update. */
 const ADMISSION_CHECK_MS = 2_000;
-/** Temporal's UpdateWorkflowExecutionLifecycleStage ADMITTED (the client exports only its own names for the stages). */
-const ADMITTED_STAGE = 1;
+/** Temporal's UpdateWorkflowExecutionLifecycleStage (the client exports only its own names for the stages). */
+const STAGES = { admitted: 1, accepted: 2 } as const;
 /** gRPC's NOT_FOUND: the server answered, and holds no such update (or no such workflow). */
 const GRPC_NOT_FOUND = 5;
 
@@ -23,7 +23,7 @@ const GRPC_NOT_FOUND = 5;
  * `deadline`. The deadline is on the Temporal call itself (a gRPC deadline on every request it makes,
  * retries included), so at the deadline the call is abandoned, not left retrying behind the answer: an
  * update the server had not admitted by then never will be from this call. The update's id is the
- * attempt's, so the server can later say whether it holds it (`updateAdmitted`).
+ * attempt's, so the server can later say whether it holds it (`updateHeld`).
  */
 export async function askWorkflowToPay(
   temporal: Client,
@@ -80,21 +80,23 @@ async function outcomeById(temporal: Client, sessionId: string, attemptId: strin
 }
 
 /**
- * Whether the server holds this call's update after the call went unanswered: `admitted` (a worker will
- * run it), `not_found` (the server says it does not hold it: never admitted, or lost with a restarted
- * server, so nothing will come of it) or `unknown` (no answer in time: the server may hold it or not).
+ * Whether the server holds this call's update, at least at `stage`, after the call went unanswered: `held`
+ * (admitted: a worker will run it, unless a restart of the server loses it first; accepted: in the workflow's
+ * history, so it runs whatever restarts), `not_found` (the server says it does not hold it: never admitted,
+ * or lost with a restarted server, so nothing will come of it) or `unknown` (not at that stage in time, or no
+ * answer: the server may hold it or not).
  */
-export async function updateAdmitted(temporal: Client, sessionId: string, attemptId: string): Promise<'admitted' | 'not_found' | 'unknown'> {
+export async function updateHeld(temporal: Client, sessionId: string, attemptId: string, stage: keyof typeof STAGES): Promise<'held' | 'not_found' | 'unknown'> {
   try {
     const response = await temporal.withDeadline(Date.now() + ADMISSION_CHECK_MS, () =>
       temporal.workflowService.pollWorkflowExecutionUpdate({
         namespace: temporal.options.namespace,
         updateRef: { workflowExecution: { workflowId: checkoutWorkflowId(sessionId) }, updateId: attemptId },
         identity: temporal.options.identity,
-        waitPolicy: { lifecycleStage: ADMITTED_STAGE },
+        waitPolicy: { lifecycleStage: STAGES[stage] },
       }),
     );
-    return (response.stage ?? 0) >= ADMITTED_STAGE ? 'admitted' : 'unknown';
+    return (response.stage ?? 0) >= STAGES[stage] ? 'held' : 'unknown';
   } catch (err) {
     return (err as { code?: unknown }).code === GRPC_NOT_FOUND ? 'not_found' : 'unknown';
   }

@@ -1,7 +1,7 @@
 import { checkoutWorkflowContract, settlePaymentSignal } from '../../../contracts/checkout.js';
 import { checkoutWorkflowId } from '../../../contracts/workflow-ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
-import { workflowSignalWithStart, type WorkflowSignalWithStart } from '../outbox/workflow-message.rules.js';
+import { workflowSignal, workflowSignalWithStart, type WorkflowSignal, type WorkflowSignalWithStart } from '../outbox/workflow-message.rules.js';
 
 /**
  * A payment in doubt handed to its owner: the session's checkout workflow is told to settle it, and is
@@ -16,3 +16,12 @@ export function settlePaymentMessage(session: { id: string; businessId: string; 
     summary: `Checkout ${session.id} of $${centsToDecimalString(session.total)}`,
   });
 }
+
+/**
+ * A pay call told `processing` for its own attempt, its outcome unheard, asks the session's open run to look:
+ * the update may have been lost with a restarted server after its first step committed, and a run that has
+ * heard other pays would not otherwise look until the expiry sweep's hand-over. A run still paying ignores
+ * it; a closed run needs nothing (the signal to it counts as delivered).
+ */
+export const settleIfInDoubtMessage = (sessionId: string): WorkflowSignal =>
+  workflowSignal(settlePaymentSignal, { workflowId: checkoutWorkflowId(sessionId), args: [sessionId] });
