@@ -1,6 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Activities } from '../../activities/index.js';
-import { nextSweepAt } from '../../src/modules/checkout/expiry.rules.js';
+import { MAX_SWEEP_SLEEP_MS, nextSweepAt } from '../../src/modules/checkout/expiry.rules.js';
 import { sessionExpiryWorkflow } from '../../workflows/checkout-expiry.js';
 import { sweepNowSignal } from '../../contracts/checkout.js';
 import { testWorker, useTimeSkippingEnv } from '../support/time-skipping.js';
@@ -80,9 +80,9 @@ describe('the session expiry sweep', () => {
       expect(table.sessions.get('late')?.status).toBe('pending');
       await env().sleep(20 * 60_000);
       expect(table.sessions.get('late')?.status).toBe('cancelled');
-      // One at start, one per expiry and one every five minutes at most: 51 minutes of per-second
+      // One at start, one per expiry and one every MAX_SWEEP_SLEEP_MS at most: 51 minutes of per-second
       // polling would have been thousands.
-      expect(table.sweeps()).toBeLessThanOrEqual(1 + 2 + Math.ceil(51 / 5));
+      expect(table.sweeps()).toBeLessThanOrEqual(1 + 2 + Math.ceil((51 * 60_000) / MAX_SWEEP_SLEEP_MS));
     });
   });
 

@@ -5,11 +5,13 @@ import { settlePaymentMessage } from './payment.start.js';
 
 /**
  * How long a session stays `processing` before the expiry sweep hands it to its checkout workflow to
- * settle. Far beyond what the workflow takes on its own (it settles a payment in doubt within a minute of
- * learning of it), so the sweep reaches only sessions no open run will ever look at: a run an operator
- * terminated, or one that closed under code older than the owner.
+ * settle. A payment's first step and its charge take seconds, so a minute is already unusual, and the
+ * sweep must also reach a payment whose open run will not look for it: one whose update a Temporal restart
+ * lost after its first step committed, in a run that had heard other pays (and so never checks after 30 s),
+ * with no call told `processing` to ask for the settling (the seeded fault schedule left one so for ten
+ * minutes). A run still paying ignores the hand-over, so an early one costs a signal, nothing more.
  */
-export const IN_DOUBT_HAND_OVER_MS = 10 * 60_000;
+export const IN_DOUBT_HAND_OVER_MS = 60_000;
 /** Sessions handed over per sweep: the sweep comes back within minutes for the rest. */
 const HAND_OVER_BATCH = 100;
 
