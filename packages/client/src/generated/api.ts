@@ -1673,6 +1673,11 @@ export interface operations {
                         /** Format: email */
                         email: string;
                     };
+                    /**
+                     * @description Always USD; may be left out.
+                     * @constant
+                     */
+                    currency?: "USD";
                     /** @default false */
                     askShipping?: boolean;
                     urls?: {
@@ -1791,6 +1796,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["SessionNotFound"];
@@ -2008,6 +2014,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             /** @description Not found */
@@ -2079,6 +2086,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
@@ -2179,6 +2187,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
@@ -2234,6 +2243,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
@@ -2292,6 +2302,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             /** @description Not found */
@@ -2491,6 +2502,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             /** @description Not found */
@@ -2615,6 +2627,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["DisputeNotFound"];
@@ -3004,6 +3017,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["WithdrawalNotFound"];
@@ -3349,6 +3363,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["WebhookEndpointNotFound"];
@@ -3456,22 +3471,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "API-Version": components["headers"]["API-Version"];
-                    "X-RateLimit-Limit"?: number;
-                    "X-RateLimit-Remaining"?: number;
-                    "X-RateLimit-Reset"?: number;
-                    "RateLimit-Policy"?: string;
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
