@@ -67,11 +67,16 @@ describe('POST /api/withdrawals', () => {
     expect((await handle.query<{ status: string }>('status')).status).toBe('pending');
   });
 
-  it('refuses an amount above the available balance: "Insufficient available balance"', async () => {
+  it('refuses an amount above the available balance: "Insufficient available balance", the available amount in its entry', async () => {
     const biz = await fundedBusiness(1_000);
     const res = await withdraw(biz, wallet(10.01));
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ type: 'validation_error', message: 'Insufficient available balance' });
+    expect(res.body.error).toEqual({
+      type: 'validation_error',
+      message: 'Insufficient available balance',
+      requestId: expect.any(String),
+      errors: [{ path: ['amount'], message: 'Available balance is 10.00 USD (1000 cents)' }],
+    });
     expect(await balanceOf(stack.orm, testMode(biz.id))).toMatchObject({ available: 1_000, pendingWithdrawal: 0 });
   });
 
