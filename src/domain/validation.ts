@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DomainError, type FieldError } from './errors.js';
 import { typeMessages } from './type-messages.js';
+import { unknownFieldErrors } from './unknown-fields.js';
 
 /**
  * Parsing input with a zod schema, for the HTTP edge and for domain code alike: a failure is the
@@ -47,21 +48,22 @@ function hasUnstorableText(value: unknown): boolean {
   return false;
 }
 
-export function fieldErrors(error: z.ZodError): FieldError[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
-    message: issue.message,
-  }));
+/** Every problem of a failed parse with `root`, one entry per field (an object's unknown fields each get theirs). */
+export function fieldErrors(error: z.ZodError, root: z.ZodType): FieldError[] {
+  return error.issues.flatMap((issue) => {
+    const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+    return issue.code === 'unrecognized_keys' ? unknownFieldErrors(root, path, issue.keys) : [{ path, message: issue.message }];
+  });
 }
 
 /**
  * Parses a value with a schema, or throws the spec's validation error. Only parsed values go inward, and
  * none with text the database cannot store. A number or boolean of the wrong type is told its type
- * (type-messages.ts).
+ * (type-messages.ts); a field the schema does not define is refused by name (unknown-fields.ts).
  */
 export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value, { error: typeMessages(schema) });
-  if (!result.success) throw new DomainError('validation_failed', { errors: fieldErrors(result.error) });
+  if (!result.success) throw new DomainError('validation_failed', { errors: fieldErrors(result.error, schema) });
   if (hasUnstorableText(result.data)) throw new DomainError('validation_failed', { errors: unstorableText(result.data) });
   return result.data;
 }

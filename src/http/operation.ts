@@ -1,6 +1,8 @@
 import type Router from '@koa/router';
 import type { RouterMiddleware } from '@koa/router';
+import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
+import { parse } from '../domain/validation.js';
 
 /**
  * One API operation, declared once in its module's `*.routes.ts`: the app registers it (src/api/routes.ts
@@ -22,10 +24,34 @@ export interface Operation<Deps> {
   handler: (deps: Deps) => RouterMiddleware | RouterMiddleware[];
 }
 
+/** The body and query schemas an operation declares (its handler parses them); undefined where it declares none. */
+export const declaredBody = (doc: Operation<unknown>['doc']): z.ZodType | undefined =>
+  (doc.requestBody?.content?.['application/json']?.schema as z.ZodType | undefined) ?? undefined;
+export const declaredQuery = (doc: Operation<unknown>['doc']): z.ZodType | undefined =>
+  (doc.requestParams?.query as z.ZodType | undefined) ?? undefined;
+
+const NO_FIELDS = z.strictObject({});
+
+/**
+ * A body or query string the operation declares none of defines no field, so any field in it is unknown
+ * and refused by name, as the declared ones refuse theirs (src/domain/unknown-fields.ts): a cancel sent
+ * with `{"reason": …}` must not pass as if the reason were kept. `{}` and no body at all pass.
+ */
+function refuseUndeclared(doc: Operation<unknown>['doc']): RouterMiddleware | undefined {
+  const body = declaredBody(doc);
+  const query = declaredQuery(doc);
+  if (body && query) return undefined;
+  return (ctx, next) => {
+    if (!query) parse(NO_FIELDS, ctx.query);
+    if (!body) parse(NO_FIELDS, ctx.request.body ?? {});
+    return next();
+  };
+}
+
 /** Registers operations on a router in the order given: the order decides which of two paths matches. */
 export function registerOperations<Deps>(router: Router, operations: readonly Operation<Deps>[], deps: Deps): void {
   for (const operation of operations) {
-    const middleware = [operation.handler(deps)].flat();
+    const middleware = [refuseUndeclared(operation.doc), operation.handler(deps)].flat().filter((step) => step !== undefined);
     router[operation.method](operation.path, ...middleware);
   }
 }

@@ -20,7 +20,8 @@ export function bannerText(s: {
   const lines = [
     '',
     '  Payments service is running',
-    `  API              ${s.apiOrigin}/api   (reference: ${s.apiOrigin}/docs)`,
+    // The link a terminal makes clickable is one that answers: `/api` alone is no operation (a JSON 404).
+    `  API reference    ${s.apiOrigin}/docs   (the API is under /api: the curl line below)`,
     `  Demo test key    ${s.testKey}`,
     `  For your shell   . ${demoEnv}   (PAYMENTS_API_URL, PAYMENTS_API_KEY, PAYMENTS_CA_FILE, PAYMENTS_BUSINESS_ID)`,
     s.caFile ? `  CA file to trust ${s.caFile}` : '',

@@ -125,11 +125,29 @@ describe('POST /api/checkout/sessions validation (spec error table and limits)',
     });
   });
 
-  it("rejects the overview's {amountInCents, currency} body, naming description, customer and items", async () => {
+  it("rejects the overview's {amountInCents, currency} body, naming description, customer, items and the amount", async () => {
     const res = await post({ amountInCents: 5000, currency: 'USD' });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toBe('Validation failed');
-    expect(res.body.error.errors.map((e: any) => e.path)).toEqual([['description'], ['customer'], ['items']]);
+    expect(res.body.error.errors.map((e: any) => e.path)).toEqual([['description'], ['customer'], ['items'], ['amountInCents']]);
+    expect(res.body.error.errors[3].message).toBe("Unknown field: amountInCents. A session's amount is its items' prices times their quantities, plus the fee: send items");
+  });
+
+  it('takes currency USD, and refuses any other rather than charge it in dollars', async () => {
+    expect((await post(body({ currency: 'USD' }))).status).toBe(201);
+    await expectInvalid(body({ currency: 'EUR' }), ['currency'], 'Currency must be USD: this service charges in US dollars only');
+  });
+
+  it('refuses a field it does not define, at any depth, by name', async () => {
+    const res = await post(body({ items: [item({ sku: 'B-1' })], customer: { email: 'buyer@example.com', name: 'Ada' } }));
+    expect([res.status, res.body.error.message, res.body.error.errors]).toEqual([
+      400,
+      'Validation failed',
+      [
+        { path: ['customer', 'name'], message: 'Unknown field: name' },
+        { path: ['items', 0, 'sku'], message: 'Unknown field: sku' },
+      ],
+    ]);
   });
 
   it('caps a session subtotal at $999,999,999.99 so every amount stays exact', async () => {

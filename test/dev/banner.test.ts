@@ -57,6 +57,14 @@ describe("the banner's live payments line", () => {
   });
 });
 
+describe("the banner's links", () => {
+  it('the API line links the reference, which answers, not /api alone, which is a 404', () => {
+    const text = banner({});
+    expect(text).toContain('  API reference    https://localhost:3443/docs   (the API is under /api: the curl line below)');
+    expect(text).not.toMatch(/https:\/\/localhost:3443\/api(\/v1)?(\s|$)/);
+  });
+});
+
 describe('configuring the acquirer', () => {
   it('takes ACQUIRER=stripe with its keys: live payments to Stripe, withdrawals refused unless a rail is configured apart', () => {
     const config = loadConfig(STRIPE);

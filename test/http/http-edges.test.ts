@@ -2,6 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { startStack, type TestStack } from '../support/stack.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
+import { declaredOperations } from '../../src/api/routes.js';
+import { declaredBody, declaredQuery } from '../../src/http/operation.js';
 
 const stack = useStack({}, { worker: false });
 const biz = useBusiness(stack);
@@ -50,14 +52,16 @@ describe('one error path', () => {
     expect(res.body.error).toMatchObject({ type: 'validation_error', message: 'Request body must be valid JSON' });
   });
 
+  // Valid JSON: refused as a field the body does not define, by name, not as if it were no JSON at all.
+  const session = '"description": "x", "customer": {"email": "a@b.co"}, "items": [{"name": "n", "price": 1, "quantity": 1}]';
   it.each([
-    ['a literal __proto__ key', '{"description": "x", "__proto__": {"admin": true}}'],
-    ['a __proto__ key spelled with an escape', '{"description": "x", "\\u005f_proto__": {"admin": true}}'],
-    ['a nested __proto__ key', '{"metadata": {"__proto__": {"admin": true}}}'],
-  ])('%s is refused as 400 validation_error', async (_, rawBody) => {
+    ['a literal __proto__ key', `{${session}, "__proto__": {"admin": true}}`, ['__proto__'], 'Unknown field: __proto__'],
+    ['a __proto__ key spelled with an escape', `{${session}, "\\u005f_proto__": {"admin": true}}`, ['__proto__'], 'Unknown field: __proto__'],
+    ['a nested __proto__ key', `{${session}, "customer": {"email": "a@b.co", "__proto__": []}}`, ['customer', '__proto__'], 'Unknown field: __proto__'],
+    ['a __proto__ metadata key', `{${session}, "metadata": {"__proto__": {"admin": true}}}`, ['metadata', '__proto__'], 'Metadata key __proto__ is reserved'],
+  ])('%s is refused as 400 validation_error naming it', async (_, rawBody, path, message) => {
     const res = await stack.http.request('POST', '/api/checkout/sessions', { key: biz.testKey, rawBody, headers: { 'Content-Type': 'application/json' } });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ type: 'validation_error', message: 'Request body must be valid JSON' });
+    expect([res.status, res.body.error]).toEqual([400, { type: 'validation_error', message: 'Validation failed', requestId: expect.any(String), errors: [{ path, message }] }]);
   });
 
   it.each([
@@ -104,5 +108,37 @@ describe('behind a TLS-terminating proxy (TRUST_PROXY=true)', () => {
   it('serves a request forwarded as https', async () => {
     const res = await proxied.http.get('/api/checkout/sessions', { key: biz.testKey, headers: { 'X-Forwarded-Proto': 'https' } });
     expect(res.status).toBe(200);
+  });
+});
+
+/**
+ * An operation that declares no query string, or no body, defines no field in it: whatever is sent there is
+ * unknown and refused by name, before the operation does anything (the declared ones: test/domain/unknown-fields.test.ts).
+ */
+describe('a body or query an operation does not declare', () => {
+  const ids: Record<string, string> = { '/checkout/:id/pay': '0190f4c2-a7e0-7b3c-9d1e-2f3a4b5c6d7e' };
+  const url = (path: string) => `/api${path.replace(':id', ids[path] ?? 'x_0190f4c2a7e07b3c9d1e2f3a4b5c6d7e')}`;
+  const refused = (field: string) => [400, { type: 'validation_error', message: 'Validation failed', requestId: expect.any(String), errors: [{ path: [field], message: `Unknown field: ${field}` }] }];
+  const operations = declaredOperations();
+  const withoutQuery = operations.filter((op) => !declaredQuery(op.doc)).map((op) => ({ name: `${op.method.toUpperCase()} ${op.path}`, op }));
+  const withoutBody = operations.filter((op) => !declaredBody(op.doc) && op.method !== 'get').map((op) => ({ name: `${op.method.toUpperCase()} ${op.path}`, op }));
+
+  it('are found: the reads, the cancels, the delete', () => {
+    expect(withoutQuery.map((c) => c.name)).toEqual(expect.arrayContaining(['GET /balance', 'GET /refunds/:id', 'POST /refunds']));
+    expect(withoutBody.map((c) => c.name)).toEqual(expect.arrayContaining(['POST /withdrawals/:id/cancel', 'POST /disputes/:id/close', 'DELETE /webhooks/:id']));
+  });
+
+  it.each(withoutQuery)('$name refuses a query parameter', async ({ op }) => {
+    const res = await stack.http.request(op.method.toUpperCase(), `${url(op.path)}?unknownField=1`, { key: biz.testKey });
+    expect([res.status, res.body.error]).toEqual(refused('unknownField'));
+  });
+
+  it.each(withoutBody)('$name refuses a body field, and takes {} or no body as before', async ({ op }) => {
+    const res = await stack.http.request(op.method.toUpperCase(), url(op.path), { key: biz.testKey, body: { reason: 'x' } });
+    expect([res.status, res.body.error]).toEqual(refused('reason'));
+    for (const body of [{}, undefined]) {
+      const answer = await stack.http.request(op.method.toUpperCase(), url(op.path), { key: biz.testKey, body });
+      expect(answer.body.error?.errors).toBeUndefined();
+    }
   });
 });

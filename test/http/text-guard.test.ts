@@ -30,9 +30,13 @@ describe('text the database cannot store', () => {
     expect(res.body.error.errors).toEqual([{ path: ['description'], message: MESSAGE }]);
   });
 
-  it('in a field the operation does not read is ignored with the field', async () => {
+  it('in a field the operation does not define is refused with the field, by name', async () => {
     const res = await stack.http.post('/api/checkout/sessions', { ...session, note: 'x\u0000', ['k\u0000']: 1 }, { key: biz.testKey });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(400);
+    expect(res.body.error.errors).toEqual([
+      { path: ['note'], message: 'Unknown field: note' },
+      { path: ['k\u0000'], message: 'Unknown field: k\u0000' },
+    ]);
   });
 
   it('in the query is 400 validation_error naming the parameter', async () => {

@@ -48,6 +48,31 @@ async function expectLedgerVerified() {
 }
 
 describe('POST /api/refunds', () => {
+  it('refuses an amount: a refund is of the whole session, whose total is told only to the business that owns it', async () => {
+    const biz = await stack.business();
+    const other = await stack.business();
+    const session = await createSession(stack, biz.testKey);
+    const advice = 'A refund is always of the whole session, its total (one refund per session): leave the amount out';
+    const own = await refund(biz, { checkoutSessionId: session.id, amount: 10 });
+    expect([own.status, own.body.error]).toEqual([
+      400,
+      {
+        type: 'validation_error',
+        message: 'Validation failed',
+        requestId: expect.any(String),
+        errors: [{ path: ['amount'], message: `Unknown field: amount. ${advice}. This session's total is 46.58 USD (4658 cents)` }],
+      },
+    ]);
+    const theirs = await refund(other, { checkoutSessionId: session.id, amountInCents: 1_000 });
+    expect([theirs.status, theirs.body.error.errors]).toEqual([400, [{ path: ['amountInCents'], message: `Unknown field: amountInCents. ${advice}` }]]);
+    const unknown = await refund(biz, { checkoutSessionId: '0190f4c2-a7e0-7b3c-9d1e-2f3a4b5c6d7e', amount: 10, note: 'x' });
+    expect(unknown.body.error.errors).toEqual([
+      { path: ['amount'], message: `Unknown field: amount. ${advice}` },
+      { path: ['note'], message: 'Unknown field: note' },
+    ]);
+    expect(await sql(stack, 'select count(*)::int as n from refunds where checkout_session_id = ?', [session.id])).toEqual([{ n: 0 }]);
+  });
+
   it('refunds a completed session in full: pending, then completed, session refunded, refund.created and refund.completed', async () => {
     const biz = await stack.business();
     const session = await paidSession(stack, biz);

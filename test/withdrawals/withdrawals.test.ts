@@ -45,16 +45,15 @@ describe('POST /api/withdrawals', () => {
     expect(await balanceOf(stack.orm, testMode(biz.id))).toMatchObject({ available: 7490, pendingWithdrawal: 2510 });
   });
 
-  it('returns a crypto destination as JSON text with only its own keys', async () => {
+  it('returns a crypto destination as JSON text with only its own keys, and refuses another type\'s key by name', async () => {
     const biz = await fundedBusiness(10_000);
     await addCryptoMethod(stack.orm, biz.id, { cryptoCoin: 'USDC', cryptoNetwork: 'TRC20', cryptoAddress: TRC20 });
-    const res = await withdraw(biz, {
-      amount: 10,
-      destinationType: 'crypto',
-      destinationDetails: { cryptoCoin: 'USDC', cryptoNetwork: 'TRC20', cryptoAddress: TRC20, walletEmail: 'ignored@x.example' },
-    });
+    const details = { cryptoCoin: 'USDC', cryptoNetwork: 'TRC20', cryptoAddress: TRC20 };
+    const mixed = await withdraw(biz, { amount: 10, destinationType: 'crypto', destinationDetails: { ...details, walletEmail: 'a@x.example' } });
+    expect([mixed.status, mixed.body.error.errors]).toEqual([400, [{ path: ['destinationDetails', 'walletEmail'], message: 'Unknown field: walletEmail' }]]);
+    const res = await withdraw(biz, { amount: 10, destinationType: 'crypto', destinationDetails: details });
     expect(res.status).toBe(201);
-    expect(JSON.parse(res.body.data.destinationDetails)).toEqual({ cryptoCoin: 'USDC', cryptoNetwork: 'TRC20', cryptoAddress: TRC20 });
+    expect(JSON.parse(res.body.data.destinationDetails)).toEqual(details);
   });
 
   it('starts the withdrawal workflow, searchable by its status', async () => {
@@ -68,11 +67,16 @@ describe('POST /api/withdrawals', () => {
     expect((await handle.query<{ status: string }>('status')).status).toBe('pending');
   });
 
-  it('refuses an amount above the available balance: "Insufficient available balance"', async () => {
+  it('refuses an amount above the available balance: "Insufficient available balance", the available amount in its entry', async () => {
     const biz = await fundedBusiness(1_000);
     const res = await withdraw(biz, wallet(10.01));
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ type: 'validation_error', message: 'Insufficient available balance' });
+    expect(res.body.error).toEqual({
+      type: 'validation_error',
+      message: 'Insufficient available balance',
+      requestId: expect.any(String),
+      errors: [{ path: ['amount'], message: 'Available balance is 10.00 USD (1000 cents)' }],
+    });
     expect(await balanceOf(stack.orm, testMode(biz.id))).toMatchObject({ available: 1_000, pendingWithdrawal: 0 });
   });
 

@@ -167,8 +167,11 @@ export function errors(...codes: ErrorCode[]): ZodOpenApiResponsesObject {
   return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [String(status), errorResponse(status, list)]));
 }
 
-/** Any request can meet these: HTTPS behind a proxy, an unexpected fault, an unreachable dependency. */
-const ANY: ErrorCode[] = ['https_required', 'internal', 'service_unavailable'];
+/**
+ * Any request can meet these: HTTPS behind a proxy, an unexpected fault, an unreachable dependency, and a
+ * field the operation does not define (in a query string any operation may be sent; src/http/operation.ts).
+ */
+const ANY: ErrorCode[] = ['https_required', 'internal', 'service_unavailable', 'validation_failed'];
 /** A body (POST, PUT, PATCH, DELETE) is parsed before anything else. */
 const BODY: ErrorCode[] = ['invalid_json', 'unsupported_media_type', 'unsupported_content_encoding', 'body_too_large', 'body_too_deep', 'request_timeout'];
 /** Every operation behind an API key. */

@@ -7,7 +7,7 @@ import { queryInstant } from '../../http/validate.js';
 /** An ISO 8601 instant (any offset) or a date, which means its midnight UTC. */
 const instant = queryInstant().meta({ example: '2026-11-01T00:00:00Z' });
 
-export const listBalanceTransactionsQuery = z.object({
+export const listBalanceTransactionsQuery = z.strictObject({
   type: z.enum(BALANCE_TRANSACTION_TYPES).optional(),
   createdFrom: instant.optional().meta({ description: 'Only items created at or after this instant.' }),
   createdTo: instant.optional().meta({ description: 'Only items created before this instant (exclusive).' }),

@@ -1,14 +1,24 @@
 import { z } from 'zod';
 import { noNulInRequestText } from '../../http/openapi/no-nul.js';
+import { unknownFieldMessage } from '../../domain/unknown-fields.js';
 
 export const MAX_METADATA_ENTRIES = 50;
 export type Metadata = Record<string, string | number | boolean>;
+
+/**
+ * Keys are the merchant's, but not `__proto__`: a JavaScript object cannot hold it as an ordinary key (zod's
+ * record drops it, an assignment would replace the object's prototype), so it is refused rather than lost.
+ */
+const RESERVED_KEY = '__proto__';
+const RESERVED_KEY_MESSAGE = 'Metadata key __proto__ is reserved';
 
 const key = z
   .string()
   .min(1, { error: 'Metadata keys must be 1-64 characters' })
   .max(64, { error: 'Metadata keys must be 1-64 characters' })
-  .regex(/^[A-Za-z0-9_-]+$/, { error: 'Metadata keys may contain only letters, digits, dash and underscore' });
+  .regex(/^[A-Za-z0-9_-]+$/, { error: 'Metadata keys may contain only letters, digits, dash and underscore' })
+  .refine((name) => name !== RESERVED_KEY, { error: RESERVED_KEY_MESSAGE });
+const keyJsonSchema = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', not: { const: RESERVED_KEY } } as const;
 
 const value = z.union([z.string().max(255, { error: 'Metadata values must be at most 255 characters' }), z.number().int(), z.boolean()], {
   error: 'Metadata values must be a string, an integer or a boolean',
@@ -17,7 +27,7 @@ const value = z.union([z.string().max(255, { error: 'Metadata values must be at 
 // As the document's generated schemas: a value's text refuses U+0000 (src/http/openapi/no-nul.ts).
 const { $schema: _dialect, ...valueJsonSchema } = z.toJSONSchema(value, { io: 'input', override: ({ jsonSchema }) => noNulInRequestText({ jsonSchema, io: 'input' }) });
 
-const asArray = z.array(z.object({ key, value }));
+const asArray = z.array(z.strictObject({ key, value }));
 const asObject = z.record(z.string(), value);
 
 /**
@@ -43,7 +53,8 @@ export const metadataSchema = z.unknown().transform((input, ctx): Metadata => {
   }
   const parsed = asObject.safeParse(input);
   if (!parsed.success) return forward(parsed.error, ctx);
-  for (const name of Object.keys(parsed.data)) {
+  // The input's keys, not the parsed object's: zod's record leaves `__proto__` out of what it returns.
+  for (const name of Object.keys(input as object)) {
     const checked = key.safeParse(name);
     if (!checked.success) ctx.addIssue({ code: 'custom', path: [name], message: checked.error.issues[0].message });
   }
@@ -52,14 +63,15 @@ export const metadataSchema = z.unknown().transform((input, ctx): Metadata => {
   // What the transform above accepts, written out for the API document (a transform has no JSON Schema).
   description: 'Up to 50 entries, as an object or as an array of `{key, value}`; always returned as an object.',
   anyOf: [
-    { type: 'object', maxProperties: MAX_METADATA_ENTRIES, propertyNames: { pattern: '^[A-Za-z0-9_-]{1,64}$' }, additionalProperties: valueJsonSchema },
+    { type: 'object', maxProperties: MAX_METADATA_ENTRIES, propertyNames: keyJsonSchema, additionalProperties: valueJsonSchema },
     {
       type: 'array',
       maxItems: MAX_METADATA_ENTRIES,
       items: {
         type: 'object',
-        properties: { key: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, value: valueJsonSchema },
+        properties: { key: keyJsonSchema, value: valueJsonSchema },
         required: ['key', 'value'],
+        additionalProperties: false,
       },
     },
   ],
@@ -68,7 +80,10 @@ export const metadataSchema = z.unknown().transform((input, ctx): Metadata => {
 
 function forward(error: z.ZodError, ctx: z.RefinementCtx): never {
   for (const issue of error.issues) {
-    ctx.addIssue({ code: 'custom', path: issue.path as (string | number)[], message: issue.message });
+    const path = issue.path as (string | number)[];
+    // An entry's unknown fields, each by name, as everywhere (src/domain/unknown-fields.ts).
+    if (issue.code === 'unrecognized_keys') for (const name of issue.keys) ctx.addIssue({ code: 'custom', path: [...path, name], message: unknownFieldMessage(name) });
+    else ctx.addIssue({ code: 'custom', path, message: issue.message });
   }
   return z.NEVER as never;
 }

@@ -25,7 +25,7 @@ const text = (label: string, max: number) =>
     .max(max, { error: `${label} must be at most ${max} characters` });
 
 export const cardInput = z
-  .object(
+  .strictObject(
     {
       number: z
         .string({ error: 'Card number is required' })
@@ -60,7 +60,7 @@ export const cardInput = z
     if (expired) ctx.addIssue({ code: 'custom', path: ['expYear'], message: 'Card has expired' });
   });
 
-export const shippingInput = z.object(
+export const shippingInput = z.strictObject(
   {
     addressLine1: text('Address line 1', 200),
     addressLine2: z.string().trim().max(200, { error: 'Address line 2 must be at most 200 characters' }).nullish(),
@@ -78,7 +78,7 @@ export const shippingInput = z.object(
 );
 
 /** `POST /api/checkout/:id/pay`. Whether shipping is required depends on the session, checked after. */
-export const payInput = z.object({
+export const payInput = z.strictObject({
   card: cardInput,
   name: text('Cardholder name', 100),
   email: email().optional(),

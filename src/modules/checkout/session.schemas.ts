@@ -4,6 +4,7 @@ import { dollarsToCents } from '../../domain/money.js';
 import { cents, pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
 import { email } from '../../domain/validation.js';
 import { dollars } from '../../domain/type-messages.js';
+import { UNKNOWN_FIELD_ADVICE } from '../../domain/unknown-fields.js';
 import { queryInstant } from '../../http/validate.js';
 import { SESSION_STATUSES } from './session.entity.js';
 import { MAX_SESSION_SUBTOTAL_CENTS } from './totals.rules.js';
@@ -32,7 +33,7 @@ const price = dollars()
     return cents;
   });
 
-export const sessionItemInput = z.object({
+export const sessionItemInput = z.strictObject({
   name: z.string().min(1, { error: 'Name must be 1-100 characters' }).max(100, { error: 'Name must be 1-100 characters' }),
   description: z.string().max(256, { error: 'Description must be at most 256 characters' }).nullish(),
   price,
@@ -44,16 +45,26 @@ export const sessionItemInput = z.object({
   imageUrl: httpUrl(256).nullish(),
 });
 
+/**
+ * The service charges in US dollars only (the spec: "Always USD"). `currency` may say so, for a client
+ * written against an API that asks for one; any other currency is refused, not charged in dollars.
+ */
+export const SESSION_CURRENCY_MESSAGE = 'Currency must be USD: this service charges in US dollars only';
+
+/** What a session's amount is, said to a body that gives one (the spec's overview shows `amountInCents`). */
+const SESSION_AMOUNT_ADVICE = "A session's amount is its items' prices times their quantities, plus the fee: send items";
+
 export const createSessionInput = z
-  .object({
+  .strictObject({
     description: z
       .string({ error: 'Description is required' })
       .min(1, { error: 'Description must be 1-256 characters' })
       .max(256, { error: 'Description must be 1-256 characters' }),
-    customer: z.object({ email: email() }, { error: 'Customer is required' }),
+    customer: z.strictObject({ email: email() }, { error: 'Customer is required' }),
+    currency: z.literal('USD', { error: SESSION_CURRENCY_MESSAGE }).optional().meta({ description: 'Always USD; may be left out.' }),
     askShipping: z.boolean().default(false),
     urls: z
-      .object({ success: httpUrl(256).nullish(), cancel: httpUrl(256).nullish(), failure: httpUrl(256).nullish() })
+      .strictObject({ success: httpUrl(256).nullish(), cancel: httpUrl(256).nullish(), failure: httpUrl(256).nullish() })
       .nullish(),
     items: z
       .array(sessionItemInput, { error: 'At least one item is required' })
@@ -66,12 +77,13 @@ export const createSessionInput = z
     if (subtotal > MAX_SESSION_SUBTOTAL_CENTS) {
       ctx.addIssue({ code: 'custom', path: ['items'], message: 'Session subtotal must not exceed 999999999.99' });
     }
-  });
+  })
+  .register(UNKNOWN_FIELD_ADVICE, { amount: SESSION_AMOUNT_ADVICE, amountInCents: SESSION_AMOUNT_ADVICE, total: SESSION_AMOUNT_ADVICE });
 export type CreateSessionInput = z.output<typeof createSessionInput>;
 
 const isoDate = queryInstant();
 
-export const listSessionsQuery = z.object({
+export const listSessionsQuery = z.strictObject({
   status: z.enum([...SESSION_STATUSES, 'all']).default('all'),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   page: z.coerce.number().int().min(1).default(1),

@@ -13,7 +13,7 @@ const evidenceText = (field: EvidenceField) =>
 const each = <T extends z.ZodType>(schema: (field: EvidenceField) => T) =>
   Object.fromEntries(EVIDENCE_FIELDS.map((field) => [field, schema(field)])) as Record<EvidenceField, T>;
 
-export const listDisputesQuery = z.object({
+export const listDisputesQuery = z.strictObject({
   status: z.enum(DISPUTE_STATUSES, { error: `Status must be one of ${DISPUTE_STATUSES.join(', ')}` }).optional(),
   checkoutSessionId: z.string().min(1).optional().meta({ description: 'Only the dispute of this checkout session; an id that is not a UUID matches nothing.' }),
   limit: z.coerce.number().int().min(1, { error: 'Limit must be 1-100' }).max(100, { error: 'Limit must be 1-100' }).default(20),
@@ -28,9 +28,9 @@ const evidenceFields = () => each((field) => evidenceText(field).nullable().opti
  * takes its top-level value.
  */
 export const submitEvidenceInput = z
-  .object({
+  .strictObject({
     ...evidenceFields(),
-    evidence: z.object(evidenceFields()).optional().meta({ description: 'The same fields, nested (Stripe’s form); a top-level field wins over its nested twin.' }),
+    evidence: z.strictObject(evidenceFields()).optional().meta({ description: 'The same fields, nested (Stripe’s form); a top-level field wins over its nested twin.' }),
     submit: z.boolean().default(false).meta({
       description: 'false (the default) saves a draft; true sends the evidence, after which it can no longer change.',
     }),

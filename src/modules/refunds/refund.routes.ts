@@ -8,12 +8,12 @@ import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import type { AppDeps } from '../app-deps.js';
-import { parseBody, parseQuery } from '../../http/validate.js';
+import { parseQuery } from '../../http/validate.js';
 import { failpoint } from '../../ops/failpoints.js';
 import { metrics } from '../../ops/metrics.js';
 import { requireLivePayments } from '../processor/live-mode.rules.js';
 import { createRefundInput, listRefundsQuery, refundPagination, refundResource } from './refund.schemas.js';
-import { createRefund, findRefund, listRefunds } from './refund.service.js';
+import { createRefund, findRefund, listRefunds, parseRefundInput } from './refund.service.js';
 import { refundView } from './refund.view.js';
 
 const tags = ['Refunds'];
@@ -59,7 +59,7 @@ export const refundOperations: Operation<AppDeps>[] = [
     handler: (deps) => async (ctx) => {
       // Live mode fails closed: no live refund reaches the simulator unless the operator allowed it.
       requireLivePayments(deps.config.livePayments, callerOf(ctx).livemode);
-      const input = parseBody(ctx, createRefundInput);
+      const input = await parseRefundInput(deps.orm.em.fork(), callerOf(ctx), ctx.request.body ?? {});
       const outbox = await deps.orm.em.fork().transactional(async (tx) => {
         const { refund, outbox } = await createRefund(tx, callerOf(ctx), input);
         await idempotency(ctx).complete(tx, 201, { success: true, data: refundView(refund) });

@@ -1,14 +1,23 @@
 import { z } from 'zod';
 import { cents, prefixedId, timestamp } from '../../http/envelope.js';
 import { REFUND_STATUSES } from './refund.entity.js';
+import { UNKNOWN_FIELD_ADVICE } from '../../domain/unknown-fields.js';
 
-export const createRefundInput = z.object({
-  checkoutSessionId: z.string({ error: 'Checkout session id is required' }).min(1, { error: 'Checkout session id is required' }),
-  reason: z.string().max(500, { error: 'Reason must be at most 500 characters' }).nullish(),
-});
+/**
+ * A refund has no amount: it is of the whole session, its `total` (the spec: one refund per session). A
+ * client that sends one expects a partial refund, and must not get the whole one instead.
+ */
+export const REFUND_AMOUNT_ADVICE = 'A refund is always of the whole session, its total (one refund per session): leave the amount out';
+
+export const createRefundInput = z
+  .strictObject({
+    checkoutSessionId: z.string({ error: 'Checkout session id is required' }).min(1, { error: 'Checkout session id is required' }),
+    reason: z.string().max(500, { error: 'Reason must be at most 500 characters' }).nullish(),
+  })
+  .register(UNKNOWN_FIELD_ADVICE, { amount: REFUND_AMOUNT_ADVICE, amountInCents: REFUND_AMOUNT_ADVICE });
 export type CreateRefundInput = z.output<typeof createRefundInput>;
 
-export const listRefundsQuery = z.object({
+export const listRefundsQuery = z.strictObject({
   /** The checkout session id (the spec calls it the transaction). */
   transactionId: z.string().min(1).optional(),
   status: z.enum(REFUND_STATUSES, { error: `Status must be one of ${REFUND_STATUSES.join(', ')}` }).optional(),

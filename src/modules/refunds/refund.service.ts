@@ -3,7 +3,10 @@ import { z } from 'zod';
 import type { ListTotal } from '../../domain/cursor.js';
 import { newId } from '../../domain/ids.js';
 import type { Caller } from '../businesses/caller.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, type FieldError } from '../../domain/errors.js';
+import { centsToDecimalString } from '../../domain/money.js';
+import { unknownFieldMessage } from '../../domain/unknown-fields.js';
+import { parse } from '../../domain/validation.js';
 import { CheckoutSession } from '../checkout/session.entity.js';
 import { recordEvent } from '../events/event.service.js';
 import { cappedTotal, countedTotal } from '../lists/row-count.queries.js';
@@ -21,10 +24,32 @@ import { Refund } from './refund.entity.js';
 import { refundCreatedPayload } from './refund.events.js';
 import { refundFunding } from './refund.rules.js';
 import { refundWorkflowStart } from './refund.start.js';
-import type { CreateRefundInput, ListRefundsQuery } from './refund.schemas.js';
+import { createRefundInput, REFUND_AMOUNT_ADVICE, type CreateRefundInput, type ListRefundsQuery } from './refund.schemas.js';
 import { requireTransaction } from '../../db/transaction.js';
 
 const UUID = z.uuid();
+
+/**
+ * The create's body, parsed. One that gives an amount is refused (refund.schemas.ts says why); when it names
+ * the caller's own session (its business and mode, which the caller may read anyway), the answer also says
+ * what the refund would be: the session's total. Any other id gets the advice without a number, so the
+ * answer tells nothing of another business's sessions.
+ */
+const isAmountEntry = (entry: FieldError) => entry.path.length === 1 && entry.message === unknownFieldMessage(String(entry.path[0]), REFUND_AMOUNT_ADVICE);
+
+export async function parseRefundInput(em: EntityManager, caller: Caller, body: unknown): Promise<CreateRefundInput> {
+  try {
+    return parse(createRefundInput, body);
+  } catch (error) {
+    const errors = error instanceof DomainError ? (error.details.errors ?? []) : [];
+    const id = (body as { checkoutSessionId?: unknown } | null)?.checkoutSessionId;
+    if (!errors.some(isAmountEntry) || typeof id !== 'string' || !UUID.safeParse(id).success) throw error;
+    const session = await em.findOne(CheckoutSession, { id, ...ownerOf(caller) }, { fields: ['total'] });
+    if (!session) throw error;
+    const total = `This session's total is ${centsToDecimalString(session.total)} USD (${session.total} cents)`;
+    throw new DomainError('validation_failed', { errors: errors.map((e) => (isAmountEntry(e) ? { ...e, message: `${e.message}. ${total}` } : e)) });
+  }
+}
 
 /**
  * Creates a pending refund of the session's total. In one transaction under the balance lock: the

@@ -7,7 +7,7 @@ import { rowCounts } from '../lists/row-count.queries.js';
 import { RESERVE_STATUSES, Reserve } from './reserve.entity.js';
 import type { ReserveSummaryResource } from './reserve.schemas.js';
 
-export const listReservesQuery = z.object({
+export const listReservesQuery = z.strictObject({
   status: z.enum(RESERVE_STATUSES).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: cursorQuery.optional(),

@@ -8,7 +8,7 @@ export const RECOVERY_WINDOW_MS = 14 * 24 * 3600 * 1000;
 
 /** `webhook.test` (the default), or any subscribable type (or its alias), which sends a sample of it. */
 export const testEndpointInput = z
-  .object({
+  .strictObject({
     eventType: z
       .string({ error: 'eventType must be an event type' })
       .transform((name, ctx) => {
@@ -29,7 +29,7 @@ const RECOVERY_GRACE_MS = 60_000;
 
 /** `since` at most 14 days ago (checked against the time of the request); `until` defaults to now. */
 export const recoverInput = z
-  .object({
+  .strictObject({
     since: instant.refine((value) => Date.parse(value) >= Date.now() - RECOVERY_WINDOW_MS - RECOVERY_GRACE_MS, {
       error: 'since must be no more than 14 days ago',
     }),

@@ -61,7 +61,7 @@ const switchesAgreeJsonSchema = {
 };
 
 export const createEndpointInput = z
-  .object({
+  .strictObject({
     url: httpsUrl,
     events,
     description: description.optional(),
@@ -75,7 +75,7 @@ export type CreateEndpointInput = z.output<typeof createEndpointInput>;
 
 /** PUT and PATCH alike: every member optional; `enabled` is accepted beside the spec's `isActive`. */
 export const updateEndpointInput = z
-  .object({
+  .strictObject({
     url: httpsUrl.optional(),
     events: events.optional(),
     isActive: z.boolean().optional(),
@@ -87,7 +87,7 @@ export const updateEndpointInput = z
   .meta(switchesAgreeJsonSchema);
 export type UpdateEndpointInput = z.output<typeof updateEndpointInput>;
 
-export const pageQuery = z.object({
+export const pageQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   page: z.coerce.number().int().min(1).default(1),
 });

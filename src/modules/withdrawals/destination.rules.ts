@@ -25,11 +25,11 @@ export function cryptoAddressProblem(network: CryptoNetwork, address: string): s
 }
 
 export const walletDetails = z
-  .object({ walletEmail: email() }, { error: 'Destination details must be an object' })
+  .strictObject({ walletEmail: email() }, { error: 'Destination details must be an object' })
   .meta({ example: { walletEmail: 'payouts@example.com' } });
 
 export const cryptoDetails = z
-  .object(
+  .strictObject(
     {
       cryptoCoin: z.enum(CRYPTO_COINS, { error: 'Crypto coin must be one of USDT, USDC' }),
       cryptoNetwork: z.enum(CRYPTO_NETWORKS, { error: 'Crypto network must be one of ERC20, TRC20' }),
@@ -57,8 +57,8 @@ export type Destination = WalletDestination | CryptoDestination;
 export const destinationSchema = z.discriminatedUnion(
   'destinationType',
   [
-    z.object({ destinationType: z.literal('wallet'), destinationDetails: walletDetails }),
-    z.object({ destinationType: z.literal('crypto'), destinationDetails: cryptoDetails }),
+    z.strictObject({ destinationType: z.literal('wallet'), destinationDetails: walletDetails }),
+    z.strictObject({ destinationType: z.literal('crypto'), destinationDetails: cryptoDetails }),
   ],
   { error: 'Destination type must be wallet or crypto' },
 );

@@ -30,14 +30,14 @@ const common = {
 export const createWithdrawalInput = z.discriminatedUnion(
   'destinationType',
   [
-    z.object({ ...common, destinationType: z.literal('wallet'), destinationDetails: walletDetails }),
-    z.object({ ...common, destinationType: z.literal('crypto'), destinationDetails: cryptoDetails }),
+    z.strictObject({ ...common, destinationType: z.literal('wallet'), destinationDetails: walletDetails }),
+    z.strictObject({ ...common, destinationType: z.literal('crypto'), destinationDetails: cryptoDetails }),
   ],
   { error: 'Destination type must be wallet or crypto' },
 );
 export type CreateWithdrawalInput = z.output<typeof createWithdrawalInput>;
 
-export const listWithdrawalsQuery = z.object({
+export const listWithdrawalsQuery = z.strictObject({
   status: z.enum(WITHDRAWAL_STATUSES, { error: `Status must be one of ${WITHDRAWAL_STATUSES.join(', ')}` }).optional(),
   page: z.coerce.number().int().min(1, { error: 'Page must be at least 1' }).default(1),
   limit: z.coerce.number().int().min(1, { error: 'Limit must be 1-100' }).max(100, { error: 'Limit must be 1-100' }).default(20),

@@ -6,7 +6,8 @@ import { newId } from '../../domain/ids.js';
 import type { Caller } from '../businesses/caller.js';
 import { DomainError } from '../../domain/errors.js';
 import { methodDestination, type DestinationType } from './withdrawal-method.entity.js';
-import { coveredPostingStatement, lockBalance, postTransaction, ownerOf, type Owner } from '../ledger/ledger.service.js';
+import { coveredPostingStatement, lockBalance, postTransaction, ownerOf, readBalance, type Owner } from '../ledger/ledger.service.js';
+import { centsToDecimalString } from '../../domain/money.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { destinationText, matchingDestination, type Destination } from './destination.rules.js';
@@ -95,7 +96,14 @@ async function insertIfCovered(tx: EntityManager, owner: Owner, w: Withdrawal, o
     w.id, w.livemode, w.amountInCents, w.status, w.destinationType, w.destinationDetails, w.notes, w.requestedAt, w.updatedAt,
     JSON.stringify(outbox.message), outbox.createdAt, outbox.claimedUntil,
   ]);
-  if (!row) throw new DomainError('insufficient_available_balance');
+  if (!row) {
+    // The spec's words stay the message; the entry says how much may be withdrawn, so the client need not
+    // read the balance to find out (at this moment: a payment or a release may add to it).
+    const available = (await readBalance(tx, owner))?.available ?? 0;
+    throw new DomainError('insufficient_available_balance', {
+      errors: [{ path: ['amount'], message: `Available balance is ${centsToDecimalString(available)} USD (${available} cents)` }],
+    });
+  }
   return Number(row.id);
 }
 

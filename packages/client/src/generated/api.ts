@@ -1674,6 +1674,11 @@ export interface operations {
                         /** Format: email */
                         email: string;
                     };
+                    /**
+                     * @description Always USD; may be left out.
+                     * @constant
+                     */
+                    currency?: "USD";
                     /** @default false */
                     askShipping?: boolean;
                     urls?: {
@@ -1792,6 +1797,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["SessionNotFound"];
@@ -2009,6 +2015,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             /** @description Not found */
@@ -2080,6 +2087,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
@@ -2180,6 +2188,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
@@ -2235,6 +2244,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             429: components["responses"]["RateLimitExceeded"];
@@ -2293,6 +2303,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             /** @description Not found */
@@ -2492,6 +2503,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             /** @description Not found */
@@ -2616,6 +2628,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["DisputeNotFound"];
@@ -3005,6 +3018,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["WithdrawalNotFound"];
@@ -3350,6 +3364,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden2"];
             404: components["responses"]["WebhookEndpointNotFound"];
@@ -3457,22 +3472,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "API-Version": components["headers"]["API-Version"];
-                    "X-RateLimit-Limit"?: number;
-                    "X-RateLimit-Remaining"?: number;
-                    "X-RateLimit-Reset"?: number;
-                    "RateLimit-Policy"?: string;
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];
