@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';

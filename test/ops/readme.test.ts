@@ -97,7 +97,7 @@ describe('the README, followed from the top in a fresh clone', () => {
     start = runLine(commands[0]!.replace(/\s*#.*$/, ''), clone.dir, env);
     await waitFor(start, 'Press Ctrl-C to stop.', 420_000);
     banner = start.output();
-    expect(/API\s+(https:\/\/\S+)\/api/.exec(banner)?.[1]).toBe(`https://localhost:${ports.PORT}`);
+    expect(/API reference\s+(https:\/\/\S+)\/docs/.exec(banner)?.[1]).toBe(`https://localhost:${ports.PORT}`);
     expect(banner).toMatch(/Demo test key\s+mp_test_\S+/);
     // Where PostgreSQL keeps its data; as root, where the postgres user can reach it.
     const pgData = /PostgreSQL\s+127\.0\.0\.1:\d+, data in (\S+)/.exec(banner)?.[1];
