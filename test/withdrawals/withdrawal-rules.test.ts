@@ -125,14 +125,16 @@ describe('the payout simulator', () => {
     expect(first).toMatchObject({ status: 'paid', processorTransactionId: expect.stringMatching(/^po_sim_/) });
     expect(await simulatorProcessor.payout(request)).toEqual(first);
     expect(await simulatorProcessor.payout({ ...request, idempotencyKey: 'wd_2' })).not.toEqual(first);
-    expect(await simulatorProcessor.payout({ ...request, destination: wallet('a@fail.test') })).toEqual({
+    // A payout is keyed: the first call under a key stands, whatever a later one asks (the processor's record).
+    expect(await simulatorProcessor.payout({ ...request, destination: wallet('a@fail.test') })).toEqual(first);
+    expect(await simulatorProcessor.payout({ ...request, idempotencyKey: 'wd_1_failing', destination: wallet('a@fail.test') })).toEqual({
       status: 'declined',
       message: 'Payout rejected: the wallet account cannot receive funds',
     });
   });
 
   it('gives an ERC20 payout a 0x hash and a TRC20 payout a bare one', async () => {
-    const request = (network: 'ERC20' | 'TRC20', address: string) => ({ idempotencyKey: 'wd_3', amountInCents: 100, destination: crypto(network, address), livemode: false });
+    const request = (network: 'ERC20' | 'TRC20', address: string) => ({ idempotencyKey: `wd_3_${network}`, amountInCents: 100, destination: crypto(network, address), livemode: false });
     expect(await simulatorProcessor.payout(request('ERC20', `0x${'1'.repeat(40)}`))).toMatchObject({ transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect(await simulatorProcessor.payout(request('TRC20', `T${'a'.repeat(33)}`))).toMatchObject({ transactionHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
