@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { sweepExpiredSessions } from '../src/modules/checkout/expiry.rules.js';
-import { handOverPaymentsInDoubt } from '../src/modules/checkout/payments-in-doubt.lifecycle.js';
+import { handOverPaymentsInDoubt, nextInDoubtCheckAt } from '../src/modules/checkout/payments-in-doubt.lifecycle.js';
 
 export interface SessionSweepActivityDeps {
   orm: MikroORM;
@@ -25,7 +25,9 @@ export function createSessionSweepActivities(deps: SessionSweepActivityDeps) {
     async expireDueSessions(): Promise<{ expired: number; nextSweepAt: string }> {
       const { expired, nextSweepAt } = await sweepExpiredSessions(deps.orm.em.fork(), deps.sessionTtlMs);
       await handOverPaymentsInDoubt(deps.orm.em.fork(), deps.log);
-      return { expired, nextSweepAt: nextSweepAt.toISOString() };
+      const inDoubtCheck = await nextInDoubtCheckAt(deps.orm.em.fork());
+      const next = inDoubtCheck && inDoubtCheck < nextSweepAt ? inDoubtCheck : nextSweepAt;
+      return { expired, nextSweepAt: next.toISOString() };
     },
   };
 }

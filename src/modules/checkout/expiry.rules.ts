@@ -7,10 +7,9 @@ export const EXPIRY_BATCH = 500;
 const MAX_BATCHES = 20;
 /**
  * The longest the sweep sleeps. Sessions get their `expiresAt` from the API's SESSION_TTL and the sweep
- * plans with the worker's; should the two ever differ, a session still expires at most this late. It also
- * bounds how late a payment in doubt is handed over (IN_DOUBT_HAND_OVER_MS): a sweep is two indexed reads.
+ * plans with the worker's; should the two ever differ, a session still expires at most this late.
  */
-export const MAX_SWEEP_SLEEP_MS = 30_000;
+export const MAX_SWEEP_SLEEP_MS = 5 * 60_000;
 
 /**
  * When the sweep should next run: when the next pending session expires, and no later than a session

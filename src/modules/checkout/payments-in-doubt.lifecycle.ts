@@ -14,6 +14,19 @@ import { settlePaymentMessage } from './payment.start.js';
 export const IN_DOUBT_HAND_OVER_MS = 60_000;
 /** Sessions handed over per sweep: the sweep comes back within minutes for the rest. */
 const HAND_OVER_BATCH = 100;
+/** How soon the sweep comes back while any session is `processing`, to hand it over in time if need be. */
+export const IN_DOUBT_RECHECK_MS = 30_000;
+
+/**
+ * When the sweep should next run for payments in doubt: within IN_DOUBT_RECHECK_MS while any session is
+ * `processing` (the partial index on them makes it one short read), else not on their account (null). So
+ * the sweep keeps its five-minute sleep when nothing is being paid, and a lost payment is handed over
+ * within about IN_DOUBT_HAND_OVER_MS + IN_DOUBT_RECHECK_MS of its first step.
+ */
+export async function nextInDoubtCheckAt(em: EntityManager, now = new Date()): Promise<Date | null> {
+  const [row] = await em.getConnection().execute<{ any: boolean }[]>(`select exists(select 1 from checkout_sessions where status = 'processing') as any`);
+  return row?.any ? new Date(now.getTime() + IN_DOUBT_RECHECK_MS) : null;
+}
 
 /**
  * Finds sessions left `processing` for longer than IN_DOUBT_HAND_OVER_MS and writes, for each, an outbox
