@@ -15,6 +15,7 @@ export type AttemptRequest = PayRequest & { attemptId: string };
 const ADMISSION_CHECK_MS = 2_000;
 /** Temporal's UpdateWorkflowExecutionLifecycleStage (the client exports only its own names for the stages). */
 const STAGES = { admitted: 1, accepted: 2 } as const;
+const COMPLETED_STAGE = 3;
 /** gRPC's NOT_FOUND: the server answered, and holds no such update (or no such workflow). */
 const GRPC_NOT_FOUND = 5;
 
@@ -96,7 +97,12 @@ export async function updateHeld(temporal: Client, sessionId: string, attemptId:
         waitPolicy: { lifecycleStage: STAGES[stage] },
       }),
     );
-    return (response.stage ?? 0) >= STAGES[stage] ? 'held' : 'unknown';
+    const reached = response.stage ?? 0;
+    // Completed, it will run no more: what it did is in the database (its own outcome moved the session), or
+    // it did nothing (refused behind another pay). Taken for accepted, it gave "processing" to a session that
+    // then stayed pending (a Temporal restart had cut the call off from the update's quick refusal).
+    if (stage === 'accepted' && reached >= COMPLETED_STAGE) return 'unknown';
+    return reached >= STAGES[stage] ? 'held' : 'unknown';
   } catch (err) {
     return (err as { code?: unknown }).code === GRPC_NOT_FOUND ? 'not_found' : 'unknown';
   }
