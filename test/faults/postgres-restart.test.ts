@@ -82,7 +82,7 @@ describe('PostgreSQL restarted under load', () => {
       async () => (await sql(stack, `select count(*)::int as n from checkout_sessions where id in (?) and status = 'completed'`, [paid]))[0].n === paid.length,
       90_000,
     );
-  }, 200_000);
+  }, 400_000);
 
   it('leaves ledger verify clean: no money created, lost or moved twice', async () => {
     expect(await moneyProblems(stack.orm)).toEqual([]);

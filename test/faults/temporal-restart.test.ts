@@ -123,7 +123,7 @@ describe('Temporal restarted under load', () => {
     await until('the outbox to drain', async () => (await undispatched()).length === 0, 60_000).catch(async () => {
       throw new Error(`outbox rows never dispatched: ${JSON.stringify(await undispatched())}`);
     });
-  }, 480_000); // above the sum of its bounded waits (60 + 90 + 60 + 120 + 60 s), so a late step fails with its own name
+  }, 600_000); // above the sum of its bounded waits (150 + 90 + 60 + 120 + 60 s), so a late step fails with its own name
 
   it('made nothing twice', async () => {
     const withdrawalIds = calls.filter((c) => c.op === 'withdrawal').map((c) => c.res!.body.data.id);

@@ -123,7 +123,10 @@ async function retryUntilDone(http: HttpClient, call: Call, apiKey: string, time
  * answer ends the retries: a 200 pays, a 400 says the session cannot be paid (the status it names is
  * checked against the session), and a 500, or any 5xx but a 503, fails the test at once.
  */
-export async function payAgainIfPending(stack: Stack, http: HttpClient, call: Call, timeoutMs = 60_000) {
+// 150 s: after a Temporal restart a pay its own call fenced off can stay under way in the run for a minute or
+// more (its first step's retries back off to a minute), and until it ends the run refuses the next pay, which is
+// told to retry (true: nothing of either is charged). The customer keeps trying, as the answer says.
+export async function payAgainIfPending(stack: Stack, http: HttpClient, call: Call, timeoutMs = 150_000) {
   const sessionId = call.path.split('/')[3];
   const until = Date.now() + timeoutMs;
   const statusOf = async () => (await sql(stack, 'select status from checkout_sessions where id = ?', [sessionId]))[0].status as string;
