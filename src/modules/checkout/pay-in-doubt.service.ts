@@ -37,7 +37,8 @@ export type AnswerFromDatabase = (heard: PayHeard, deadline: number) => Promise<
  * With neither the database nor Temporal answering for IN_DOUBT_HOLD_MS, it answers `processing` unless the
  * server said it holds no such update (then 503, nothing of it can run): the one answer that may not come
  * true is this `processing` for an update the server never held, when the session then stays `pending` and
- * its page offers the form again, with nothing charged (docs/decisions.md, Every path, every fault).
+ * its page offers the form again, with nothing charged (docs/decisions.md, "A pay whose database went away
+ * before it could answer").
  */
 export async function answerInDoubt(deps: InDoubtDeps, session: CheckoutSession, request: AttemptRequest, fromDatabase: AnswerFromDatabase): Promise<PayAnswer> {
   // An operator finds the session and what its customer was told (docs/runbook.md); the metric counts them.
