@@ -35,10 +35,14 @@ export interface PayRequest extends PaymentDetails {
   attemptId?: string;
 }
 
-/** `not_payable`: the session was no longer pending (another pay won, or it was cancelled). */
+/**
+ * `not_payable`: the session was no longer pending (another pay won, or it was cancelled), or another pay was
+ * under way in the run: `behind` names that pay's attempt (absent in answers given before it), so the call
+ * can tell one that will move the session from one its own call fenced off.
+ */
 export type PayResult =
   | { outcome: 'completed' | 'failed'; status: string }
-  | { outcome: 'not_payable'; status: string | null };
+  | { outcome: 'not_payable'; status: string | null; behind?: string };
 
 export const payUpdate = defineUpdate<PayResult, [PayRequest]>('pay');
 

@@ -36,6 +36,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<Ch
   let state: CheckoutWorkflowState = 'awaiting_payment';
   let closed = false;
   let payment: Promise<unknown> | null = null;
+  // The attempt of the pay under way, named to a pay refused behind it.
+  let payingAttempt: string | undefined;
   // Every pay this run has heard, by its attempt: the one whose attempt is in doubt resumes it (`settle`).
   const heard = new Map<string, PayRequest>();
   let paysArrived = 0;
@@ -55,10 +57,12 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<Ch
       paysArrived++;
       if (owner && request.attemptId) heard.set(request.attemptId, request);
       // A second pay while one is under way is answered at once; the database would refuse it anyway.
-      if (payment) return { outcome: 'not_payable', status: 'processing' };
+      if (payment) return { outcome: 'not_payable', status: 'processing', behind: payingAttempt };
       state = 'paying';
+      payingAttempt = request.attemptId;
       const result = await (payment = runPayment(input.sessionId, request));
       payment = null;
+      payingAttempt = undefined;
       if (result.outcome !== 'not_payable') closed = true;
       else {
         state = 'awaiting_payment';

@@ -7,7 +7,10 @@ import { answerOfResult, type PayAnswer, type PayHeard } from './pay-answer.rule
 import { askWorkflowToPay, updateHeld, type AttemptRequest } from './pay.transport.js';
 import type { CheckoutSession } from './session.entity.js';
 
-/** How long past its own wait a pay call that the database could not answer keeps trying to learn the truth. */
+/**
+ * How long past its own wait a pay call keeps trying to learn the truth: the database could not answer, or
+ * the server holds its update unaccepted, or a pay ahead of it has not moved the session yet (pay.service.ts).
+ */
 export const IN_DOUBT_HOLD_MS = 20_000;
 /** How long each renewed ask gives a worker to accept the update (durable in the workflow's history once it has). */
 const ASK_AGAIN_MS = 3_000;

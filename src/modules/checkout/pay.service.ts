@@ -4,8 +4,8 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { answerOfResult, payVerdict, type PayAnswer, type PayHeard } from './pay-answer.rules.js';
-import { answerInDoubt } from './pay-in-doubt.service.js';
-import { askWorkflowToPay, updateHeld, type AttemptRequest } from './pay.transport.js';
+import { answerInDoubt, IN_DOUBT_HOLD_MS } from './pay-in-doubt.service.js';
+import { askWorkflowToPay, updateAccepted, type AttemptRequest } from './pay.transport.js';
 import { failpoint } from '../../ops/failpoints.js';
 import { isUnavailable } from '../../ops/unavailable.js';
 import type { LivePayments } from '../../config.js';
@@ -15,7 +15,7 @@ import { InvalidCardError, ProcessorUnavailableError, type CardToken, type Payme
 import type { PayInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.rules.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
-import { refuseAttempt } from './payment.lifecycle.js';
+import { attemptRefused, refuseAttempt } from './payment.lifecycle.js';
 import { settleIfInDoubtMessage } from './payment.start.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { CheckoutSession, type SessionStatus } from './session.entity.js';
@@ -95,9 +95,10 @@ async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attem
   let current = await sessionAfter(deps, session, heard);
   if (!current) return answerOfResult(session, heard);
   // Unanswered and nothing moved: `processing` is true only if the update is in the workflow's history
-  // (accepted), where no restart of the server can lose it; one merely admitted is fenced off below instead.
+  // (accepted), where no restart of the server can lose it; one merely admitted is fenced off below instead,
+  // once the server has held it unaccepted for the hold (a worker slow to take its task accepts it late).
   if (heard.kind === 'no_answer' && current.status === 'pending') {
-    heard = (await updateHeld(deps.temporal, session.id, attemptId, 'accepted')) === 'held' ? { kind: 'accepted' } : { kind: 'refused' };
+    heard = (await updateAccepted(deps.temporal, session.id, attemptId, deadline + IN_DOUBT_HOLD_MS)) ? { kind: 'accepted' } : { kind: 'refused' };
   }
   // The database shows this call's payment under way, and no outcome of it was heard: Temporal's answer was
   // lost (an error reached this call after the workflow had accepted its update), or the update was answered
@@ -105,11 +106,11 @@ async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attem
   // Its outcome is read in the database, by the same deadline.
   const ownOutcome = (s: CheckoutSession) => (s.paymentAttemptId === attemptId && s.status === 'processing' ? sessionLeaving('processing', deps, session.id, deadline) : s);
   current = await ownOutcome(current);
-  // Refused by the run behind another pay that has not moved the session yet: that one moves it within
-  // moments, and this call is told the status it moved to. One that never does was fenced off by its own
-  // call, and runs to nothing: then this attempt, which never runs either, is told to retry (payVerdict).
+  // Refused by the run behind another pay that has not moved the session yet: that one moves it, and this
+  // call is told the status it moved to. One that never does was fenced off by its own call, and runs to
+  // nothing: then this attempt, which never runs either, is told to retry (payVerdict).
   if (heard.kind === 'answered' && heard.result.outcome === 'not_payable' && current.status === 'pending') {
-    current = await sessionLeaving('pending', deps, session.id, deadline);
+    current = await behindPayAhead(deps, session.id, heard.result.behind, deadline);
   }
   let verdict = payVerdict(current, attemptId, heard);
   // "Retry" is true only once nothing of this attempt can be charged later: the attempt is refused on the
@@ -168,6 +169,21 @@ function payRequest(attemptId: string, card: CardToken, input: PayInput, session
     customerEmail: input.email ?? null,
     shipping: session.askShipping && input.shipping ? { ...input.shipping, addressLine2: input.shipping.addressLine2 ?? null } : null,
   };
+}
+
+/**
+ * The session once the pay ahead of this one (`ahead`, the attempt the run was paying) has moved it. Past the
+ * deadline it is waited for while that attempt is not fenced off, for the hold: a worker or database slow on
+ * a busy machine moves it late, and this customer is then told the truth (the session's status) rather than
+ * to retry. Known fenced off, or not named (a run from before the name was given), it is not waited for.
+ */
+async function behindPayAhead(deps: PayDeps, sessionId: string, ahead: string | undefined, deadline: number): Promise<CheckoutSession> {
+  let current = await sessionLeaving('pending', deps, sessionId, deadline);
+  const holdUntil = deadline + IN_DOUBT_HOLD_MS;
+  while (ahead && current.status === 'pending' && Date.now() < holdUntil && !(await attemptRefused(deps.orm.em.fork(), sessionId, ahead))) {
+    current = await sessionLeaving('pending', deps, sessionId, Math.min(Date.now() + 1_000, holdUntil));
+  }
+  return current;
 }
 
 /**

@@ -13,6 +13,8 @@ export type AttemptRequest = PayRequest & { attemptId: string };
 
 /** How long the check after a silent deadline gives Temporal to say whether it holds the update. */
 const ADMISSION_CHECK_MS = 2_000;
+/** The pause between asks while a held update waits for a worker to accept it. */
+const ACCEPTANCE_POLL_MS = 500;
 /** Temporal's UpdateWorkflowExecutionLifecycleStage (the client exports only its own names for the stages). */
 const STAGES = { admitted: 1, accepted: 2 } as const;
 const COMPLETED_STAGE = 3;
@@ -88,6 +90,32 @@ async function outcomeById(temporal: Client, sessionId: string, attemptId: strin
  * answer: the server may hold it or not).
  */
 export async function updateHeld(temporal: Client, sessionId: string, attemptId: string, stage: keyof typeof STAGES): Promise<'held' | 'not_found' | 'unknown'> {
+  const reached = await updateStage(temporal, sessionId, attemptId, stage);
+  if (reached === 'not_found') return 'not_found';
+  // Completed, it will run no more: what it did is in the database (its own outcome moved the session), or
+  // it did nothing (refused behind another pay). Taken for accepted, it gave "processing" to a session that
+  // then stayed pending (a Temporal restart had cut the call off from the update's quick refusal).
+  if (stage === 'accepted' && reached === 'completed') return 'unknown';
+  return typeof reached === 'number' && reached >= STAGES[stage] ? 'held' : 'unknown';
+}
+
+/**
+ * Whether this call's update is accepted, asked after its deadline passed in silence, waiting until
+ * `holdUntil` while the server says it holds the update admitted: a worker slow to take the workflow's task
+ * on a busy machine accepts it late, and the customer is then told `processing`, which is true, where a
+ * fence would have told a customer with nothing wrong to retry. A server that does not answer, or holds no
+ * such update, or has completed it (see updateHeld), ends the wait at once.
+ */
+export async function updateAccepted(temporal: Client, sessionId: string, attemptId: string, holdUntil: number): Promise<boolean> {
+  for (;;) {
+    if ((await updateHeld(temporal, sessionId, attemptId, 'accepted')) === 'held') return true;
+    if (Date.now() >= holdUntil || (await updateStage(temporal, sessionId, attemptId, 'admitted')) !== STAGES.admitted) return false;
+    await new Promise((resolve) => setTimeout(resolve, ACCEPTANCE_POLL_MS));
+  }
+}
+
+/** The furthest stage the server says the update reached, waiting up to ADMISSION_CHECK_MS for `stage`. */
+async function updateStage(temporal: Client, sessionId: string, attemptId: string, stage: keyof typeof STAGES): Promise<number | 'completed' | 'not_found' | 'unknown'> {
   try {
     const response = await temporal.withDeadline(Date.now() + ADMISSION_CHECK_MS, () =>
       temporal.workflowService.pollWorkflowExecutionUpdate({
@@ -98,11 +126,7 @@ export async function updateHeld(temporal: Client, sessionId: string, attemptId:
       }),
     );
     const reached = response.stage ?? 0;
-    // Completed, it will run no more: what it did is in the database (its own outcome moved the session), or
-    // it did nothing (refused behind another pay). Taken for accepted, it gave "processing" to a session that
-    // then stayed pending (a Temporal restart had cut the call off from the update's quick refusal).
-    if (stage === 'accepted' && reached >= COMPLETED_STAGE) return 'unknown';
-    return reached >= STAGES[stage] ? 'held' : 'unknown';
+    return reached >= COMPLETED_STAGE ? 'completed' : reached;
   } catch (err) {
     return (err as { code?: unknown }).code === GRPC_NOT_FOUND ? 'not_found' : 'unknown';
   }

@@ -76,6 +76,12 @@ export async function refuseAttempt(em: EntityManager, sessionId: string, attemp
   return rows.length === 1;
 }
 
+/** Whether a pay call refused `attemptId` on the session (`refuseAttempt`): that attempt then never moves it. */
+export async function attemptRefused(em: EntityManager, sessionId: string, attemptId: string): Promise<boolean> {
+  const [row] = await em.getConnection().execute<{ refused: boolean }[]>(`select ? = any(refused_attempt_ids) as refused from checkout_sessions where id = ?`, [attemptId, sessionId]);
+  return row?.refused === true;
+}
+
 /**
  * A session's payment as its checkout workflow asks about it when it may be in doubt: its status, the
  * attempt that moved it, and how long it has been in that status by the database's clock (the attempt's
