@@ -1,4 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
+import { caToTrust, fetchTrusting, type CaCertificate } from './ca.js';
 import { PaymentsApiError } from './errors.js';
 import type { paths } from './generated/api.js';
 import { byCursor, byPage } from './paginate.js';
@@ -11,6 +12,11 @@ export interface PaymentsClientOptions {
   baseUrl: string;
   /** Another fetch (a proxy's, a test double); the global one by default. */
   fetch?: typeof fetch;
+  /**
+   * The PEM of the CA that signs the API's certificate, trusted besides the runtime's own (Node); by
+   * default the file PAYMENTS_CA_FILE names, as `.data/demo.env` sets it for `npm start`'s development CA.
+   */
+  ca?: CaCertificate;
   retry?: RetryOptions;
 }
 
@@ -61,10 +67,12 @@ function checkOptions(options: PaymentsClientOptions | undefined): void {
  */
 export function createPaymentsClient(options: PaymentsClientOptions) {
   checkOptions(options);
+  const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const ca = caToTrust(options.ca);
   const api: Client<paths> = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { Authorization: `Bearer ${options.apiKey}` },
-    fetch: retryingFetch(options.fetch ?? globalThis.fetch.bind(globalThis), options.retry),
+    fetch: retryingFetch(ca ? fetchTrusting(ca, baseFetch) : baseFetch, options.retry),
   });
   const id = (value: string) => ({ params: { path: { id: value } } });
 

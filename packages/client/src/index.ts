@@ -1,4 +1,5 @@
 export { createPaymentsClient, type PaymentsClient, type PaymentsClientOptions, type Query, type RequestBody } from './client.js';
+export type { CaCertificate } from './ca.js';
 export { PaymentsApiError, PaymentsConnectionError, type ApiErrorType, type FieldError } from './errors.js';
 export { ListIterator } from './paginate.js';
 export type { RetryOptions } from './retrying-fetch.js';

@@ -43,10 +43,24 @@ async function retryable(response: Response): Promise<boolean> {
   }
 }
 
+/** OpenSSL's and Node's codes for a certificate that is not trusted or not the host's. */
+const CERTIFICATE_CODES = /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_\w+|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+
+/**
+ * Why the API's certificate was refused, said so that the reader knows what to set, or null for any other
+ * failure. Not retried: the same certificate is refused again, and the retries only delayed the error
+ * ("fetch failed", its cause in `cause`) by seconds.
+ */
+function untrustedCertificate(error: unknown): string | null {
+  const code = ((error as { cause?: { code?: unknown } })?.cause?.code ?? (error as { code?: unknown })?.code) as unknown;
+  if (typeof code !== 'string' || !CERTIFICATE_CODES.test(code)) return null;
+  return `the API's certificate is not trusted (${code}): give createPaymentsClient the CA that signs it as its ca option, or name its file in PAYMENTS_CA_FILE`;
+}
+
 /**
  * A `fetch` that adds an `Idempotency-Key` to every POST that has none (so a retry cannot do the work
  * twice) and retries network errors, 429, 5xx and a 409 "in progress" with exponential backoff and full
- * jitter, waiting at least what `Retry-After` asks. Uses only fetch, Headers, Request and crypto.randomUUID,
+ * jitter, waiting at least what `Retry-After` asks (a refused certificate is not retried). Uses only fetch, Headers, Request and crypto.randomUUID,
  * so it runs on Node ≥ 20, Deno, Bun and edge runtimes.
  */
 export function retryingFetch(baseFetch: typeof fetch, options: RetryOptions = {}): (input: Request) => Promise<Response> {
@@ -67,6 +81,8 @@ export function retryingFetch(baseFetch: typeof fetch, options: RetryOptions = {
         response = await baseFetch(last ? request : request.clone());
       } catch (error) {
         if (request.signal?.aborted) throw error;
+        const refused = untrustedCertificate(error);
+        if (refused) throw new PaymentsConnectionError(`${request.method} ${request.url}: ${refused}`, error);
         if (last) throw new PaymentsConnectionError(`${request.method} ${request.url}: no answer after ${attempt + 1} attempt(s): ${String((error as Error)?.message ?? error)}`, error);
         await wait(backoff(attempt), request.signal);
         continue;
