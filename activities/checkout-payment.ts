@@ -4,8 +4,6 @@ import { beginPayment, chargeRequestOf, completePayment, failPayment, paymentInD
 import { closeChargeKey, recordChargeReference } from '../src/modules/checkout/charge-reference.lifecycle.js';
 import { announceDispute } from '../src/modules/disputes/dispute.start.js';
 import { DECLINE_MESSAGES, type ChargeLookup, type ChargeOutcome, type PaymentProcessor } from '../src/modules/processor/processor.port.js';
-import { simulatorWithBook } from '../src/modules/processor/charges.simulator.js';
-import { postgresChargeBook } from '../src/modules/processor/charge-book.store.js';
 import { failpoint } from '../src/ops/failpoints.js';
 import { metrics } from '../src/ops/metrics.js';
 import type { DisputeTimes } from '../src/config.js';
@@ -14,11 +12,8 @@ export type { ChargeLookup, ChargeOutcome, PaymentDetails };
 
 export interface PaymentActivityDeps {
   orm: MikroORM;
-  /**
-   * The card processor; unless a test or an acquirer adapter provides another, the simulator, recording
-   * its charges in this database so a lookup after a restart finds them.
-   */
-  processor?: PaymentProcessor;
+  /** The card processor, chosen where the process is wired (src/main/payment-processor.ts). */
+  processor: PaymentProcessor;
   /** The dispute clocks a dispute card's payment starts its dispute with (DISPUTE_* in src/config.ts). */
   disputes: DisputeTimes;
   /** The worker's log: a payment settled in doubt is a warning an operator should see. */
@@ -27,7 +22,7 @@ export interface PaymentActivityDeps {
 
 /** The payment steps the checkout workflow drives; each is a conditional transition, safe to run twice. */
 export function createPaymentActivities(deps: PaymentActivityDeps) {
-  const processor = deps.processor ?? simulatorWithBook(postgresChargeBook(deps.orm));
+  const { processor } = deps;
   const em = () => deps.orm.em.fork();
   const settled = (outcome: 'completed' | 'failed', sessionId: string, how: string) => {
     metrics.paymentSettled(outcome);

@@ -5,14 +5,13 @@ import { acceptedAtAcquirer, evidenceForAcquirer } from '../src/modules/disputes
 import type { Dispute } from '../src/modules/disputes/dispute.entity.js';
 import type { DisputeNotice, DisputeProgress, Outcome } from '../contracts/disputes.js';
 import { AcquirerRefusedError, type PaymentProcessor } from '../src/modules/processor/processor.port.js';
-import { simulatorProcessor } from '../src/modules/processor/charges.simulator.js';
 import { ACQUIRER_REFUSED } from '../contracts/failure-types.js';
 import { declined, withHeartbeats } from './processor-call.js';
 
 export interface DisputeActivityDeps {
   orm: MikroORM;
-  /** The acquirer and card network; the simulator unless a test or an adapter provides another. */
-  processor?: PaymentProcessor;
+  /** The acquirer and card network, chosen where the process is wired (src/main/payment-processor.ts). */
+  processor: PaymentProcessor;
 }
 
 /**
@@ -22,7 +21,7 @@ export interface DisputeActivityDeps {
  * sent, the acceptance told) call it outside any transaction, keyed so a retry repeats nothing.
  */
 export function createDisputeActivities(deps: DisputeActivityDeps) {
-  const processor = deps.processor ?? simulatorProcessor;
+  const { processor } = deps;
   const inTransaction = <T>(work: (tx: EntityManager) => Promise<T>): Promise<T> => deps.orm.em.fork().transactional(work);
   const progress = (dispute: Dispute | null) => (dispute ? progressOf(dispute) : null);
   /** The acquirer's refusal (the dispute no longer takes evidence there): not retried; the workflow says so. */

@@ -1,7 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { CheckoutSession } from '../src/modules/checkout/session.entity.js';
 import type { PaymentProcessor } from '../src/modules/processor/processor.port.js';
-import { simulatorProcessor } from '../src/modules/processor/charges.simulator.js';
 import { Refund } from '../src/modules/refunds/refund.entity.js';
 import { completeRefund, failRefund, startRefundProcessing } from '../src/modules/refunds/refund.lifecycle.js';
 import { refundView } from '../src/modules/refunds/refund.view.js';
@@ -13,12 +12,12 @@ import { metrics } from '../src/ops/metrics.js';
 
 export interface RefundActivityDeps {
   orm: MikroORM;
-  /** The processor; the simulator unless a test or an acquirer adapter provides another. */
-  processor?: PaymentProcessor;
+  /** The processor, chosen where the process is wired (src/main/payment-processor.ts). */
+  processor: PaymentProcessor;
 }
 
 export function createRefundActivities(deps: RefundActivityDeps) {
-  const processor = deps.processor ?? simulatorProcessor;
+  const { processor } = deps;
   const em = () => deps.orm.em.fork();
   return {
     /** `pending` → `processing`; returns the refund either way. */

@@ -1,7 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { PayoutReference } from '../src/modules/processor/payouts.simulator.js';
+import type { PayoutReference } from '../src/modules/processor/processor.port.js';
 import type { PaymentProcessor } from '../src/modules/processor/processor.port.js';
-import { simulatorProcessor } from '../src/modules/processor/charges.simulator.js';
 import { parseDestination } from '../src/modules/withdrawals/destination.rules.js';
 import { Withdrawal } from '../src/modules/withdrawals/withdrawal.entity.js';
 import {
@@ -18,12 +17,12 @@ import { metrics } from '../src/ops/metrics.js';
 
 export interface WithdrawalActivityDeps {
   orm: MikroORM;
-  /** The processor; the simulator unless a test or an acquirer adapter provides another. */
-  processor?: PaymentProcessor;
+  /** The processor, chosen where the process is wired (src/main/payment-processor.ts). */
+  processor: PaymentProcessor;
 }
 
 export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
-  const processor = deps.processor ?? simulatorProcessor;
+  const { processor } = deps;
   const em = () => deps.orm.em.fork();
   return {
     /** `pending` → `processing` unless a cancel won; returns the record either way. */

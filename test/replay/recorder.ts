@@ -14,6 +14,7 @@ import { connectWorker, createWorker, workflowInterceptorModules } from '../../s
 import type { TestStack } from '../support/stack.js';
 import { HISTORIES_DIR, type Fixture } from './fixtures.js';
 import { historyJSON } from './history-json.js';
+import { paymentProcessor } from '../../src/main/payment-processor.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const DAY_MS = 24 * 3600_000;
@@ -103,6 +104,7 @@ export async function startWorkerOn(stack: TestStack, workflowsPath: string): Pr
     config.temporal,
     {
       orm,
+      processor: paymentProcessor(config, { orm }),
       webhooks: { encryptionKey: webhookEncryptionKey(config), caFile: config.webhooks.caFile, allowPrivateUrls: config.webhooks.allowPrivateUrls },
       sessionTtlMs: config.sessionTtlMs,
       disputes: config.disputes,

@@ -4,6 +4,7 @@ import { eventually, paidSession } from '../support/payments.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
 import { addCryptoMethod, addWalletMethod, balanceOf, creditAvailable, entrySums, testMode, WALLET_EMAIL } from '../support/seed.js';
+import { paymentProcessor } from '../../src/main/payment-processor.js';
 
 /** The default 10-minute processing delay: every withdrawal here stays `pending` unless a test moves it. */
 const stack = useStack();
@@ -184,7 +185,7 @@ describe('POST /api/withdrawals/:id/cancel', () => {
   it('refuses a withdrawal already processing: "Cannot cancel withdrawal in processing status"', async () => {
     const biz = await fundedBusiness(5_000);
     const { body } = await withdraw(biz, wallet(20));
-    await createWithdrawalActivities({ orm: stack.orm }).startWithdrawalProcessing(body.data.id);
+    await createWithdrawalActivities({ orm: stack.orm, processor: paymentProcessor(stack.config, { orm: stack.orm }) }).startWithdrawalProcessing(body.data.id);
     const res = await cancel(biz, body.data.id);
     expect(res.status).toBe(400);
     expect(res.body.error.message).toBe('Cannot cancel withdrawal in processing status');
@@ -193,7 +194,7 @@ describe('POST /api/withdrawals/:id/cancel', () => {
 
   it('has exactly one winner when a cancel races the move to processing', async () => {
     const biz = await fundedBusiness(100_000);
-    const activities = createWithdrawalActivities({ orm: stack.orm });
+    const activities = createWithdrawalActivities({ orm: stack.orm, processor: paymentProcessor(stack.config, { orm: stack.orm }) });
     const winners = { cancel: 0, processing: 0 };
     for (let round = 0; round < 20; round++) {
       const { body } = await withdraw(biz, wallet(1));

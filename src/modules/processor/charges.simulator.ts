@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { cardBrand, passesLuhn } from './card.rules.js';
-import { simulatedPayout, type PayoutOutcome, type PayoutRequest } from './payouts.simulator.js';
-import { simulatedRefund, type RefundOutcome, type RefundRequest } from './refunds.simulator.js';
+import { simulatedPayout } from './payouts.simulator.js';
+import { simulatedRefund } from './refunds.simulator.js';
 import { memoryChargeBook, type SimulatorChargeBook } from './charge-book.store.js';
 import { payoutMove, payoutOutcomeOf, refundMove, refundOutcomeOf } from './simulator-moves.rules.js';
 import { DISPUTE_NOTICES, simulatedEvidenceDecision, type DisputedChargeKind } from './disputes.simulator.js';
@@ -14,6 +14,10 @@ import {
   type ChargeLookup,
   type ChargeOutcome,
   type ChargeRequest,
+  type PayoutOutcome,
+  type PayoutRequest,
+  type RefundOutcome,
+  type RefundRequest,
   type DeclineCode,
   type PaymentProcessor,
 } from './processor.port.js';

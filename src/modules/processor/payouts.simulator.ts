@@ -1,27 +1,11 @@
 import { createHash } from 'node:crypto';
+import type { PayoutDestination, PayoutOutcome, PayoutRequest } from './processor.port.js';
 
 /**
  * Paying a withdrawal out (`PaymentProcessor.payout`). Like a charge, a refusal is an outcome and a
  * transient fault throws `ProcessorUnavailableError`. The idempotency key (the withdrawal id) makes a
  * retried payout answer the first one's result instead of paying twice.
  */
-/** Where a payout goes, as the processor takes it: the withdrawal rules' destinations fit it. */
-export type PayoutDestination =
-  | { destinationType: 'wallet'; destinationDetails: { walletEmail: string } }
-  | { destinationType: 'crypto'; destinationDetails: { cryptoCoin: string; cryptoNetwork: string; cryptoAddress: string } };
-
-export interface PayoutRequest {
-  idempotencyKey: string;
-  amountInCents: number;
-  destination: PayoutDestination;
-  livemode: boolean;
-}
-
-/** A wallet payout is identified by the processor's transaction id; a crypto payout by its chain hash. */
-export type PayoutReference = { processorTransactionId: string } | { transactionHash: string };
-
-export type PayoutOutcome = ({ status: 'paid' } & PayoutReference) | { status: 'declined'; message: string };
-
 /** The simulator's failing destinations: a wallet at `fail.test`, an address ending `dead` (ERC20) or `DEAD` (TRC20). */
 export function simulatedPayoutDecline(destination: PayoutDestination): string | null {
   if (destination.destinationType === 'wallet') {

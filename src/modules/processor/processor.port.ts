@@ -1,6 +1,4 @@
 import type { CardBrand } from './card.rules.js';
-import type { PayoutOutcome, PayoutRequest } from './payouts.simulator.js';
-import type { RefundOutcome, RefundRequest } from './refunds.simulator.js';
 import type { AcquirerDisputeNotice, Outcome } from '../../../contracts/disputes.js';
 
 /**
@@ -169,3 +167,39 @@ export class ProcessorUnavailableError extends Error {
     this.name = 'ProcessorUnavailableError';
   }
 }
+
+/** Refunding a charge (`PaymentProcessor.refund`), keyed by the refund id so a retry refunds once. */
+export interface RefundRequest {
+  chargeId: string;
+  amountInCents: number;
+  idempotencyKey: string;
+  livemode: boolean;
+}
+
+/**
+ * The acquirer's answer: `succeeded` (the money is on its way back to the card), `declined` (it will not
+ * be: the refund fails), or `pending`: the acquirer has taken it and not settled it yet (Stripe's
+ * `pending` and `requires_action`), to be asked again with the same key.
+ */
+export type RefundOutcome =
+  | { status: 'succeeded'; refundId: string }
+  | { status: 'declined'; message: string }
+  | { status: 'pending'; refundId: string; acquirerStatus: string };
+
+/** Paying a withdrawal out (`PaymentProcessor.payout`), keyed by the withdrawal id so a retry pays once. */
+/** Where a payout goes, as the processor takes it: the withdrawal rules' destinations fit it. */
+export type PayoutDestination =
+  | { destinationType: 'wallet'; destinationDetails: { walletEmail: string } }
+  | { destinationType: 'crypto'; destinationDetails: { cryptoCoin: string; cryptoNetwork: string; cryptoAddress: string } };
+
+export interface PayoutRequest {
+  idempotencyKey: string;
+  amountInCents: number;
+  destination: PayoutDestination;
+  livemode: boolean;
+}
+
+/** A wallet payout is identified by the processor's transaction id; a crypto payout by its chain hash. */
+export type PayoutReference = { processorTransactionId: string } | { transactionHash: string };
+
+export type PayoutOutcome = ({ status: 'paid' } & PayoutReference) | { status: 'declined'; message: string };

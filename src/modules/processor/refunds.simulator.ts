@@ -1,27 +1,11 @@
 import { createHash } from 'node:crypto';
+import type { RefundOutcome, RefundRequest } from './processor.port.js';
 
 /**
  * Refunding a charge (`PaymentProcessor.refund`). Like a charge, a refusal is an outcome and a transient
  * fault throws `ProcessorUnavailableError`. The idempotency key (the refund id) makes a retried refund
  * answer the first one's result instead of refunding twice.
  */
-export interface RefundRequest {
-  chargeId: string;
-  amountInCents: number;
-  idempotencyKey: string;
-  livemode: boolean;
-}
-
-/**
- * The acquirer's answer: `succeeded` (the money is on its way back to the card), `declined` (it will not
- * be: the refund fails), or `pending`: the acquirer has taken it and not settled it yet (Stripe's
- * `pending` and `requires_action`), to be asked again with the same key.
- */
-export type RefundOutcome =
-  | { status: 'succeeded'; refundId: string }
-  | { status: 'declined'; message: string }
-  | { status: 'pending'; refundId: string; acquirerStatus: string };
-
 /**
  * The simulator's refund. `decline` is the issuer's refusal the charge carries (card 4000000000005126),
  * or null. Deterministic by idempotency key.

@@ -1,5 +1,4 @@
-import type { PayoutOutcome, PayoutRequest } from './payouts.simulator.js';
-import type { RefundOutcome, RefundRequest } from './refunds.simulator.js';
+import type { PayoutOutcome, PayoutRequest, RefundOutcome, RefundRequest } from './processor.port.js';
 
 /**
  * A refund or a payout as the simulator records it under its idempotency key, the way it records a

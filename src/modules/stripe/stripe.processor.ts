@@ -10,7 +10,7 @@ import {
   type ChargeOutcome,
   type PaymentProcessor,
 } from '../processor/processor.port.js';
-import type { PayoutOutcome, PayoutRequest } from '../processor/payouts.simulator.js';
+import type { PayoutOutcome, PayoutRequest } from '../processor/processor.port.js';
 import { declineOf, readIntent } from './stripe-charges.rules.js';
 import { refundOutcomeOf } from './stripe-refunds.rules.js';
 import { stripeEvidence } from './stripe-evidence.rules.js';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordEvent } from '../events/event.service.js';
-import type { PayoutReference } from '../processor/payouts.simulator.js';
+import type { PayoutReference } from '../processor/processor.port.js';
 import { finishInFlight, startInFlight } from '../ledger/in-flight.lifecycle.js';
 import { postTransaction, ownerOf } from '../ledger/ledger.service.js';
 import { Withdrawal } from './withdrawal.entity.js';

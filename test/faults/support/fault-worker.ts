@@ -14,6 +14,7 @@ import { createActivities } from '../../../activities/index.js';
 import { loadConfig } from '../../../src/config.js';
 import { openDatabase } from '../../../src/main/database.js';
 import { createLogger } from '../../../src/log.js';
+import { paymentProcessor } from '../../../src/main/payment-processor.js';
 import { connectTemporalFor, defaultTemporalAddress, outboxFor } from '../../../src/main/runtime.js';
 import { startOutboxRelay } from '../../../src/modules/outbox/outbox.relay.js';
 import { webhookEncryptionKey } from '../../../src/modules/webhooks/secret-box.crypto.js';
@@ -52,6 +53,8 @@ const temporal = await connectTemporalFor(config);
 const connection = await connectWorker({ ...config.temporal, address: defaultTemporalAddress(config) });
 const deps = {
   orm,
+  // The processor as the worker process chooses it (src/main/payment-processor.ts): one place chooses.
+  processor: paymentProcessor(config, { orm, log }),
   sessionTtlMs: config.sessionTtlMs,
   disputes: config.disputes,
   webhooks: { encryptionKey: webhookEncryptionKey(config), caFile: config.webhooks.caFile, allowPrivateUrls: config.webhooks.allowPrivateUrls },
