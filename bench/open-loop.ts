@@ -1,9 +1,12 @@
 import https from 'node:https';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
-/** Percentile of a list of numbers (nearest rank). */
+/**
+ * Percentile of a list of numbers (nearest rank). Of none, NaN: there is no such figure, and a 0 read as
+ * the fastest latency ever seen (a round in which every request failed had a p99 of 0, and met its goal).
+ */
 export function percentile(values: number[], p: number): number {
-  if (!values.length) return 0;
+  if (!values.length) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
@@ -39,6 +42,9 @@ interface FixedRateOptions {
 
 interface FixedRateLatency {
   rps: number;
+  /** Requests sent while measuring, and those answered 2xx, whose latencies the percentiles are of. */
+  offered: number;
+  timed: number;
   p50: number;
   p99: number;
   statuses: Record<string, number>;
@@ -67,8 +73,9 @@ export async function fixedRateLatency(opts: FixedRateOptions): Promise<FixedRat
   const latencies: number[] = [];
   const samples: [number, number][] = [];
   let errors = 0;
+  const count = (seconds: number) => Math.round(opts.rate * seconds);
   const run = (seconds: number, record: boolean) =>
-    openLoop(opts.rate, Math.round(opts.rate * seconds), (_i, dueMs) =>
+    openLoop(opts.rate, count(seconds), (_i, dueMs) =>
       new Promise<void>((resolve) => {
         const req = https.request(opts.url, { method: opts.method, headers: opts.headers, agent, servername: 'localhost' }, (res) => {
           res.resume();
@@ -103,6 +110,8 @@ export async function fixedRateLatency(opts: FixedRateOptions): Promise<FixedRat
   const ms = (p: number) => Math.round(percentile(latencies, p) * 10) / 10;
   return {
     rps: Math.round(latencies.length / elapsedSec),
+    offered: count(opts.durationSec),
+    timed: latencies.length,
     p50: ms(50),
     p99: ms(99),
     statuses,

@@ -55,12 +55,9 @@ export function writeResults(
           '',
         ]
       : []),
-    '| Temporal | measure | measured | reference | ratio, median of the rounds (each round: measured / reference = ratio) | goal | met |',
+    '| Temporal | measure | measured | reference | ratio: median of the rounds [lowest–highest round] (each round: measured / reference = ratio) | goal | verdict |',
     '|---|---|---|---|---|---|---|',
-    ...results.targets.map(
-      (t) =>
-        `| ${t.temporal} | ${t.metric} | ${t.measured} | ${t.reference ?? ''} | ${t.ratio ?? ''}${t.rounds ? ` (${t.rounds.map((r) => `${r.measured} / ${r.reference} = ${r.ratio}`).join('; ')})` : ''} | ${t.target} | ${t.met ? 'yes' : '**no**'} |`,
-    ),
+    ...results.targets.map(targetRow),
     '',
     ...passes.flatMap((p) => [
       `**${p.name}**: peak RSS API ${p.peaks.api} MB (under (a) alone: ${p.peaks.apiUnderA === null ? '(a) not run' : `${p.peaks.apiUnderA} MB`}), worker${p.peaks.workers.length > 1 ? 's' : ''} ${p.peaks.workers.join(' and ')} MB; load average ${p.loadAverage.before.join(', ')} before, ${p.loadAverage.after.join(', ')} after.`,
@@ -75,6 +72,21 @@ export function writeResults(
   writeFileSync(path.join(dir, `${stamp}.json`), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(path.join(dir, `${stamp}.md`), `${md}\n`);
   process.stdout.write(`${md}\n`);
+}
+
+/**
+ * One goal's row: the median ratio with the rounds' spread beside it, and the verdict with why it is not
+ * met. "within noise" marks a goal whose rounds fall on both sides of it, so a reader does not take a
+ * median a hair either side of the goal for a settled answer.
+ */
+export function targetRow(t: Target): string {
+  const shown = (x: number | null) => (x === null ? '–' : String(x));
+  const median = t.ratio === undefined ? '' : `${t.ratio}${t.spread ? ` [${t.spread.min}–${t.spread.max}]` : ''}`;
+  const rounds = t.rounds ? `(${t.rounds.map((r) => (r.ratio === null ? `${shown(r.measured)} / ${shown(r.reference)}: none` : `${r.measured} / ${r.reference} = ${r.ratio}`)).join('; ')})` : '';
+  const ratio = [median, rounds].filter(Boolean).join(' ');
+  const verdict = t.verdict === 'met' ? 'met' : `**${t.verdict}**${t.why ? `: ${t.why}` : ''}`;
+  const noise = t.withinNoise ? '; within noise' : '';
+  return `| ${t.temporal} | ${t.metric} | ${shown(t.measured)} | ${t.reference ?? ''} | ${ratio} | ${t.target} | ${verdict}${noise} |`;
 }
 
 function scheduleToStartLine(h: ScheduleToStart, worker?: number): string {

@@ -16,7 +16,7 @@ import { buildDist, serviceEnv, spawnService, startInfrastructure, stopService }
 import { beforeAndAfter, historyCounts } from './history-actions.js';
 import { API_NODE_FLAGS, API_NODE_OPTIONS, runPass, type PassOptions } from './pass.js';
 import { startRealTemporal } from './real-temporal.js';
-import { computeTargets, median } from './targets.js';
+import { computeTargets, median, type PassPlan } from './targets.js';
 import { runHistory } from './history/pass.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -41,8 +41,12 @@ const ONLY_ALL = ['a', 'b', 'c', 'd'].every((s) => ONLY.has(s));
 // 'b,c,d' is Temporal's floors (F3, F4), which (b), (c) and (d) are measured against.
 const groupsFor = (scenarios: string[]) => ['a', 'b,c,d', 'b', 'c', 'd'].filter((g) => g.split(',').some((n) => ONLY.has(n) && scenarios.includes(n)));
 
-/** A figure over the rounds: their median (of an even count, the mean of the middle two, to 0.01). */
-const figure = (xs: number[]) => Math.round(median(xs) * 100) / 100;
+/**
+ * A figure over the rounds: their median (of an even count, the mean of the middle two, to 0.01), of the
+ * rounds that gave one (NaN, null in the file, where none did). The goals do not read it: a round
+ * without a figure leaves its goal not measured (bench/verdict.ts).
+ */
+const figure = (xs: number[]) => Math.round(median(xs.filter(Number.isFinite)) * 100) / 100;
 
 const sessionBody = JSON.stringify({
   description: 'Benchmark order',
@@ -128,8 +132,9 @@ async function startFloors(infra: Infrastructure): Promise<{ children: ChildProc
 /** The dev server's pass; then, with BENCH_TEMPORAL=real, (b), (c) and (d) against a real server, once per worker count. */
 async function runPasses(common: CommonOptions, infra: Infrastructure): Promise<{ passes: PassResult[]; realServer?: RealServer }> {
   let loadBefore = load();
-  const dev = await runPass({ ...common, name: 'dev server', temporalAddress: infra.temporalAddress, workers: 1, groups: groupsFor(['a', 'b', 'c', 'd']), rounds: ROUNDS });
-  const passes = [passResult(dev, ['temporal', ...infra.temporalArgs].join(' '), loadBefore)];
+  const devGroups = groupsFor(['a', 'b', 'c', 'd']);
+  const dev = await runPass({ ...common, name: 'dev server', temporalAddress: infra.temporalAddress, workers: 1, groups: devGroups, rounds: ROUNDS });
+  const passes = [passResult(dev, ['temporal', ...infra.temporalArgs].join(' '), loadBefore, plan(devGroups, ROUNDS))];
   if (!REAL || !groupsFor(['b', 'c', 'd']).length) return { passes };
   const real = await startRealTemporal(infra.root);
   cleanup.unshift(real.stop);
@@ -137,16 +142,20 @@ async function runPasses(common: CommonOptions, infra: Infrastructure): Promise<
   for (const workers of REAL_WORKERS) {
     loadBefore = load();
     const name = `real server, ${workers} worker${workers > 1 ? 's' : ''}`;
-    const p = await runPass({ ...common, name, temporalAddress: real.address, workers, groups: groupsFor(['b', 'c', 'd']), rounds: REAL_ROUNDS });
-    passes.push(passResult(p, real.description, loadBefore));
+    const groups = groupsFor(['b', 'c', 'd']);
+    const p = await runPass({ ...common, name, temporalAddress: real.address, workers, groups, rounds: REAL_ROUNDS });
+    passes.push(passResult(p, real.description, loadBefore, plan(groups, REAL_ROUNDS)));
   }
   return { passes, realServer: { startMs: real.startMs, description: real.description } };
 }
 
+/** The scenarios a pass's groups ran ('b,c,d' is Temporal's floors, no scenario) and its rounds: whose goals it must report. */
+const plan = (groups: string[], rounds: number): PassPlan => ({ scenarios: groups.filter((g) => !g.includes(',')), rounds });
+
 /** A pass with its figures (each sample's median over the rounds) and the targets they meet. */
-function passResult(p: Awaited<ReturnType<typeof runPass>>, temporal: string, loadBefore: number[]): PassResult {
+function passResult(p: Awaited<ReturnType<typeof runPass>>, temporal: string, loadBefore: number[], ran: PassPlan): PassResult {
   const figures = Object.fromEntries(Object.entries(p.samples).map(([k, v]) => [k, figure(v)]));
-  return { ...p, temporal, figures, targets: computeTargets(p.name, p.samples, p.peaks, rates.calmEvent), loadAverage: { before: loadBefore, after: load() } };
+  return { ...p, temporal, figures, targets: computeTargets(p.name, p.samples, p.peaks, rates.calmEvent, ran), loadAverage: { before: loadBefore, after: load() } };
 }
 
 /** How the figures were taken: durations, builds, memory settings, the load tool, what runs between measurements. */

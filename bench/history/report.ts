@@ -4,6 +4,7 @@
  * p99 on the long history.
  */
 import type { Target } from '../targets.js';
+import { judgeAtMost, type Judged } from '../verdict.js';
 import type { OperationResult } from './measure.js';
 
 export const RATIO_GOAL = 1.5;
@@ -12,33 +13,41 @@ const TEMPORAL = 'dev server';
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 const count = (n: number) => n.toLocaleString('en-US');
+const finite = (x: number) => (Number.isFinite(x) ? x : null);
+
+/**
+ * An operation's p50 at the long history over its p50 at the short one, judged. A p50 of 0 ms, or none
+ * (no sample: `percentile` gives NaN), is no measurement, and a ratio to it would be 0 or Infinity: the
+ * goal is not measured then, where a ratio set to 0 had called it met.
+ */
+export function p50Ratio(op: OperationResult): Judged {
+  const why = (side: 'A' | 'B', m: OperationResult['a']) =>
+    !m.n ? `no sample on ${side}` : !Number.isFinite(m.p50) || m.p50 <= 0 ? `p50 on ${side} ${m.p50} ms, which no measurement gives` : undefined;
+  const whys = [why('A', op.a), why('B', op.b)].filter((w): w is string => w !== undefined);
+  if (whys.length) return { verdict: 'not measured', why: whys.join('; ') };
+  const ratio = round2(op.a.p50 / op.b.p50);
+  return ratio <= RATIO_GOAL ? { verdict: 'met', ratio } : { verdict: 'missed', ratio, why: `${ratio} > ${RATIO_GOAL}` };
+}
 
 /** Two targets per read (the p50 ratio, the p99 at the long history), one per write (the ratio); scenarios `history: …`. */
 export function historyTargets(operations: OperationResult[], sessionsA: number, sessionsB: number): Target[] {
   return operations.flatMap((op): Target[] => {
-    const ratio = op.b.p50 > 0 ? round2(op.a.p50 / op.b.p50) : 0;
     const scenario = `history: ${op.name}`;
-    const targets: Target[] = [
-      {
-        temporal: TEMPORAL,
-        scenario,
-        metric: `${op.name}: p50 at ${count(sessionsA)} sessions (ms)`,
-        reference: `p50 at ${count(sessionsB)} sessions: ${op.b.p50} ms`,
-        target: `≤ ${RATIO_GOAL} × reference`,
-        measured: op.a.p50,
-        ratio,
-        met: ratio <= RATIO_GOAL,
-      },
-    ];
+    const row = (metric: string, target: string, measured: number, { verdict, ...judged }: Judged, reference?: string): Target => ({
+      temporal: TEMPORAL,
+      scenario,
+      metric,
+      ...(reference ? { reference } : {}),
+      target,
+      measured: finite(measured),
+      ...judged,
+      verdict,
+      met: verdict === 'met',
+    });
+    const targets = [row(`${op.name}: p50 at ${count(sessionsA)} sessions (ms)`, `≤ ${RATIO_GOAL} × reference`, op.a.p50, p50Ratio(op), `p50 at ${count(sessionsB)} sessions: ${op.b.p50} ms`)];
     if (op.kind === 'read') {
-      targets.push({
-        temporal: TEMPORAL,
-        scenario,
-        metric: `${op.name}: p99 at ${count(sessionsA)} sessions (ms)`,
-        target: `≤ ${READ_P99_GOAL_MS} ms`,
-        measured: op.a.p99,
-        met: op.a.p99 <= READ_P99_GOAL_MS,
-      });
+      const p99 = op.a.n ? op.a.p99 : NaN;
+      targets.push(row(`${op.name}: p99 at ${count(sessionsA)} sessions (ms)`, `≤ ${READ_P99_GOAL_MS} ms`, p99, judgeAtMost(p99, READ_P99_GOAL_MS, 'ms', 'p99')));
     }
     return targets;
   });
@@ -66,10 +75,10 @@ export function historyMarkdown(h: HistorySummary): string[] {
     `| operation | p50 at ${a} (ms) | p99 at ${a} (ms) | p50 at ${b} (ms) | p99 at ${b} (ms) | p50 ratio (≤ ${RATIO_GOAL}) | p99 ≤ ${READ_P99_GOAL_MS} ms | samples |`,
     '|---|---|---|---|---|---|---|---|',
     ...h.operations.map((op) => {
-      const ratio = op.b.p50 > 0 ? round2(op.a.p50 / op.b.p50) : 0;
-      const mark = (ok: boolean, text: string) => (ok ? text : `**${text}**`);
-      const p99 = op.kind === 'read' ? (op.a.p99 <= READ_P99_GOAL_MS ? 'yes' : '**no**') : '–';
-      return `| ${op.name} | ${op.a.p50} | ${op.a.p99} | ${op.b.p50} | ${op.b.p99} | ${mark(ratio <= RATIO_GOAL, String(ratio))} | ${p99} | ${op.a.n} |`;
+      const [p50, p99] = historyTargets([op], h.config.sessionsA, h.config.sessionsB);
+      const ratio = p50.verdict === 'not measured' ? `**not measured**: ${p50.why}` : p50.met ? String(p50.ratio) : `**${p50.ratio}**`;
+      const tail = !p99 ? '–' : p99.met ? 'yes' : p99.verdict === 'missed' ? '**no**' : `**not measured**: ${p99.why}`;
+      return `| ${op.name} | ${op.a.p50} | ${op.a.p99} | ${op.b.p50} | ${op.b.p99} | ${ratio} | ${tail} | ${op.a.n} |`;
     }),
   ];
 }
