@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { beginPayment, chargeRequestOf, completePayment, failPayment, paymentInDoubt, type PaymentDetails } from '../src/modules/checkout/payment.lifecycle.js';
+import { beginPayment, chargeRequestOf, completePayment, failPayment, paymentInDoubt } from '../src/modules/checkout/payment.lifecycle.js';
+import type { PaymentDetails } from '../contracts/checkout.js';
 import { closeChargeKey, recordChargeReference } from '../src/modules/checkout/charge-reference.lifecycle.js';
 import { announceDispute } from '../src/modules/disputes/dispute.start.js';
 import { DECLINE_MESSAGES, type ChargeLookup, type ChargeOutcome, type PaymentProcessor } from '../src/modules/processor/processor.port.js';

@@ -3,7 +3,6 @@
  * and the workflow share. The service starts and messages the workflow through these alone (workflows/checkout.ts runs it).
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { PaymentDetails } from '../activities/checkout-payment.js';
 import { workflowContract } from './workflows.js';
 
 export interface CheckoutWorkflowInput {
@@ -22,6 +21,27 @@ export const sessionClosedSignal = defineSignal<[sessionId: string, status?: str
  */
 export const settlePaymentSignal = defineSignal<[sessionId: string]>('settlePayment');
 export const checkoutStateQuery = defineQuery<CheckoutWorkflowState>('status');
+
+/** Where a paid order ships, as the customer entered it (the session's `shipping`). */
+export interface ShippingAddress {
+  addressLine1: string;
+  addressLine2?: string | null;
+  city: string;
+  state: string;
+  postalCode: string;
+  country: string;
+}
+
+/** What the customer entered besides the card, and what the card's token told us about it. */
+export interface PaymentDetails {
+  customerName: string;
+  /** Given when the customer changed the prefilled e-mail. */
+  customerEmail?: string | null;
+  /** Only when the session asks for shipping. */
+  shipping?: ShippingAddress | null;
+  cardBrand: string;
+  cardLast4: string;
+}
 
 /** What the API sends: the card's token (never the card) and the customer's details. */
 export interface PayRequest extends PaymentDetails {
@@ -58,3 +78,12 @@ export const checkoutWorkflowContract = workflowContract<CheckoutWorkflow>('chec
 export const sweepNowSignal = defineSignal('sweepNow');
 /** The session expiry sweep: one per task queue, for ever (it continues as new). */
 export const sessionExpiryWorkflowContract = workflowContract<() => Promise<never>>('sessionExpiryWorkflow');
+
+/**
+ * Said to the customer when the charge never happened: it kept failing, and the processor has no record of
+ * it. Here, where the checkout workflow and the processor port both read it: one wording of it.
+ */
+export const PROCESSING_ERROR = {
+  code: 'processing_error',
+  message: 'An error occurred while processing your card. Try again in a little bit.',
+} as const;

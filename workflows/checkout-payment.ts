@@ -1,13 +1,8 @@
 import { ActivityFailure, condition, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, sleep, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
 import type { ChargeLookup, PaymentActivities } from '../activities/checkout-payment.js';
-import type { PayRequest, PayResult } from '../contracts/checkout.js';
+import { PROCESSING_ERROR, type PayRequest, type PayResult } from '../contracts/checkout.js';
 import { PaymentStatus } from '../contracts/search-attributes.js';
 
-/** Said to the customer when the charge never happened: it kept failing, and the processor has no record of it. */
-export const PROCESSING_ERROR = {
-  code: 'processing_error',
-  message: 'An error occurred while processing your card. Try again in a little bit.',
-} as const;
 
 const databaseSteps = { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '1 minute' } } as const;
 const remoteSteps = proxyActivities<PaymentActivities>(databaseSteps);

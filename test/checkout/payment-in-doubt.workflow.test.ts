@@ -108,7 +108,8 @@ describe('a payment in doubt, settled by its checkout workflow', () => {
       await withCheckout(env(), activities, async (handle) => {
         const second = handle.executeUpdate(payUpdate, { args: [payOf('attempt-second')] });
         await begun;
-        expect(await handle.executeUpdate(payUpdate, { args: [payOf('attempt-first')] })).toEqual({ outcome: 'not_payable', status: 'processing' });
+        // Refused behind the pay under way, which it names, so its call can tell whether that one was fenced off.
+        expect(await handle.executeUpdate(payUpdate, { args: [payOf('attempt-first')] })).toEqual({ outcome: 'not_payable', status: 'processing', behind: 'attempt-second' });
         letSecondFinish();
         expect(await second).toEqual({ outcome: 'not_payable', status: 'processing' });
         expect(await handle.result()).toBe('closed');

@@ -6,7 +6,7 @@ import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
 import { createSession } from '../../src/modules/checkout/session.service.js';
 import { Business } from '../../src/modules/businesses/business.entity.js';
 import { claimKey, purgeExpiredKeys, storeAnswer } from '../../src/modules/idempotency/idempotency.store.js';
-import { requestFingerprint } from '../../src/modules/idempotency/request-fingerprint.rules.js';
+import { requestFingerprint, requestOperation } from '../../src/modules/idempotency/request-fingerprint.rules.js';
 import { createHttpClient } from '../support/http.js';
 import { eventually } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
@@ -120,7 +120,7 @@ describe('Idempotency-Key on POST', () => {
       stack.orm,
       { businessId: biz.id, livemode: false, key },
       'POST /api/checkout/sessions',
-      requestFingerprint('POST', '/api/checkout/sessions', body()),
+      requestFingerprint(requestOperation('POST', '/api/checkout/sessions'), body()),
     );
     expect(claim.kind).toBe('claimed');
     const busy = await create(key);
@@ -141,7 +141,7 @@ describe('Idempotency-Key on POST', () => {
       stack.orm,
       { businessId: biz.id, livemode: false, key },
       'POST /api/checkout/sessions',
-      requestFingerprint('POST', '/api/checkout/sessions', body()),
+      requestFingerprint(requestOperation('POST', '/api/checkout/sessions'), body()),
     );
     expect(claim.kind).toBe('claimed');
     await sql(`update idempotency_keys set locked_until = now() + interval '17.5 seconds' where key = ?`, [key]);

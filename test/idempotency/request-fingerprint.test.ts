@@ -4,6 +4,7 @@ import {
   isValidIdempotencyKey,
   operationPath,
   requestFingerprint,
+  requestOperation,
 } from '../../src/modules/idempotency/request-fingerprint.rules.js';
 
 const shuffleKeys = (value: unknown): unknown => {
@@ -42,16 +43,16 @@ describe('request fingerprint', () => {
   });
 
   it('differs when the method, the operation or the body differs', () => {
-    const base = requestFingerprint('POST', '/api/refunds', { checkoutSessionId: 'a' });
-    expect(requestFingerprint('PUT', '/api/refunds', { checkoutSessionId: 'a' })).not.toBe(base);
-    expect(requestFingerprint('POST', '/api/withdrawals', { checkoutSessionId: 'a' })).not.toBe(base);
-    expect(requestFingerprint('POST', '/api/refunds', { checkoutSessionId: 'b' })).not.toBe(base);
+    const base = requestFingerprint(requestOperation('POST', '/api/refunds'), { checkoutSessionId: 'a' });
+    expect(requestFingerprint(requestOperation('PUT', '/api/refunds'), { checkoutSessionId: 'a' })).not.toBe(base);
+    expect(requestFingerprint(requestOperation('POST', '/api/withdrawals'), { checkoutSessionId: 'a' })).not.toBe(base);
+    expect(requestFingerprint(requestOperation('POST', '/api/refunds'), { checkoutSessionId: 'b' })).not.toBe(base);
   });
 
   it('reads /api/v1/... as the same operation as /api/...', () => {
     expect(operationPath('/api/v1/withdrawals/wd_1/cancel')).toBe('/api/withdrawals/wd_1/cancel');
     expect(operationPath('/api/v1')).toBe('/api');
     expect(operationPath('/api/v10/x')).toBe('/api/v10/x');
-    expect(requestFingerprint('POST', '/api/v1/refunds', {})).toBe(requestFingerprint('post', '/api/refunds/', {}));
+    expect(requestFingerprint(requestOperation('POST', '/api/v1/refunds'), {})).toBe(requestFingerprint(requestOperation('post', '/api/refunds/'), {}));
   });
 });

@@ -10,19 +10,9 @@ import { createReserve } from '../reserves/reserve.service.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
 import { requireTransaction } from '../../db/transaction.js';
 import { checkoutFailedPayload, checkoutSucceededPayload, paymentLines, paymentSplit } from './payment.rules.js';
-import { CheckoutSession, type SessionStatus, type ShippingAddress } from './session.entity.js';
+import { CheckoutSession, type SessionStatus } from './session.entity.js';
 import { reserveReleaseWorkflowId } from '../../../contracts/workflow-ids.js';
-
-/** What the customer entered besides the card, and what the card's token told us about it. */
-export interface PaymentDetails {
-  customerName: string;
-  /** Given when the customer changed the prefilled e-mail. */
-  customerEmail?: string | null;
-  /** Only when the session asks for shipping. */
-  shipping?: ShippingAddress | null;
-  cardBrand: string;
-  cardLast4: string;
-}
+import type { PaymentDetails } from '../../../contracts/checkout.js';
 
 /**
  * pending → processing, storing the customer's details and the attempt. The conditional update is the

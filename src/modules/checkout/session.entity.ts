@@ -1,17 +1,11 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Business } from '../businesses/business.entity.js';
+import type { ShippingAddress } from '../../../contracts/checkout.js';
 
 export const SESSION_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled', 'refunded'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
-export interface ShippingAddress {
-  addressLine1: string;
-  addressLine2?: string | null;
-  city: string;
-  state: string;
-  postalCode: string;
-  country: string;
-}
+export type { ShippingAddress };
 
 export const CheckoutSession = defineEntity({
   name: 'CheckoutSession',

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { callerOf } from '../businesses/auth.middleware.js';
 import { ApiError } from '../../http/errors.js';
 import { claimKey, leaseLeft, releaseKey, storeAnswer, type Scope } from './idempotency.store.js';
-import { isValidIdempotencyKey, operationPath, requestFingerprint } from './request-fingerprint.rules.js';
+import { isValidIdempotencyKey, requestFingerprint, requestOperation } from './request-fingerprint.rules.js';
 
 /** What a POST handler uses to answer; the same call whether or not the request carries a key. */
 export interface IdempotentRequest {
@@ -56,8 +56,8 @@ export function idempotencyKeys(deps: { orm: MikroORM; log: Logger }) {
     }
     const caller = callerOf(ctx);
     const scope: Scope = { businessId: caller.businessId, livemode: caller.livemode, key };
-    const fingerprint = requestFingerprint(ctx.method, ctx.path, ctx.request.body);
-    const result = await claimKey(deps.orm, scope, `${ctx.method} ${operationPath(ctx.path)}`, fingerprint);
+    const operation = requestOperation(ctx.method, ctx.path);
+    const result = await claimKey(deps.orm, scope, operation, requestFingerprint(operation, ctx.request.body));
     if (result.kind === 'mismatch') throw new ApiError('idempotency_key_reused');
     // Retry-After: when the claim runs out (a first attempt whose process died holds the key until then),
     // as a 503 says when to come back; a first attempt still alive has answered by then, and the retry replays it.

@@ -25,9 +25,14 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** What "the same request" means for a key: method, operation path and body. */
-export function requestFingerprint(method: string, path: string, body: unknown): string {
+/** The operation a request names, as a key records it: its method and operation path (`POST /api/refunds`). */
+export function requestOperation(method: string, path: string): string {
+  return `${method.toUpperCase()} ${operationPath(path)}`;
+}
+
+/** What "the same request" means for a key: its operation (`requestOperation`) and body. */
+export function requestFingerprint(operation: string, body: unknown): string {
   return createHash('sha256')
-    .update(`${method.toUpperCase()} ${operationPath(path)}\n${canonicalJson(body ?? {})}`)
+    .update(`${operation}\n${canonicalJson(body ?? {})}`)
     .digest('hex');
 }

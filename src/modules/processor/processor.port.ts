@@ -1,4 +1,5 @@
 import type { CardBrand } from './card.rules.js';
+import { PROCESSING_ERROR } from '../../../contracts/checkout.js';
 import type { AcquirerDisputeNotice, Outcome } from '../../../contracts/disputes.js';
 
 /**
@@ -135,7 +136,7 @@ export const DECLINE_MESSAGES: Record<DeclineCode, string> = {
   card_declined: 'Your card was declined.',
   insufficient_funds: 'Your card has insufficient funds.',
   expired_card: 'Your card has expired.',
-  processing_error: 'An error occurred while processing your card. Try again in a little bit.',
+  processing_error: PROCESSING_ERROR.message,
 };
 
 /** The card cannot be tokenised (it fails Luhn, say): the request is invalid, nothing is charged. */
