@@ -1,5 +1,8 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import { checkoutStateQuery } from '../../contracts/checkout.js';
 import { checkoutWorkflowId } from '../../contracts/workflow-ids.js';
 import { DomainError } from '../../src/domain/errors.js';
@@ -9,6 +12,8 @@ import { startWorker } from '../../src/main/runtime.js';
 import { payInput } from '../../src/modules/checkout/pay.schemas.js';
 import { payableSession, payCheckout, type PayDeps } from '../../src/modules/checkout/pay.service.js';
 import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
+import { failureConverterPath } from '../../src/temporal/payload-codec.js';
+import { workflowInterceptorModules, workflowsPath } from '../../src/temporal/worker.js';
 import { armFailpoint, enableFailpoints, failpointWaiting, releaseFailpoint } from '../../src/ops/failpoints.js';
 import { createSession, eventually, payBody, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
@@ -28,10 +33,16 @@ const charge = jest.spyOn(simulatorProcessor, 'charge');
 const chargesOf = (sessionId: string) => charge.mock.calls.filter(([request]) => request.idempotencyKey === sessionId).length;
 const payStraight = async (deps: PayDeps, sessionId: string, body: unknown) => payCheckout(deps, await payableSession(deps, sessionId), parse(payInput, body));
 const depsOn = (taskQueue: string, temporal = stack.temporal): PayDeps => ({ orm: stack.orm, temporal, taskQueue, processor: simulatorProcessor, waitMs: 1_500 });
+const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 const statusOf = async (sessionId: string) => ((await sql(stack, 'select status from checkout_sessions where id = ?', [sessionId]))[0] as { status: string }).status;
 
 describe('a pay call whose update no worker accepts by its deadline', () => {
   it('waits while the server holds the update, is told processing once a worker accepts it, and is charged once', async () => {
+    // Bundled beforehand, so the late worker polls within a second or two of its start even on a busy
+    // machine, well inside the call's hold.
+    const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, failureConverterPath, logger: quiet });
+    const workflowBundlePath = path.join(process.env.TEST_ROOT!, `late-worker-bundle-${randomUUID().slice(0, 8)}.js`);
+    writeFileSync(workflowBundlePath, code);
     const session = await createSession(stack, biz.testKey);
     // The session's workflow starts on a queue no worker polls yet: the update is admitted, not accepted.
     const taskQueue = `late-worker-${randomUUID().slice(0, 8)}`;
@@ -43,7 +54,7 @@ describe('a pay call whose update no worker accepts by its deadline', () => {
     // Past the deadline and the first check of whether the update is accepted (2 s): the old answer was a fence and a 503 here.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     const late = await startWorker({
-      config: { ...stack.config, temporal: { ...stack.config.temporal, taskQueue } },
+      config: { ...stack.config, temporal: { ...stack.config.temporal, taskQueue, workflowBundlePath } },
       orm: stack.orm,
       temporal: stack.temporal,
       log: createLogger('silent'),
