@@ -4,6 +4,7 @@ import { EVIDENCE_FIELDS } from '../../src/modules/disputes/dispute.entity.js';
 import { COMMUNICATION_HEADING, STRIPE_EVIDENCE_TEXT_LIMIT, TRUNCATED_NOTE, stripeEvidence } from '../../src/modules/stripe/stripe-evidence.rules.js';
 import { reasonOf, stageOf, STRIPE_DISPUTE_EVENTS } from '../../src/modules/stripe/stripe-disputes.rules.js';
 import { declineOf, readIntent } from '../../src/modules/stripe/stripe-charges.rules.js';
+import { headerProblemOf, signedTimestampOf, timestampProblemOf } from '../../src/modules/stripe/stripe-signature.rules.js';
 
 describe('evidence, as Stripe takes it', () => {
   it('maps each of the ten fields: seven to text fields, the policies to their disclosures, the communication into the uncategorized text', () => {
@@ -83,5 +84,26 @@ describe('declines and intents', () => {
     expect(read('requires_action')).toMatchObject({ settled: { status: 'declined' }, cancelFirst: true });
     expect(read('canceled')).toEqual({ settled: { status: 'not_found' }, cancelFirst: false });
     expect(read('processing')).toEqual({ settled: null, reason: 'PaymentIntent pi_1 is processing' });
+  });
+});
+
+describe("a delivery's signature and time", () => {
+  it.each([
+    [1000 - 301, 'timestamp_too_old'],
+    [1000 - 300, null],
+    [1000, null],
+    [1000 + 300, null],
+    [1000 + 301, 'timestamp_in_future'],
+    [1000 + 86_400, 'timestamp_in_future'],
+  ])('a signed time of %i at 1000 is %s: 300 s either way', (signedAt, problem) => expect(timestampProblemOf(signedAt, 1000)).toBe(problem));
+
+  it('reads the signed time as the library does (the last t= wins), and names what a header lacks', () => {
+    expect(signedTimestampOf('t=5,v1=a,t=7')).toBe(7);
+    expect(signedTimestampOf('v1=a')).toBeNull();
+    expect(headerProblemOf('')).toBe('no_signature');
+    expect(headerProblemOf('t=1')).toBe('malformed_signature');
+    expect(headerProblemOf('t=x,v1=a')).toBe('malformed_signature');
+    expect(headerProblemOf('v1=a')).toBe('malformed_signature');
+    expect(headerProblemOf('t=1,v1=a')).toBeNull();
   });
 });
