@@ -169,3 +169,16 @@ export class ProcessorUnavailableError extends Error {
     this.name = 'ProcessorUnavailableError';
   }
 }
+
+/**
+ * The acquirer refuses this service's credentials (Stripe's 401 for a key it does not know, 403 for a
+ * restricted key without the permission): nothing was done there, and nothing will be until an operator
+ * fixes the key. Still a `ProcessorUnavailableError`, so a call whose outcome may be in doubt (a lookup of a
+ * charge, a refund asked again) keeps its owner asking; the process says so loudly (an error line, `/readyz`).
+ */
+export class AcquirerConfigurationError extends ProcessorUnavailableError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AcquirerConfigurationError';
+  }
+}
