@@ -12,6 +12,8 @@ import { AcquirerConfigurationError, AcquirerRefusedError, ProcessorUnavailableE
 import { checkStripeKey, keyTaken, stripeKeyReadiness } from '../../src/modules/stripe/stripe-access.js';
 import { ConfigError } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
+import { loadConfig } from '../../src/config.js';
+import { startAdmin } from '../../src/main/admin-port.js';
 import { emptyEvidence } from '../../src/modules/disputes/dispute.rules.js';
 import { recordedStripe, type RecordedStripe } from '../support/stripe-mock.js';
 import { cardDeclined, disputeIn, intentIn, invalidRequest, refundIn } from './recorded.js';
@@ -219,5 +221,25 @@ describe("the key's check at start", () => {
 
   it('only warns when Stripe cannot be reached: its outage is not this deployment misconfigured', async () => {
     await expect(checkStripeKey({ ...account(), apiBase: 'http://127.0.0.1:1' }, silent)).resolves.toBeUndefined();
+  });
+});
+
+describe("/readyz with ACQUIRER=stripe (recorded Stripe responses)", () => {
+  afterEach(() => keyTaken());
+
+  it('has an acquirer check, ok until Stripe refuses the key, then failing and naming it', async () => {
+    const env = { ACQUIRER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_recorded', STRIPE_WEBHOOK_SECRET: 'whsec_x', STRIPE_API_BASE: stripe.url, ADMIN_PORT: '0', ADMIN_HOST: '127.0.0.1' };
+    const admin = await startAdmin({ config: loadConfig(env), connections: {}, log: silent, worker: false });
+    const readyz = async () => (await (await fetch(`http://127.0.0.1:${admin.port}/readyz`)).json()) as { checks: Record<string, string> };
+    try {
+      expect((await readyz()).checks.acquirer).toBe('ok');
+      stripe.answer('POST', /^\/v1\/refunds$/, refusedKey());
+      await expect(connector().refund({ chargeId: 'pi_recorded', amountInCents: 100, idempotencyKey: 'ref_key', livemode: true })).rejects.toBeInstanceOf(AcquirerConfigurationError);
+      expect((await readyz()).checks.acquirer).toBe('unreachable');
+      // No request to Stripe for each probe while it fails: the next read is a minute away.
+      expect(sent().filter((r) => r === 'GET /v1/balance')).toEqual([]);
+    } finally {
+      await admin.close();
+    }
   });
 });
