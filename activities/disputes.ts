@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DomainError } from '../src/domain/errors.js';
 import { decideDispute, expireDispute, openDispute, progressOf, remindEvidenceDue, reviewEvidence } from '../src/modules/disputes/dispute.lifecycle.js';
-import { acceptedAtAcquirer, evidenceForAcquirer } from '../src/modules/disputes/dispute-acquirer.lifecycle.js';
+import { acceptedAtAcquirer, evidenceForAcquirer, evidenceRefused } from '../src/modules/disputes/dispute-acquirer.lifecycle.js';
 import type { Dispute } from '../src/modules/disputes/dispute.entity.js';
 import type { DisputeNotice, DisputeProgress, Outcome } from '../contracts/disputes.js';
 import { AcquirerRefusedError, type PaymentProcessor } from '../src/modules/processor/processor.port.js';
@@ -81,7 +81,16 @@ export function createDisputeActivities(deps: DisputeActivityDeps) {
      */
     async submitEvidenceToAcquirer(disputeId: string): Promise<void> {
       const submission = await evidenceForAcquirer(deps.orm.em.fork(), disputeId);
-      if (submission) await refusedOr(processor.submitDisputeEvidence(submission));
+      if (!submission) return;
+      try {
+        await withHeartbeats(processor.submitDisputeEvidence(submission));
+      } catch (err) {
+        if (!(err instanceof AcquirerRefusedError)) throw err;
+        // Refused for good: the dispute needs a response again, the reason on it, and the merchant told,
+        // rather than `under_review` with nothing under review at the acquirer. The workflow shows it too.
+        await inTransaction((tx) => evidenceRefused(tx, disputeId, submission.submittedAt, err.message));
+        throw declined(ACQUIRER_REFUSED, err.message);
+      }
     },
 
     /**

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
 import { CODEC_PATH, isLoopbackHost, serveCodec, type CodecEndpoint } from '../temporal/codec-server.js';
 import { EncryptionCodec, payloadKeysFor } from '../temporal/payload-codec.js';
+import { stripeKeyReadiness } from '../modules/stripe/stripe-access.js';
 
 /** What a process has connected so far: the admin port's checks read it at each request. */
 export interface Connections {
@@ -15,7 +16,8 @@ export interface Connections {
 const notYet = () => Promise.reject(new Error('not connected yet'));
 
 /**
- * The admin port of a process (src/ops/admin-server.ts): `/metrics`, `/healthz`, and `/readyz` checking the database and Temporal.
+ * The admin port of a process (src/ops/admin-server.ts): `/metrics`, `/healthz`, and `/readyz` checking the database and Temporal
+ * (and, with ACQUIRER=stripe, that Stripe has not refused the key).
  * A process that runs a worker also serves the Temporal SDK's metrics there. An API or worker process
  * opens it first, `starting`, before it connects (`connections` filled in as it does): an operator and a
  * supervisor then see it alive and not ready, and what it waits for, instead of no port at all.
@@ -49,6 +51,8 @@ export function startAdmin(opts: {
     checks: {
       database: () => connections.orm?.em.fork().execute('select 1') ?? notYet(),
       temporal: () => connections.temporal?.workflowService.getSystemInfo({}) ?? notYet(),
+      // Only with ACQUIRER=stripe: a key Stripe refused makes the process not ready (src/modules/stripe/stripe-access.ts).
+      ...(config.acquirer ? { acquirer: () => stripeKeyReadiness(config.acquirer!) } : {}),
     },
     sdkMetricsAddress: opts.worker ? config.temporal.metricsAddress : undefined,
     mounts: codec ? [{ path: CODEC_PATH, serve: (req, res) => serveCodec(req, res, codec) }] : [],

@@ -5,11 +5,12 @@ import { dependencyWait, StartupTimeout } from './dependency-wait.js';
 import { withKeys } from './keys.js';
 import { startAdmin, type Connections } from './admin-port.js';
 import { connectTemporalFor, defaultTemporalAddress, openDatabaseFor } from './runtime.js';
+import { checkStripeKey } from '../modules/stripe/stripe-access.js';
 
 /**
  * What the API and the worker each do first, in this order: the configuration (an unset NODE_ENV is
  * production here, unlike `npm start`, so a deployment that forgets it fails closed), the keys, the
- * logger, the admin port (open and not ready: alive to a supervisor, and saying what it waits for),
+ * logger, Stripe's acceptance of its key (with ACQUIRER=stripe), the admin port (open and not ready: alive to a supervisor, and saying what it waits for),
  * then the database (migrated or waited for) and Temporal, each waited for with backoff until it
  * answers or STARTUP_TIMEOUT runs out (src/main/dependency-wait.ts). The caller calls `admin.serving()`
  * once it serves.
@@ -21,6 +22,9 @@ export async function bootService(kind: 'api' | 'worker') {
   const log = createLogger(config.logLevel);
   if (config.env === 'test') log.warn(TEST_ENV_WARNING);
   if (config.failpoints) enableFailpoints();
+  // One read at Stripe, only with ACQUIRER=stripe: a key it refuses stops the start here, named, rather
+  // than every payment later answering 503 (the simulator's start asks nothing).
+  if (config.acquirer) await checkStripeKey(config.acquirer, log);
   const connections: Connections = {};
   const admin = await startAdmin({ config, connections, log, worker: kind === 'worker', codec: kind === 'api', starting: true });
   const wait = dependencyWait({ log, timeoutMs: config.startupTimeoutMs, onWait: admin.waitingFor });

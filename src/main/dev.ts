@@ -16,6 +16,7 @@ import { createBusiness, DEMO_BUSINESS, type IssuedKey } from '../modules/busine
 import { livePaymentsNotice } from '../modules/processor/live-mode.rules.js';
 import { bannerText } from './banner.js';
 import { startAdmin } from './admin-port.js';
+import { checkStripeKey } from '../modules/stripe/stripe-access.js';
 import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase, startApi, startWorker } from './runtime.js';
 
 const stops: (() => Promise<void>)[] = [];
@@ -34,6 +35,8 @@ async function main() {
   if (config.env === 'test') log.api.warn(TEST_ENV_WARNING);
   const logTo = (name: string) => (line: string) => appendFileSync(path.join(logDir, name), `${line}\n`);
 
+  // With ACQUIRER=stripe only: a key Stripe refuses stops the start here, as in the API and the worker (boot.ts).
+  if (config.acquirer) await checkStripeKey(config.acquirer, log.api);
   const postgres = await postgresFor(config, logTo('postgres.log'));
   const temporalServer = await temporalFor(config, logTo('temporal.log'));
   const tlsFiles = config.http.tlsCertFile

@@ -28,6 +28,7 @@ export function paymentProcessor(config: LiveSetting, opts: { orm?: MikroORM; lo
     const stripe = createStripeProcessor(createStripeClient(config.acquirer), {
       payout: config.liveWithdrawals === 'simulated' ? simulatedPayout : undefined,
       noRailMessage: NO_WITHDRAWAL_RAIL_MESSAGE,
+      log: opts.log,
     });
     return byMode(simulator, stripe);
   }

@@ -39,8 +39,15 @@ const payAnswersInDoubtTotal = new Counter({
 
 const acquirerEventsTotal = new Counter({
   name: 'acquirer_events_total',
-  help: "Events a real acquirer's webhook delivered, by acquirer, type and outcome (applied, unchanged, duplicate, ignored, unmatched, refused, unverified); unmatched and refused are alerts",
+  help: "Verified events a real acquirer's webhook delivered, by acquirer, type and outcome (applied, unchanged, duplicate, ignored, unmatched, refused, disagrees); unmatched, refused and disagrees are alerts",
   labelNames: ['acquirer', 'type', 'outcome'] as const,
+  registers: [registry],
+});
+
+const acquirerEventsUnverifiedTotal = new Counter({
+  name: 'acquirer_events_unverified_total',
+  help: "Deliveries at a real acquirer's webhook that did not verify and were refused (400), by acquirer and reason (no_signature, malformed_signature, signature_mismatch, timestamp_too_old, timestamp_in_future, body_not_json); a steady signature_mismatch is a wrong webhook secret",
+  labelNames: ['acquirer', 'reason'] as const,
   registers: [registry],
 });
 
@@ -132,6 +139,7 @@ export const metrics = {
   paymentSettled: (outcome: 'completed' | 'failed') => paymentsSettledTotal.inc({ outcome }),
   payAnswerInDoubt: (answer: string) => payAnswersInDoubtTotal.inc({ answer }),
   acquirerEvent: (acquirer: string, type: string, outcome: string) => acquirerEventsTotal.inc({ acquirer, type, outcome }),
+  acquirerEventUnverified: (acquirer: string, reason: string) => acquirerEventsUnverifiedTotal.inc({ acquirer, reason }),
   refund: (outcome: 'created' | 'completed' | 'failed') => refundsTotal.inc({ outcome }),
   withdrawal: (outcome: 'requested' | 'completed' | 'failed' | 'cancelled') => withdrawalsTotal.inc({ outcome }),
   webhookAttempt: (outcome: 'delivered' | 'failed') => webhookAttemptsTotal.inc({ outcome }),

@@ -47,6 +47,14 @@ describe('a failed refund\'s posting', () => {
     ]);
   });
 
+  it('takes a refund that failed after it completed back from processor clearing, where its completion sent it', () => {
+    expect(refundFailedLines(4_658, 160, 'processor_clearing')).toEqual([
+      { account: 'processor_clearing', amount: -4_658 },
+      { account: 'reserved', amount: 160 },
+      { account: 'available', amount: 4_498 },
+    ]);
+  });
+
   it('refuses shares that do not fit in the refund', () => {
     expect(() => refundFailedLines(100, 101)).toThrow(RangeError);
     expect(() => refundFailedLines(100, -1)).toThrow(RangeError);

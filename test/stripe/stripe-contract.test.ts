@@ -9,10 +9,14 @@
 import { jest } from '@jest/globals';
 import Stripe from 'stripe';
 import { createStripeClient, STRIPE_API_VERSION } from '../../src/modules/stripe/stripe.client.js';
+import { checkStripeKey } from '../../src/modules/stripe/stripe-access.js';
+import { createLogger } from '../../src/log.js';
 import { createStripeProcessor } from '../../src/modules/stripe/stripe.processor.js';
 import { NO_WITHDRAWAL_RAIL_MESSAGE } from '../../src/modules/processor/live-mode.rules.js';
 import { emptyEvidence } from '../../src/modules/disputes/dispute.rules.js';
-import { recordedStripe, stripeMockUrl, type RecordedStripe } from '../support/stripe-mock.js';
+import { recordedStripe, stripeApiDescription, stripeMockUrl, type RecordedStripe } from '../support/stripe-mock.js';
+import { STRIPE_EVIDENCE_LIMITS, stripeEvidence } from '../../src/modules/stripe/stripe-evidence.rules.js';
+import { EVIDENCE_FIELDS } from '../../src/modules/disputes/dispute.entity.js';
 import { intentIn, invalidRequest, refundIn, disputeIn } from './recorded.js';
 
 jest.setTimeout(30_000);
@@ -30,6 +34,7 @@ const CONNECTOR_REQUESTS = [
   'POST /v1/disputes/:id',
   'POST /v1/disputes/:id/close',
   'GET /v1/disputes/:id',
+  'GET /v1/balance',
 ];
 const template = (path: string) => path.replace(/^(\/v1\/[a-z_]+)\/[^/]+/, '$1/:id');
 
@@ -115,6 +120,18 @@ describe('the connector against stripe-mock', () => {
     stripe.answer('POST', /\/close$/, invalidRequest('resource_missing', 'This dispute is already closed.'));
     stripe.answer('GET', /^\/v1\/disputes\//, disputeIn('lost'));
     await processor.acceptDispute({ disputeId: 'dsp_1', acquirerDisputeId: 'du_contract', livemode: true });
+  });
+
+  it("holds each evidence field to the maxLength Stripe's description of the pinned version gives it, and sends no field it does not describe", () => {
+    const evidence = stripeApiDescription(STRIPE_API_VERSION).paths['/v1/disputes/{dispute}'].post.requestBody.content['application/x-www-form-urlencoded'].schema.properties.evidence.properties;
+    for (const [field, limit] of Object.entries(STRIPE_EVIDENCE_LIMITS)) expect({ field, limit }).toEqual({ field, limit: evidence[field].maxLength });
+    const sent = Object.keys(stripeEvidence(Object.fromEntries(EVIDENCE_FIELDS.map((f) => [f, 'x']))));
+    expect(sent.sort()).toEqual(Object.keys(STRIPE_EVIDENCE_LIMITS).sort());
+  });
+
+  it('checks the key with one read of the balance', async () => {
+    await checkStripeKey({ secretKey: 'sk_test_contract', apiBase: stripe.url }, createLogger('silent'));
+    expect(stripe.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/balance']);
   });
 
   it('sends no payout: Stripe has no rail to the spec\'s destinations', async () => {

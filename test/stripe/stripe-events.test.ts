@@ -28,6 +28,11 @@ const alerts = async (outcome: string) => {
   return metric.values.filter((v) => v.labels.outcome === outcome).reduce((sum, v) => sum + v.value, 0);
 };
 
+const unverified = async (reason: string) => {
+  const metric = await registry.getSingleMetric('acquirer_events_unverified_total')?.get();
+  return metric?.values.find((v) => v.labels.reason === reason)?.value ?? 0;
+};
+
 describe("Stripe's signature", () => {
   it('applies an event with a good signature: charge.dispute.created opens the chargeback and takes its money at once', async () => {
     const paid = await livePayment();
@@ -44,25 +49,35 @@ describe("Stripe's signature", () => {
   });
 
   it.each([
-    ['signed with another secret', { secret: 'whsec_someone_else' }],
-    ['with no Stripe-Signature', { signature: null }],
-    ['with a signature that is not one', { signature: 't=1,v1=abc' }],
-  ])('refuses an event %s: 400, and nothing is recorded', async (_, opts) => {
+    ['signed with another secret', { secret: 'whsec_someone_else' }, 'signature_mismatch'],
+    ['with no Stripe-Signature', { signature: null }, 'no_signature'],
+    ['with a signature that is not one', { signature: 't=1,v1=abc' }, 'signature_mismatch'],
+    ['with a header that has no signature in it', { signature: 't=1' }, 'malformed_signature'],
+  ])('refuses an event %s: 400, nothing is recorded, and it is counted by its reason', async (_, opts, reason) => {
     const paid = await livePayment();
+    const before = await unverified(reason);
     const event = await disputeEvent('charge.dispute.created', { id: newDisputeId(), paymentIntent: paid.intent, status: 'needs_response', amount: paid.total });
     const res = await postEvent(event, opts);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ type: 'validation_error', message: 'The event does not verify against its Stripe-Signature header' });
     expect(await eventRow(event.id)).toBeUndefined();
     expect(await sql(stack, 'select id from disputes where checkout_session_id = ?', [paid.sessionId])).toEqual([]);
+    expect(await unverified(reason)).toBe(before + 1);
   });
 
-  it('refuses an old delivery sent again (its signed timestamp more than 300 s ago): 400, nothing recorded', async () => {
+  it.each([
+    ['an old delivery sent again (its signed timestamp more than 300 s ago)', -301, 'timestamp_too_old'],
+    ['a delivery dated ahead (its signed timestamp more than 300 s from now)', 301, 'timestamp_in_future'],
+    ['a delivery dated a day ahead', 86_400, 'timestamp_in_future'],
+  ])('refuses %s: 400, nothing recorded, counted by its reason', async (_, offset, reason) => {
     const paid = await livePayment();
+    const before = await unverified(reason);
     const event = await disputeEvent('charge.dispute.created', { id: newDisputeId(), paymentIntent: paid.intent, status: 'needs_response', amount: paid.total });
-    const res = await postEvent(event, { timestamp: Math.floor(Date.now() / 1000) - 301 });
+    const res = await postEvent(event, { timestamp: Math.floor(Date.now() / 1000) + offset });
     expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'validation_error', message: 'The event does not verify against its Stripe-Signature header' });
     expect(await eventRow(event.id)).toBeUndefined();
+    expect(await unverified(reason)).toBe(before + 1);
   });
 
   it('takes a replayed event once: the second delivery is acknowledged and moves nothing', async () => {

@@ -42,6 +42,18 @@ export async function disputeEvent(
   return { ...envelope, id: eventId, type, api_version: STRIPE_API_VERSION, created: Math.floor(Date.now() / 1000), data: { object } } as unknown as Stripe.Event;
 }
 
+/** A refund event (`refund.failed`, `charge.refund.updated`) for Stripe's refund `id` of this service's refund `refundId`, in `status`. */
+export async function refundEvent(
+  type: 'refund.failed' | 'charge.refund.updated',
+  refund: { id: string; refundId: string | null; status: string; failureReason?: string | null },
+  eventId = `evt_test_${Date.now()}_${++sequence}`,
+): Promise<Stripe.Event> {
+  const envelope = await fromMock(`/v1/events/${eventId}`);
+  const fixture = await fromMock(`/v1/refunds/${refund.id}`);
+  const object = { ...fixture, id: refund.id, status: refund.status, failure_reason: refund.failureReason ?? null, metadata: refund.refundId ? { refund_id: refund.refundId } : {} };
+  return { ...envelope, id: eventId, type, api_version: STRIPE_API_VERSION, created: Math.floor(Date.now() / 1000), data: { object } } as unknown as Stripe.Event;
+}
+
 /** The body as text and its `Stripe-Signature`, signed with `secret` at `timestamp` (seconds; now by default). */
 export function signed(event: unknown, secret = WEBHOOK_SECRET, timestamp?: number): { body: string; signature: string } {
   const body = JSON.stringify(event);

@@ -8,7 +8,12 @@ import { jest } from '@jest/globals';
 import { createStripeClient } from '../../src/modules/stripe/stripe.client.js';
 import { createStripeProcessor } from '../../src/modules/stripe/stripe.processor.js';
 import { NO_WITHDRAWAL_RAIL_MESSAGE } from '../../src/modules/processor/live-mode.rules.js';
-import { AcquirerRefusedError, ProcessorUnavailableError } from '../../src/modules/processor/processor.port.js';
+import { AcquirerConfigurationError, AcquirerRefusedError, ProcessorUnavailableError } from '../../src/modules/processor/processor.port.js';
+import { checkStripeKey, keyTaken, stripeKeyReadiness } from '../../src/modules/stripe/stripe-access.js';
+import { ConfigError } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { loadConfig } from '../../src/config.js';
+import { startAdmin } from '../../src/main/admin-port.js';
 import { emptyEvidence } from '../../src/modules/disputes/dispute.rules.js';
 import { recordedStripe, type RecordedStripe } from '../support/stripe-mock.js';
 import { cardDeclined, disputeIn, intentIn, invalidRequest, refundIn } from './recorded.js';
@@ -70,7 +75,7 @@ describe('a charge (recorded Stripe responses)', () => {
   });
 
   it('throws (outcome unknown, asked again) when Stripe cannot be reached or fails', async () => {
-    stripe.answer('POST', /\/confirm$/, () => ({ status: 401, body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } } }));
+    stripe.answer('POST', /\/confirm$/, () => ({ status: 500, body: { error: { type: 'api_error', message: 'An unknown error occurred' } } }));
     await expect(connector().charge(charge)).rejects.toBeInstanceOf(ProcessorUnavailableError);
     const unreachable = createStripeProcessor(createStripeClient({ secretKey: 'sk_test_x', apiBase: 'http://127.0.0.1:1' }), { noRailMessage: '' });
     await expect(unreachable.charge(charge)).rejects.toBeInstanceOf(ProcessorUnavailableError);
@@ -165,5 +170,76 @@ describe('evidence and acceptance (recorded Stripe responses)', () => {
     await connector().acceptDispute(dispute);
     stripe.answer('GET', /^\/v1\/disputes\//, disputeIn('under_review'));
     await expect(connector().acceptDispute(dispute)).rejects.toBeInstanceOf(AcquirerRefusedError);
+  });
+});
+
+const refusedKey = (status = 401) => () => ({ status, body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_live_****abcd' } } });
+const account = () => ({ secretKey: 'sk_test_recorded', apiBase: stripe.url });
+const silent = createLogger('silent');
+
+describe('a key Stripe refuses (recorded Stripe responses)', () => {
+  afterEach(() => keyTaken());
+
+  it.each([401, 403])('is a configuration error (%i), not Stripe unavailable, and /readyz fails until a read succeeds', async (status) => {
+    stripe.answer('POST', /\/confirm$/, refusedKey(status));
+    const refused = connector().charge(charge);
+    await expect(refused).rejects.toBeInstanceOf(AcquirerConfigurationError);
+    await expect(refused).rejects.toThrow(/Stripe refused the secret key/);
+    const at = Date.now();
+    await expect(stripeKeyReadiness(account(), at)).rejects.toThrow(/Invalid API Key/);
+    // A minute on, /readyz asks Stripe again (one read), and a key taken again makes it ready.
+    await expect(stripeKeyReadiness(account(), at + 61_000)).resolves.toBeUndefined();
+    expect(sent()).toContain('GET /v1/balance');
+  });
+
+  it('declines a payment whose intent it cannot open, rather than asking again for ever: nothing was opened', async () => {
+    stripe.answer('POST', /^\/v1\/payment_intents$/, refusedKey());
+    expect(await connector().prepareCharge(charge)).toEqual({ status: 'declined', code: 'processing_error', message: expect.any(String) });
+  });
+
+  it('refuses evidence and an acceptance for good (no money is in doubt there), not retried for ever', async () => {
+    const dispute = { disputeId: 'dsp_1', acquirerDisputeId: 'du_recorded', livemode: true };
+    stripe.answer('POST', /^\/v1\/disputes\/[^/]+$/, refusedKey());
+    await expect(connector().submitDisputeEvidence({ ...dispute, evidence: emptyEvidence(), idempotencyKey: 'k' })).rejects.toBeInstanceOf(AcquirerRefusedError);
+    stripe.answer('POST', /\/close$/, refusedKey());
+    await expect(connector().acceptDispute(dispute)).rejects.toBeInstanceOf(AcquirerRefusedError);
+  });
+});
+
+describe("the key's check at start", () => {
+  it('passes a key Stripe takes, with one read of the balance', async () => {
+    await expect(checkStripeKey(account(), silent)).resolves.toBeUndefined();
+    expect(sent()).toEqual(['GET /v1/balance']);
+  });
+
+  it('stops the start, naming STRIPE_SECRET_KEY, when Stripe refuses the key', async () => {
+    stripe.answer('GET', /^\/v1\/balance$/, refusedKey());
+    const start = checkStripeKey(account(), silent);
+    await expect(start).rejects.toBeInstanceOf(ConfigError);
+    await expect(start).rejects.toThrow('STRIPE_SECRET_KEY is refused by Stripe (401): Invalid API Key provided: sk_live_****abcd');
+  });
+
+  it('only warns when Stripe cannot be reached: its outage is not this deployment misconfigured', async () => {
+    await expect(checkStripeKey({ ...account(), apiBase: 'http://127.0.0.1:1' }, silent)).resolves.toBeUndefined();
+  });
+});
+
+describe("/readyz with ACQUIRER=stripe (recorded Stripe responses)", () => {
+  afterEach(() => keyTaken());
+
+  it('has an acquirer check, ok until Stripe refuses the key, then failing and naming it', async () => {
+    const env = { ACQUIRER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_recorded', STRIPE_WEBHOOK_SECRET: 'whsec_x', STRIPE_API_BASE: stripe.url, ADMIN_PORT: '0', ADMIN_HOST: '127.0.0.1' };
+    const admin = await startAdmin({ config: loadConfig(env), connections: {}, log: silent, worker: false });
+    const readyz = async () => (await (await fetch(`http://127.0.0.1:${admin.port}/readyz`)).json()) as { checks: Record<string, string> };
+    try {
+      expect((await readyz()).checks.acquirer).toBe('ok');
+      stripe.answer('POST', /^\/v1\/refunds$/, refusedKey());
+      await expect(connector().refund({ chargeId: 'pi_recorded', amountInCents: 100, idempotencyKey: 'ref_key', livemode: true })).rejects.toBeInstanceOf(AcquirerConfigurationError);
+      expect((await readyz()).checks.acquirer).toBe('unreachable');
+      // No request to Stripe for each probe while it fails: the next read is a minute away.
+      expect(sent().filter((r) => r === 'GET /v1/balance')).toEqual([]);
+    } finally {
+      await admin.close();
+    }
   });
 });

@@ -1,9 +1,10 @@
 /** The Stripe connector's pure mappings: evidence fields, dispute reasons and stages, decline codes. */
 import { emptyEvidence } from '../../src/modules/disputes/dispute.rules.js';
 import { EVIDENCE_FIELDS } from '../../src/modules/disputes/dispute.entity.js';
-import { COMMUNICATION_HEADING, STRIPE_EVIDENCE_TEXT_LIMIT, TRUNCATED_NOTE, stripeEvidence } from '../../src/modules/stripe/stripe-evidence.rules.js';
+import { COMMUNICATION_HEADING, stripeEvidence, stripeEvidenceProblems } from '../../src/modules/stripe/stripe-evidence.rules.js';
 import { reasonOf, stageOf, STRIPE_DISPUTE_EVENTS } from '../../src/modules/stripe/stripe-disputes.rules.js';
 import { declineOf, readIntent } from '../../src/modules/stripe/stripe-charges.rules.js';
+import { headerProblemOf, signedTimestampOf, timestampProblemOf } from '../../src/modules/stripe/stripe-signature.rules.js';
 
 describe('evidence, as Stripe takes it', () => {
   it('maps each of the ten fields: seven to text fields, the policies to their disclosures, the communication into the uncategorized text', () => {
@@ -26,15 +27,39 @@ describe('evidence, as Stripe takes it', () => {
     expect(stripeEvidence({ ...emptyEvidence(), customerCommunication: 'Thanks!' })).toEqual({ uncategorized_text: `${COMMUNICATION_HEADING}\nThanks!` });
   });
 
-  it("cuts the longest, least structured fields to Stripe's 150,000 characters, saying so, and never the short factual ones", () => {
-    const full = Object.fromEntries(EVIDENCE_FIELDS.map((field) => [field, 'x'.repeat(20_000)]));
-    const sent = stripeEvidence(full);
-    const total = Object.values(sent).reduce((sum, text) => sum + text.length, 0);
-    expect(total).toBeLessThanOrEqual(STRIPE_EVIDENCE_TEXT_LIMIT);
-    expect(sent.uncategorized_text!.endsWith(TRUNCATED_NOTE)).toBe(true);
-    for (const field of ['customer_name', 'customer_email_address', 'shipping_carrier', 'shipping_tracking_number', 'shipping_date', 'product_description'] as const) {
-      expect(sent[field]).toHaveLength(20_000);
-    }
+  it("finds nothing Stripe would refuse in evidence at its limits, and every field past its own, by the API's field", () => {
+    const at = { ...emptyEvidence(), productDescription: 'x'.repeat(20_000), customerName: 'x'.repeat(5_000), customerEmail: 'x'.repeat(5_000),
+      shippingCarrier: 'x'.repeat(5_000), shippingTrackingNumber: 'x'.repeat(5_000), shippingDate: 'x'.repeat(5_000),
+      refundPolicy: 'x'.repeat(20_000), cancellationPolicy: 'x'.repeat(20_000), uncategorizedText: 'x'.repeat(20_000) };
+    expect(stripeEvidenceProblems(at)).toEqual([]);
+    const over = Object.fromEntries(Object.entries(at).map(([field, text]) => [field, text ? `${text}x` : null]));
+    expect(stripeEvidenceProblems(over)).toEqual([
+      { path: ['productDescription'], message: 'productDescription must be at most 20000 characters for a dispute at Stripe' },
+      { path: ['customerName'], message: 'customerName must be at most 5000 characters for a dispute at Stripe' },
+      { path: ['customerEmail'], message: 'customerEmail must be at most 5000 characters for a dispute at Stripe' },
+      { path: ['shippingCarrier'], message: 'shippingCarrier must be at most 5000 characters for a dispute at Stripe' },
+      { path: ['shippingTrackingNumber'], message: 'shippingTrackingNumber must be at most 5000 characters for a dispute at Stripe' },
+      { path: ['shippingDate'], message: 'shippingDate must be at most 5000 characters for a dispute at Stripe' },
+      { path: ['refundPolicy'], message: 'refundPolicy must be at most 20000 characters for a dispute at Stripe' },
+      { path: ['cancellationPolicy'], message: 'cancellationPolicy must be at most 20000 characters for a dispute at Stripe' },
+      { path: ['uncategorizedText'], message: 'uncategorizedText must be at most 20000 characters for a dispute at Stripe' },
+    ]);
+  });
+
+  it('holds the uncategorized text and the customer communication to one limit together: Stripe takes them as one field', () => {
+    const heading = COMMUNICATION_HEADING.length + 1 + 2;
+    const fits = { ...emptyEvidence(), uncategorizedText: 'x'.repeat(10_000), customerCommunication: 'y'.repeat(10_000 - heading) };
+    expect(stripeEvidence(fits).uncategorized_text).toHaveLength(20_000);
+    expect(stripeEvidenceProblems(fits)).toEqual([]);
+    const message = `uncategorizedText and customerCommunication together must be at most 20000 characters for a dispute at Stripe, which takes them as one field (20001 with its heading)`;
+    expect(stripeEvidenceProblems({ ...fits, customerCommunication: `${fits.customerCommunication}y` })).toEqual([
+      { path: ['uncategorizedText'], message },
+      { path: ['customerCommunication'], message },
+    ]);
+    expect(stripeEvidenceProblems({ ...emptyEvidence(), customerCommunication: 'y'.repeat(20_000 - COMMUNICATION_HEADING.length - 1) })).toEqual([]);
+    expect(stripeEvidenceProblems({ ...emptyEvidence(), customerCommunication: 'y'.repeat(20_000 - COMMUNICATION_HEADING.length) })).toEqual([
+      { path: ['customerCommunication'], message: `customerCommunication must be at most ${20_000 - COMMUNICATION_HEADING.length - 1} characters for a dispute at Stripe` },
+    ]);
   });
 });
 
@@ -83,5 +108,26 @@ describe('declines and intents', () => {
     expect(read('requires_action')).toMatchObject({ settled: { status: 'declined' }, cancelFirst: true });
     expect(read('canceled')).toEqual({ settled: { status: 'not_found' }, cancelFirst: false });
     expect(read('processing')).toEqual({ settled: null, reason: 'PaymentIntent pi_1 is processing' });
+  });
+});
+
+describe("a delivery's signature and time", () => {
+  it.each([
+    [1000 - 301, 'timestamp_too_old'],
+    [1000 - 300, null],
+    [1000, null],
+    [1000 + 300, null],
+    [1000 + 301, 'timestamp_in_future'],
+    [1000 + 86_400, 'timestamp_in_future'],
+  ])('a signed time of %i at 1000 is %s: 300 s either way', (signedAt, problem) => expect(timestampProblemOf(signedAt, 1000)).toBe(problem));
+
+  it('reads the signed time as the library does (the last t= wins), and names what a header lacks', () => {
+    expect(signedTimestampOf('t=5,v1=a,t=7')).toBe(7);
+    expect(signedTimestampOf('v1=a')).toBeNull();
+    expect(headerProblemOf('')).toBe('no_signature');
+    expect(headerProblemOf('t=1')).toBe('malformed_signature');
+    expect(headerProblemOf('t=x,v1=a')).toBe('malformed_signature');
+    expect(headerProblemOf('v1=a')).toBe('malformed_signature');
+    expect(headerProblemOf('t=1,v1=a')).toBeNull();
   });
 });

@@ -7,20 +7,55 @@
  * checked, and answers the ones a test names with a recorded Stripe response instead.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { freePort } from '../../src/dev/free-port.js';
 
+/** The stripe-mock binary: scripts/run.sh's, or, outside it (jest run by hand), the project's own script builds it or finds it cached. */
+function stripeMockBinary(): string {
+  if (process.env.STRIPE_MOCK_PATH) return process.env.STRIPE_MOCK_PATH;
+  const script = path.join(import.meta.dirname, '../../scripts/provision-stripe-mock.sh');
+  const exported = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const binary = /STRIPE_MOCK_PATH='([^']+)'/.exec(exported)?.[1];
+  if (!binary) throw new Error(`scripts/provision-stripe-mock.sh printed no STRIPE_MOCK_PATH: ${exported}`);
+  return binary;
+}
+
+/**
+ * Stripe's OpenAPI description of API version `version`, as stripe-mock embeds it (its `spec3.json`,
+ * stored whole in the binary by `go:embed`): the one document the connector's limits are read from.
+ */
+export function stripeApiDescription(version: string): any {
+  const binary = readFileSync(stripeMockBinary());
+  for (let at = binary.indexOf('{\n  "components"'); at >= 0; at = binary.indexOf('{\n  "components"', at + 1)) {
+    const end = jsonEnd(binary, at);
+    if (end < 0) continue;
+    const description = JSON.parse(binary.subarray(at, end).toString('utf8'));
+    if (description.info?.version === version && description.paths?.['/v1/disputes/{dispute}']) return description;
+  }
+  throw new Error(`stripe-mock embeds no OpenAPI description of ${version}`);
+}
+
+/** Where the JSON object opening at `start` ends (its braces balanced outside strings), or -1. */
+function jsonEnd(bytes: Buffer, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b) depth++;
+    else if (c === 0x7d && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
 /** stripe-mock on a free loopback port, refusing any Stripe-Version but the pinned one. */
 export async function startStripeMock(): Promise<{ url: string; stop: () => Promise<void> }> {
-  let binary = process.env.STRIPE_MOCK_PATH;
-  if (!binary) {
-    // Outside scripts/run.sh (jest run by hand): the project's own script builds it, or finds it cached.
-    const script = path.join(import.meta.dirname, '../../scripts/provision-stripe-mock.sh');
-    const exported = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    binary = /STRIPE_MOCK_PATH='([^']+)'/.exec(exported)?.[1];
-    if (!binary) throw new Error(`scripts/provision-stripe-mock.sh printed no STRIPE_MOCK_PATH: ${exported}`);
-  }
+  const binary = stripeMockBinary();
   const port = await freePort();
   // Its HTTPS listener stays on unless asked for elsewhere (an -http-addr alone keeps the default :12112, which
   // two runs on one machine would fight over): on a loopback port the system chooses, and unused.

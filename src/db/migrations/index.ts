@@ -27,6 +27,7 @@ import { Migration20261128010000_acquirer } from './Migration20261128010000_acqu
 import { Migration20261128020000_refused_attempts } from './Migration20261128020000_refused_attempts.js';
 import { Migration20261128030000_simulator_money_moves } from './Migration20261128030000_simulator_money_moves.js';
 import { Migration20261128124000_api_key_insert_notify } from './Migration20261128124000_api_key_insert_notify.js';
+import { Migration20261128140000_evidence_refusal } from './Migration20261128140000_evidence_refusal.js';
 
 /**
  * Every migration in order. Listed explicitly (not globbed) so the same list runs under tsx, jest and a
@@ -62,4 +63,5 @@ export const migrationsList = [
   { name: 'Migration20261128020000_refused_attempts', class: Migration20261128020000_refused_attempts },
   { name: 'Migration20261128030000_simulator_money_moves', class: Migration20261128030000_simulator_money_moves },
   { name: 'Migration20261128124000_api_key_insert_notify', class: Migration20261128124000_api_key_insert_notify },
+  { name: 'Migration20261128140000_evidence_refusal', class: Migration20261128140000_evidence_refusal },
 ];

@@ -130,7 +130,7 @@ async function adoptDeadline(tx: EntityManager, dispute: Dispute, dueBy: Date | 
  * The submitted evidence of a real acquirer's dispute, for that acquirer, keyed by the submission (so a
  * retried call sends it once); null when there is nothing to send (not the acquirer's, not under review).
  */
-export async function evidenceForAcquirer(em: EntityManager, disputeId: string): Promise<EvidenceSubmission | null> {
+export async function evidenceForAcquirer(em: EntityManager, disputeId: string): Promise<(EvidenceSubmission & { submittedAt: Date }) | null> {
   const dispute = await em.findOne(Dispute, { id: disputeId });
   if (!dispute?.acquirerDisputeId || !isUnderReview(dispute.status) || !dispute.submittedAt) return null;
   return {
@@ -138,8 +138,28 @@ export async function evidenceForAcquirer(em: EntityManager, disputeId: string):
     acquirerDisputeId: dispute.acquirerDisputeId,
     livemode: dispute.livemode,
     evidence: dispute.evidence,
+    submittedAt: dispute.submittedAt,
     idempotencyKey: `${dispute.id}-evidence-${dispute.submittedAt.getTime()}`,
   };
+}
+
+/**
+ * The acquirer refused the evidence of the submission `submittedAt` (Stripe answering `disputes.update`
+ * with an error): the dispute needs a response again (`needs_response`, `warning_needs_response` for an
+ * inquiry), not `under_review` with nothing under review there, with the acquirer's reason on it
+ * (`evidenceRefusal`) and `dispute.updated` for the merchant. Only while that submission is the one under
+ * review, so a retried call, or a newer submission, moves nothing. Returns whether it moved.
+ */
+export async function evidenceRefused(tx: EntityManager, disputeId: string, submittedAt: Date, reason: string, at: Date = new Date()): Promise<boolean> {
+  requireTransaction(tx);
+  const dispute = await tx.findOne(Dispute, { id: disputeId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  if (!dispute || !isUnderReview(dispute.status) || dispute.submittedAt?.getTime() !== submittedAt.getTime()) return false;
+  dispute.status = dispute.status === 'warning_under_review' ? 'warning_needs_response' : 'needs_response';
+  dispute.submittedAt = null;
+  dispute.evidenceRefusal = reason;
+  dispute.updatedAt = at;
+  recordEvent(tx, ownerOf(dispute), 'dispute.updated', disputeEventPayload(dispute), at);
+  return true;
 }
 
 /** The acquirer's statuses for a dispute it has closed. */

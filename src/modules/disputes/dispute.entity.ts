@@ -53,6 +53,8 @@ export const Dispute = defineEntity({
     acquirerDisputeId: p.string().nullable(),
     /** The acquirer's status for it as last heard (Stripe's, which may run ahead of or behind ours). */
     acquirerStatus: p.string().nullable(),
+    /** Why the acquirer refused the evidence last sent to it (the dispute needs a response again); null otherwise. */
+    evidenceRefusal: p.text().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

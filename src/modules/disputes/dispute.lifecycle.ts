@@ -102,6 +102,7 @@ export async function openDispute(
     acquirer: acquirer?.acquirer ?? null,
     acquirerDisputeId: acquirer?.acquirerDisputeId ?? null,
     acquirerStatus: acquirer?.acquirerStatus ?? null,
+    evidenceRefusal: null,
     remindedAt: null,
     fromAvailableInCents: null,
     fromReservesInCents: null,

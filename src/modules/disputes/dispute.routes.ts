@@ -27,6 +27,7 @@ const example: DisputeResource = {
   evidence: emptyEvidence(),
   evidenceDueBy: '2026-11-28T09:30:00.000Z',
   submittedAt: null,
+  evidenceRefusal: null,
   closedAt: null,
   funding: { fromAvailableInCents: 6065, fromReservesInCents: 507, owedInCents: 0 },
   createdAt: '2026-11-21T09:30:00.000Z',

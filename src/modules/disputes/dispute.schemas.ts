@@ -53,6 +53,9 @@ export const disputeResource = z
     evidence: z.object(each(() => z.string().nullable())).meta({ id: 'DisputeEvidence' }),
     evidenceDueBy: timestamp().meta({ description: 'No submission by then loses a chargeback and closes an inquiry.' }),
     submittedAt: timestamp().nullable(),
+    evidenceRefusal: z.string().nullable().meta({
+      description: 'Why the acquirer refused the evidence last submitted: the dispute needs a response again, and the evidence may be corrected and submitted again before `evidenceDueBy`. Null otherwise.',
+    }),
     closedAt: timestamp().nullable(),
     funding: z
       .object({ fromAvailableInCents: cents(), fromReservesInCents: cents(), owedInCents: cents().meta({ description: 'What neither covered: the available balance went that far below zero.' }) })

@@ -1,6 +1,7 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { requireTransaction } from '../../db/transaction.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, type FieldError } from '../../domain/errors.js';
+import { stripeEvidenceProblems } from '../stripe/stripe-evidence.rules.js';
 import type { Caller } from '../businesses/caller.js';
 import { recordEvent } from '../events/event.service.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
@@ -26,13 +27,16 @@ async function lockedDispute(tx: EntityManager, caller: Caller, id: string): Pro
   return dispute;
 }
 
+/** What each real acquirer refuses in evidence, by the name a dispute records it under. */
+const ACQUIRER_EVIDENCE_RULES: Record<string, (evidence: Evidence) => FieldError[]> = { stripe: stripeEvidenceProblems };
+
 const signal = (tx: EntityManager, dispute: Dispute, at: Date) =>
   claimForFastPath(tx.create(OutboxEntry, { createdAt: at, message: disputeChanged(dispute) }));
 
 /**
  * Saves evidence (the fields given; null clears one) and, with `submit`, sends it: the dispute moves to
  * `under_review` (`warning_under_review`) and the network reviews it. Refused once submitted or closed,
- * and from `evidenceDueBy` on. `dispute.updated` when anything changed.
+ * from `evidenceDueBy` on, and, for a dispute at a real acquirer, when that acquirer would refuse it. `dispute.updated` when anything changed.
  */
 export async function saveEvidence(
   tx: EntityManager,
@@ -48,6 +52,10 @@ export async function saveEvidence(
   }
   const { submit, ...fields } = input;
   const evidence = mergeEvidence(dispute.evidence, fields);
+  // A dispute at a real acquirer takes only what that acquirer takes: refused here, by field, rather than
+  // told `under_review` and refused there later (Stripe's limits are tighter than the API's 20,000).
+  const problems = dispute.acquirer ? (ACQUIRER_EVIDENCE_RULES[dispute.acquirer]?.(evidence) ?? []) : [];
+  if (problems.length) throw new DomainError('validation_failed', { errors: problems });
   const changed = submit || JSON.stringify(evidence) !== JSON.stringify(mergeEvidence(dispute.evidence, {}));
   if (!changed) return { dispute, outbox: null };
   dispute.evidence = evidence;
@@ -55,6 +63,7 @@ export async function saveEvidence(
   if (submit) {
     dispute.status = submittedStatus(dispute.status);
     dispute.submittedAt = at;
+    dispute.evidenceRefusal = null;
   }
   recordEvent(tx, ownerOf(caller), 'dispute.updated', disputeEventPayload(dispute), at);
   return { dispute, outbox: submit ? signal(tx, dispute, at) : null };

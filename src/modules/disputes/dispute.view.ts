@@ -14,6 +14,7 @@ export function disputeView(d: Dispute): DisputeResource {
     evidence: mergeEvidence(d.evidence, {}),
     evidenceDueBy: d.evidenceDueBy.toISOString(),
     submittedAt: d.submittedAt?.toISOString() ?? null,
+    evidenceRefusal: d.evidenceRefusal ?? null,
     closedAt: d.closedAt?.toISOString() ?? null,
     funding: fundingOf(d),
     createdAt: d.createdAt.toISOString(),

@@ -169,6 +169,19 @@ export class ProcessorUnavailableError extends Error {
   }
 }
 
+/**
+ * The acquirer refuses this service's credentials (Stripe's 401 for a key it does not know, 403 for a
+ * restricted key without the permission): nothing was done there, and nothing will be until an operator
+ * fixes the key. Still a `ProcessorUnavailableError`, so a call whose outcome may be in doubt (a lookup of a
+ * charge, a refund asked again) keeps its owner asking; the process says so loudly (an error line, `/readyz`).
+ */
+export class AcquirerConfigurationError extends ProcessorUnavailableError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AcquirerConfigurationError';
+  }
+}
+
 /** Refunding a charge (`PaymentProcessor.refund`), keyed by the refund id so a retry refunds once. */
 export interface RefundRequest {
   chargeId: string;
@@ -187,8 +200,10 @@ export type RefundOutcome =
   | { status: 'declined'; message: string }
   | { status: 'pending'; refundId: string; acquirerStatus: string };
 
-/** Paying a withdrawal out (`PaymentProcessor.payout`), keyed by the withdrawal id so a retry pays once. */
-/** Where a payout goes, as the processor takes it: the withdrawal rules' destinations fit it. */
+/**
+ * Where a payout goes, as the processor takes it (`PaymentProcessor.payout`, keyed by the withdrawal id so
+ * a retry pays once): the withdrawal rules' destinations fit it.
+ */
 export type PayoutDestination =
   | { destinationType: 'wallet'; destinationDetails: { walletEmail: string } }
   | { destinationType: 'crypto'; destinationDetails: { cryptoCoin: string; cryptoNetwork: string; cryptoAddress: string } };

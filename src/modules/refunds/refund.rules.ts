@@ -18,11 +18,13 @@ export function refundFunding(
 /**
  * A failed refund's posting: out of `refunds_in_flight`, the reserves' shares back to `reserved` and the
  * rest (what came from `available`, or from reserves before their shares were recorded) to `available`.
+ * A refund that fails after it completed (the acquirer says so later) had already left for
+ * `processor_clearing`, and comes back from there: the acquirer returns it to the platform's account.
  */
-export function refundFailedLines(amount: number, toReserves: number): PostingLine[] {
+export function refundFailedLines(amount: number, toReserves: number, from: 'refunds_in_flight' | 'processor_clearing' = 'refunds_in_flight'): PostingLine[] {
   if (toReserves < 0 || toReserves > amount) throw new RangeError(`reserve shares ${toReserves} do not fit in the refund's ${amount}`);
   return lines(
-    { account: 'refunds_in_flight', amount: -amount },
+    { account: from, amount: -amount },
     { account: 'reserved', amount: toReserves },
     { account: 'available', amount: amount - toReserves },
   );

@@ -30,3 +30,10 @@ export const stripeDisputeShape = z.looseObject({
   payment_intent: z.union([id, z.looseObject({ id }), z.null()]).optional(),
   evidence_details: z.looseObject({ due_by: unixTime.nullable().optional() }).nullable().optional(),
 });
+
+export const stripeRefundShape = z.looseObject({
+  id,
+  status: z.string().min(1).max(64).nullable(),
+  failure_reason: z.string().max(255).nullable().optional(),
+  metadata: z.looseObject({ refund_id: z.string().max(255).optional() }).nullable().optional(),
+});

@@ -11,7 +11,10 @@ import { isClosed } from '../../../contracts/disputes.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
 import { parse } from '../../domain/validation.js';
-import { stripeDisputeShape } from './stripe-events.schemas.js';
+import { stripeDisputeShape, stripeRefundShape } from './stripe-events.schemas.js';
+import { isStripeRefundEvent } from './stripe-refunds.rules.js';
+import { applyRefundEvent } from './stripe-refund-events.service.js';
+import type { EventOutcome, ReceivedEvent } from './stripe-event.outcome.js';
 import { isStripeDisputeEvent, paymentIntentOf, reasonOf, stageOf, type StripeDisputeEvent } from './stripe-disputes.rules.js';
 
 /**
@@ -20,21 +23,12 @@ import { isStripeDisputeEvent, paymentIntentOf, reasonOf, stageOf, type StripeDi
  * delivery of it finds it and does nothing, and a failure records nothing (Stripe sends it again). Its
  * `charge.dispute.*` events feed the dispute workflow the simulator's notices feed: each carries the whole
  * dispute, which is applied forward only (an event older than what is known moves nothing), so their
- * order does not matter. An event for a charge this service never made, or one it cannot apply, is
+ * order does not matter. Its refund events (`refund.failed`, `charge.refund.updated`) fail a completed
+ * refund that Stripe failed later (stripe-refund-events.service.ts). An event for a charge this service never made, or one it cannot apply, is
  * recorded and alerted (an error log line and `acquirer_events_total`), and acknowledged: Stripe sending it
  * again for days would not make it apply.
  */
 
-export type EventOutcome = 'applied' | 'unchanged' | 'duplicate' | 'ignored' | 'unmatched' | 'refused' | 'disagrees';
-
-export interface ReceivedEvent {
-  outcome: EventOutcome;
-  /** The dispute it concerns, when it names one of ours. */
-  disputeId: string | null;
-  detail: string | null;
-  /** Outbox rows to hand to the process's dispatcher once the transaction has committed. */
-  outbox: OutboxEntry[];
-}
 
 export interface StripeEventDeps {
   log: Logger;
@@ -57,7 +51,9 @@ export async function receiveStripeEvent(tx: EntityManager, event: Stripe.Event,
   if (!recorded.length) return report(event, deps, { outcome: 'duplicate', disputeId: null, detail: null, outbox: [] });
   const result = isStripeDisputeEvent(event.type)
     ? await applyDisputeEvent(tx, event.type, parse(stripeDisputeShape, event.data.object) as unknown as Stripe.Dispute, deps, at)
-    : { outcome: 'ignored' as const, disputeId: null, detail: `${event.type} is not an event this service takes`, outbox: [] };
+    : isStripeRefundEvent(event.type)
+      ? await applyRefundEvent(tx, parse(stripeRefundShape, event.data.object) as unknown as Stripe.Refund)
+      : { outcome: 'ignored' as const, disputeId: null, detail: `${event.type} is not an event this service takes`, outbox: [] };
   await tx.flush(); // the dispute this event opened, before the event's row names it
   await tx.execute(`update acquirer_events set outcome = ?, detail = ?, dispute_id = ? where acquirer = 'stripe' and id = ?`, [
     result.outcome,

@@ -20,3 +20,18 @@ export function refundOutcomeOf(refund: Pick<Stripe.Refund, 'id' | 'status' | 'f
       return { status: 'pending', refundId: refund.id, acquirerStatus: refund.status ?? 'unknown' };
   }
 }
+
+/**
+ * The refund events the acquirer endpoint takes (docs/acquirer.md: the events to select at Stripe): a
+ * refund Stripe had `succeeded` can fail later (the card closed, the bank returned it), and Stripe says so
+ * only by these; the connector reads a refund only while it is pending.
+ */
+export const STRIPE_REFUND_EVENTS = ['charge.refund.updated', 'refund.failed'] as const;
+export type StripeRefundEvent = (typeof STRIPE_REFUND_EVENTS)[number];
+export const isStripeRefundEvent = (type: string): type is StripeRefundEvent => (STRIPE_REFUND_EVENTS as readonly string[]).includes(type);
+
+/** The failure reason a refund Stripe now calls failed or canceled gives ours; null while it stands. */
+export function lateRefundFailureOf(refund: Pick<Stripe.Refund, 'id' | 'status' | 'failure_reason'>): string | null {
+  const outcome = refundOutcomeOf(refund);
+  return outcome.status === 'declined' ? outcome.message : null;
+}

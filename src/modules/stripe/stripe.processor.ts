@@ -1,6 +1,8 @@
 import Stripe from 'stripe';
+import type { Logger } from 'pino';
 import { cardBrand, passesLuhn } from '../processor/card.rules.js';
 import {
+  AcquirerConfigurationError,
   AcquirerRefusedError,
   DECLINE_MESSAGES,
   InvalidCardError,
@@ -14,6 +16,7 @@ import type { PayoutOutcome, PayoutRequest } from '../processor/processor.port.j
 import { declineOf, readIntent } from './stripe-charges.rules.js';
 import { refundOutcomeOf } from './stripe-refunds.rules.js';
 import { stripeEvidence } from './stripe-evidence.rules.js';
+import { isRefusedKey, keyRefused } from './stripe-access.js';
 
 /**
  * Stripe behind the processor port (docs/acquirer.md). A charge is a PaymentIntent, created unconfirmed
@@ -29,6 +32,8 @@ export interface StripeProcessorOptions {
   payout?: (request: PayoutRequest) => Promise<PayoutOutcome>;
   /** What a payout answers with no rail (the catalogue's `live_withdrawals_refused`). */
   noRailMessage: string;
+  /** Where a key Stripe refuses is said, as an error. */
+  log?: Logger;
 }
 
 /** Stripe's words for a card it will not take, by the field the API names. */
@@ -44,16 +49,29 @@ const CARD_FIELDS: Record<string, { field: keyof CardDetails; message: string }>
 
 const isUnexpectedState = (err: unknown) => err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'payment_intent_unexpected_state';
 
-/**
- * A failure that is not an answer: the network, Stripe's own errors and rate limit, and a key it refuses
- * (a configuration fault an operator must fix while the call is retried). The outcome is unknown.
- */
-function unavailable(err: unknown): never {
-  if (err instanceof Stripe.errors.StripeError) throw new ProcessorUnavailableError(`Stripe: ${err.type}: ${err.message}`);
-  throw err;
-}
-
 export function createStripeProcessor(stripe: Stripe, options: StripeProcessorOptions): PaymentProcessor {
+  /**
+   * A failure that is not an answer: the network, Stripe's own errors and rate limit (the outcome unknown,
+   * asked again); and a key Stripe refuses (401, 403), a configuration fault said at once, as an error line
+   * and on `/readyz` (stripe-access.ts), while a call whose outcome may be in doubt is still asked again.
+   */
+  const unavailable = (err: unknown): never => {
+    if (isRefusedKey(err)) {
+      keyRefused(options.log, err.message);
+      throw new AcquirerConfigurationError(`Stripe refused the secret key (${err.statusCode}): ${err.message}`);
+    }
+    if (err instanceof Stripe.errors.StripeError) throw new ProcessorUnavailableError(`Stripe: ${err.type}: ${err.message}`);
+    throw err;
+  };
+  /** Where nothing can be in doubt (no money moves at Stripe by the call), a refused key is a refusal, not retried for ever. */
+  const refusedOrUnavailable = (err: unknown, what: string): never => {
+    if (isRefusedKey(err)) {
+      keyRefused(options.log, err.message);
+      throw new AcquirerRefusedError(`Stripe refused the secret key ${what} (${err.statusCode}): ${err.message}`);
+    }
+    return unavailable(err);
+  };
+
   /** Brings an intent to an answer that stays true: one never confirmed, or declined, is cancelled first. */
   const settle = async (intent: Stripe.PaymentIntent): Promise<ChargeLookup> => {
     for (let i = 0; i < 3; i++) {
@@ -113,6 +131,11 @@ export function createStripeProcessor(stripe: Stripe, options: StripeProcessorOp
       } catch (err) {
         // Refused outright (an amount below Stripe's minimum of $0.50): nothing was opened, nothing charged.
         if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'amount_too_small') {
+          return { status: 'declined', code: 'processing_error', message: DECLINE_MESSAGES.processing_error };
+        }
+        // A key Stripe refuses opened nothing either: declined now, not asked again until the key is fixed.
+        if (isRefusedKey(err)) {
+          keyRefused(options.log, err.message);
           return { status: 'declined', code: 'processing_error', message: DECLINE_MESSAGES.processing_error };
         }
         return unavailable(err);
@@ -187,7 +210,7 @@ export function createStripeProcessor(stripe: Stripe, options: StripeProcessorOp
         await stripe.disputes.update(acquirerDisputeId, { evidence: stripeEvidence(evidence), submit: true }, { idempotencyKey });
       } catch (err) {
         if (err instanceof Stripe.errors.StripeInvalidRequestError) throw new AcquirerRefusedError(`Stripe refused the evidence for ${acquirerDisputeId}: ${err.message}`);
-        unavailable(err);
+        refusedOrUnavailable(err, `for the evidence of ${acquirerDisputeId}`);
       }
     },
 
@@ -196,7 +219,7 @@ export function createStripeProcessor(stripe: Stripe, options: StripeProcessorOp
       try {
         await stripe.disputes.close(acquirerDisputeId, {}, { idempotencyKey: `${disputeId}-accept` });
       } catch (err) {
-        if (!(err instanceof Stripe.errors.StripeInvalidRequestError)) unavailable(err);
+        if (!(err instanceof Stripe.errors.StripeInvalidRequestError)) return refusedOrUnavailable(err, `for closing ${acquirerDisputeId}`);
         // Closed at Stripe already (its decision, or the deadline): nothing left to accept.
         const dispute = await stripe.disputes.retrieve(acquirerDisputeId).catch(unavailable);
         if (!['won', 'lost', 'warning_closed'].includes(dispute.status)) throw new AcquirerRefusedError(`Stripe refused to close ${acquirerDisputeId}: ${err.message}`);

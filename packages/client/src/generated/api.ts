@@ -1028,6 +1028,8 @@ export type components = {
              */
             evidenceDueBy: string;
             submittedAt: string | null;
+            /** @description Why the acquirer refused the evidence last submitted: the dispute needs a response again, and the evidence may be corrected and submitted again before `evidenceDueBy`. Null otherwise. */
+            evidenceRefusal: string | null;
             closedAt: string | null;
             funding: components["schemas"]["DisputeFunding"];
             /**

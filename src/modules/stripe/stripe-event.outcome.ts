@@ -1,0 +1,13 @@
+import type { OutboxEntry } from '../outbox/outbox.entity.js';
+
+/** What an event Stripe delivered came to, recorded on its `acquirer_events` row and counted. */
+export type EventOutcome = 'applied' | 'unchanged' | 'duplicate' | 'ignored' | 'unmatched' | 'refused' | 'disagrees';
+
+export interface ReceivedEvent {
+  outcome: EventOutcome;
+  /** The dispute it concerns, when it names one of ours. */
+  disputeId: string | null;
+  detail: string | null;
+  /** Outbox rows to hand to the process's dispatcher once the transaction has committed. */
+  outbox: OutboxEntry[];
+}
