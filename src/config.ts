@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { isLoopbackHost } from './temporal/codec-server.js';
 import { encryptionKey, environmentSchema, payloadKeyRing, TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_WEBHOOK_ENCRYPTION_KEY, type Environment, type PayloadKey } from './environment.js';
+import { derivePorts, PortSchemeError, type DerivedPorts } from './port-scheme.js';
 
 // What configuration offers beyond `Config`: the value parsers that key resolution and the admin commands
 // use too, and the test key ring, imported from here with the rest (src/environment.ts defines them).
@@ -95,6 +96,8 @@ export interface Config {
   /** The ORM's log lines on stderr (DEBUG_ORM). */
   debugOrm: boolean;
   dev: { postgresPort: number; temporalPort: number; temporalUiPort: number; temporalCliPath?: string };
+  /** The ports `npm start` took from PORT because they were not set (src/port-scheme.ts); null: none. */
+  derivedPorts: DerivedPorts | null;
 }
 
 export interface DisputeTimes {
@@ -148,7 +151,7 @@ export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   defaultEnv: 'development' | 'production' = 'development',
 ): Config {
-  const c = parseEnvironment(env, defaultEnv);
+  const { env: c, derived } = withDerivedPorts(parseEnvironment(env, defaultEnv), env);
   assertConsistent(c);
   return {
     env: c.NODE_ENV,
@@ -177,7 +180,17 @@ export function loadConfig(
     logFormat: c.LOG_FORMAT,
     debugOrm: c.DEBUG_ORM,
     dev: { postgresPort: c.DEV_POSTGRES_PORT, temporalPort: c.DEV_TEMPORAL_PORT, temporalUiPort: c.DEV_TEMPORAL_UI_PORT, temporalCliPath: c.TEMPORAL_CLI_PATH },
+    derivedPorts: derived,
   };
+}
+
+/** `npm start`'s unset ports, following a PORT that is not the default (src/port-scheme.ts); an empty variable counts as unset. */
+function withDerivedPorts(c: Environment, env: NodeJS.ProcessEnv): ReturnType<typeof derivePorts> {
+  try {
+    return derivePorts(c, (name) => env[name] !== undefined && env[name] !== '');
+  } catch (err) {
+    throw err instanceof PortSchemeError ? new ConfigError(err.message) : err;
+  }
 }
 
 /** The variables that are set (an empty one counts as unset), parsed; the first problem names its variable. */

@@ -9,6 +9,7 @@ import { withKeys } from './keys.js';
 import { assertStartable, ConfigError, loadConfig, TEST_ENV_WARNING, type Config } from '../config.js';
 import { startEmbeddedPostgres } from '../dev/embedded-postgres.js';
 import { startTemporalDevServer } from '../dev/temporal-dev-server.js';
+import { asPortInUse, assertPortsFree, npmStartListeners, PortInUseError, whyServerFailed, type Listener } from '../dev/listen-ports.js';
 import { ensureDevCertificate, readTls } from '../dev/tls.js';
 import { removeRunningService, writeRunningService } from '../dev/running.js';
 import { terminalLoggers } from '../dev/terminal-logs.js';
@@ -21,11 +22,17 @@ import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase, startApi
 
 const stops: (() => Promise<void>)[] = [];
 let stopping = false;
+/** The ports this start opens, by variable, and its configuration: a failure names the port it met. */
+let listeners: Listener[] = [];
+let started: Config | undefined;
 
 async function main() {
   const loaded = loadConfig();
   assertStartable(loaded);
   const config = withKeys(loaded);
+  started = config;
+  listeners = npmStartListeners(config);
+  await assertPortsFree(listeners, config);
 
   // The servers' own output goes to files, and so does the service's full log, so the terminal shows
   // the banner and one short line per thing worth a look (src/dev/terminal-logs.ts).
@@ -70,6 +77,9 @@ async function main() {
     apiOrigin: api.origin,
     uiUrl: temporalServer.uiUrl ?? `(external Temporal at ${temporalServer.address})`,
     admin: `http://${config.admin.host}:${admin.port}`,
+    temporalAddress: temporalServer.uiUrl ? temporalServer.address : null,
+    sdkMetrics: runConfig.temporal.metricsAddress ?? null,
+    portsFrom: config.derivedPorts?.from ?? null,
     testKey,
     livePayments: livePaymentsNotice(runConfig).replace(/^live payments: /, ''),
     caFile: tlsFiles.caFile,
@@ -93,7 +103,9 @@ async function main() {
 async function postgresFor(config: Config, log: (line: string) => void): Promise<{ url: string; where: string }> {
   if (config.databaseUrl) return { url: config.databaseUrl, where: 'external (DATABASE_URL)' };
   const asked = path.resolve(embeddedDatabaseDir(config));
-  const pg = await startEmbeddedPostgres({ databaseDir: asked, port: config.dev.postgresPort, log, ownProcessGroup: true });
+  const pg = await startEmbeddedPostgres({ databaseDir: asked, port: config.dev.postgresPort, log, ownProcessGroup: true }).catch(async (err) => {
+    throw await whyServerFailed(err, listeners.filter((l) => l.variable === 'DEV_POSTGRES_PORT'), config);
+  });
   stops.unshift(pg.stop);
   const where = `127.0.0.1:${config.dev.postgresPort}, data in ${pg.dataDir}`;
   // As root it runs as the postgres user; when that user cannot reach the clone, the data lives outside it.
@@ -112,6 +124,8 @@ async function temporalFor(config: Config, log: (line: string) => void): Promise
     ownProcessGroup: true,
     // The UI decrypts histories through the codec endpoint this process serves on its admin port.
     uiCodecEndpoint: `http://${config.admin.host}:${config.admin.port}/codec`,
+  }).catch(async (err) => {
+    throw await whyServerFailed(err, listeners.filter((l) => l.variable === 'DEV_TEMPORAL_PORT' || l.variable === 'DEV_TEMPORAL_UI_PORT'), config);
   });
   stops.unshift(temporal.stop);
   return { address: temporal.address, uiUrl: temporal.uiUrl };
@@ -148,6 +162,10 @@ process.on('SIGTERM', () => void shutdown(0));
 // The terminal closed: the servers, in their own process groups, would not hear of it.
 process.on('SIGHUP', () => void shutdown(0));
 main().catch((err) => {
-  process.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `start failed: ${err?.stack ?? err}\n`);
+  const known = started ? asPortInUse(err, listeners, started) : err;
+  if (known instanceof ConfigError) process.stderr.write(`${known.message}\n`);
+  // A taken port is the user's to fix, not a bug: its one line, no stack.
+  else if (known instanceof PortInUseError) process.stderr.write(`start failed: ${known.message}\n`);
+  else process.stderr.write(`start failed: ${err?.stack ?? err}\n`);
   void shutdown(1);
 });

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, type ActivityDeps } from '../../activities/index.js';
@@ -55,8 +56,14 @@ export function installRuntime(opts: { metricsAddress?: string; level?: LogLevel
       shutdownSignals: [],
       ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } } : {}),
     });
-  } catch {
-    // Already installed by an earlier connection in this process (tests): keep that one.
+  } catch (err) {
+    // Already installed by an earlier connection in this process (tests): keep that one. Anything else,
+    // its metrics port taken above all, is the start's to report: swallowed, the worker ran on without
+    // the metrics it was told to export, and a second npm start never said its port was taken.
+    if (!(err instanceof IllegalStateError)) {
+      runtimeInstalled = false;
+      throw err;
+    }
   }
 }
 
