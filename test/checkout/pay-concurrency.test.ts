@@ -11,6 +11,7 @@ import { createSession, eventually, pay, payBody, sql } from '../support/payment
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { expectRateLimited } from '../support/rate-limited.js';
 import { armFailpoint, enableFailpoints, failpointWaiting, releaseFailpoint } from '../../src/ops/failpoints.js';
+import { tooBusyToSay } from '../support/busy-temporal.js';
 
 const stack = useStack();
 const biz = useBusiness(stack);
@@ -202,12 +203,7 @@ describe('a pay call answered 503 while Temporal, too busy to say, still held it
     // The update is admitted and waits in the worker before its first step; the server, asked whether it
     // holds the update, does not answer in time.
     armFailpoint('pay.before-begin', session.id);
-    const busy = {
-      withDeadline: stack.temporal.withDeadline.bind(stack.temporal),
-      workflow: stack.temporal.workflow,
-      workflowService: { pollWorkflowExecutionUpdate: () => Promise.reject(new Error('Deadline exceeded (the server too busy to answer)')) },
-      options: stack.temporal.options,
-    } as unknown as PayDeps['temporal'];
+    const busy = tooBusyToSay(stack.temporal);
     const deps = { orm: stack.orm, temporal: busy, taskQueue: stack.config.temporal.taskQueue, processor: simulatorProcessor, waitMs: 1_500 };
     await expect(payStraight(deps, session.id, payBody())).rejects.toMatchObject({ code: 'service_unavailable' });
     await eventually('the pay to be held before its begin', () => failpointWaiting('pay.before-begin', session.id) === 1);

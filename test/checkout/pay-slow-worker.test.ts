@@ -17,6 +17,7 @@ import { workflowInterceptorModules, workflowsPath } from '../../src/temporal/wo
 import { armFailpoint, enableFailpoints, failpointWaiting, releaseFailpoint } from '../../src/ops/failpoints.js';
 import { createSession, eventually, payBody, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
+import { tooBusyToSay } from '../support/busy-temporal.js';
 
 /**
  * A pay call whose deadline passes on a busy machine: the worker slow to take the update's task, or the pay
@@ -96,12 +97,7 @@ describe('a pay call refused behind another pay still under way at its deadline'
     armFailpoint('pay.before-begin', session.id);
     // The pay ahead's call hears nothing and cannot learn whether its update was accepted: it fences its
     // attempt off and answers 503, while its update waits in the worker before its first step.
-    const blind = {
-      withDeadline: stack.temporal.withDeadline.bind(stack.temporal),
-      workflow: stack.temporal.workflow,
-      workflowService: { pollWorkflowExecutionUpdate: () => Promise.reject(new Error('Deadline exceeded (the server too busy to answer)')) },
-      options: stack.temporal.options,
-    } as unknown as PayDeps['temporal'];
+    const blind = tooBusyToSay(stack.temporal);
     const deps = depsOn(stack.config.temporal.taskQueue);
     await expect(payStraight(depsOn(deps.taskQueue, blind), session.id, payBody())).rejects.toMatchObject({ code: 'service_unavailable' });
     expect(failpointWaiting('pay.before-begin', session.id)).toBe(1);
