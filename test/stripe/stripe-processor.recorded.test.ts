@@ -197,12 +197,14 @@ describe('a key Stripe refuses (recorded Stripe responses)', () => {
     expect(await connector().prepareCharge(charge)).toEqual({ status: 'declined', code: 'processing_error', message: expect.any(String) });
   });
 
-  it('refuses evidence and an acceptance for good (no money is in doubt there), not retried for ever', async () => {
+  it('asks again with evidence and an acceptance under a refused key (the merchant keeps the dispute), never a refusal of the evidence', async () => {
     const dispute = { disputeId: 'dsp_1', acquirerDisputeId: 'du_recorded', livemode: true };
     stripe.answer('POST', /^\/v1\/disputes\/[^/]+$/, refusedKey());
-    await expect(connector().submitDisputeEvidence({ ...dispute, evidence: emptyEvidence(), idempotencyKey: 'k' })).rejects.toBeInstanceOf(AcquirerRefusedError);
+    const evidence = connector().submitDisputeEvidence({ ...dispute, evidence: emptyEvidence(), idempotencyKey: 'k' });
+    await expect(evidence).rejects.toBeInstanceOf(AcquirerConfigurationError);
+    await expect(evidence).rejects.not.toBeInstanceOf(AcquirerRefusedError);
     stripe.answer('POST', /\/close$/, refusedKey());
-    await expect(connector().acceptDispute(dispute)).rejects.toBeInstanceOf(AcquirerRefusedError);
+    await expect(connector().acceptDispute(dispute)).rejects.toBeInstanceOf(AcquirerConfigurationError);
   });
 });
 

@@ -63,15 +63,6 @@ export function createStripeProcessor(stripe: Stripe, options: StripeProcessorOp
     if (err instanceof Stripe.errors.StripeError) throw new ProcessorUnavailableError(`Stripe: ${err.type}: ${err.message}`);
     throw err;
   };
-  /** Where nothing can be in doubt (no money moves at Stripe by the call), a refused key is a refusal, not retried for ever. */
-  const refusedOrUnavailable = (err: unknown, what: string): never => {
-    if (isRefusedKey(err)) {
-      keyRefused(options.log, err.message);
-      throw new AcquirerRefusedError(`Stripe refused the secret key ${what} (${err.statusCode}): ${err.message}`);
-    }
-    return unavailable(err);
-  };
-
   /** Brings an intent to an answer that stays true: one never confirmed, or declined, is cancelled first. */
   const settle = async (intent: Stripe.PaymentIntent): Promise<ChargeLookup> => {
     for (let i = 0; i < 3; i++) {
@@ -210,7 +201,10 @@ export function createStripeProcessor(stripe: Stripe, options: StripeProcessorOp
         await stripe.disputes.update(acquirerDisputeId, { evidence: stripeEvidence(evidence), submit: true }, { idempotencyKey });
       } catch (err) {
         if (err instanceof Stripe.errors.StripeInvalidRequestError) throw new AcquirerRefusedError(`Stripe refused the evidence for ${acquirerDisputeId}: ${err.message}`);
-        refusedOrUnavailable(err, `for the evidence of ${acquirerDisputeId}`);
+        // A refused key is asked again (a configuration error, loud on /readyz), not a refusal of the
+        // evidence: given up, a key rolled near the due date lost the merchant's dispute, and Stripe's key
+        // message reached the merchant as the reason.
+        unavailable(err);
       }
     },
 
@@ -219,7 +213,7 @@ export function createStripeProcessor(stripe: Stripe, options: StripeProcessorOp
       try {
         await stripe.disputes.close(acquirerDisputeId, {}, { idempotencyKey: `${disputeId}-accept` });
       } catch (err) {
-        if (!(err instanceof Stripe.errors.StripeInvalidRequestError)) return refusedOrUnavailable(err, `for closing ${acquirerDisputeId}`);
+        if (!(err instanceof Stripe.errors.StripeInvalidRequestError)) return unavailable(err);
         // Closed at Stripe already (its decision, or the deadline): nothing left to accept.
         const dispute = await stripe.disputes.retrieve(acquirerDisputeId).catch(unavailable);
         if (!['won', 'lost', 'warning_closed'].includes(dispute.status)) throw new AcquirerRefusedError(`Stripe refused to close ${acquirerDisputeId}: ${err.message}`);
