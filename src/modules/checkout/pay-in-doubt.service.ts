@@ -37,20 +37,26 @@ export type AnswerFromDatabase = (heard: PayHeard, deadline: number) => Promise<
  * Between asks it tries the database again, whose own answer, fence and 503 included, is true once it can be
  * read. Only the server's refusal of the update under this id makes a 503 true without the database.
  *
- * With neither the database nor Temporal answering for IN_DOUBT_HOLD_MS, it answers `processing` unless the
- * server said it holds no such update (then 503, nothing of it can run): the one answer that may not come
- * true is this `processing` for an update the server never held, when the session then stays `pending` and
- * its page offers the form again, with nothing charged (docs/decisions.md, "A pay whose database went away
- * before it could answer").
+ * With neither the database nor Temporal answering by the call's hold (IN_DOUBT_HOLD_MS past its wait), it
+ * answers `processing` unless the server said it holds no such update (then 503, nothing of it can run): the
+ * one answer that may not come true is this `processing` for an update the server never held, when the
+ * session then stays `pending` and its page offers the form again, with nothing charged (docs/decisions.md,
+ * "A pay whose database went away before it could answer").
  */
-export async function answerInDoubt(deps: InDoubtDeps, session: CheckoutSession, request: AttemptRequest, fromDatabase: AnswerFromDatabase): Promise<PayAnswer> {
+export async function answerInDoubt(
+  deps: InDoubtDeps,
+  session: CheckoutSession,
+  request: AttemptRequest,
+  holdUntil: number,
+  fromDatabase: AnswerFromDatabase,
+): Promise<PayAnswer> {
   // An operator finds the session and what its customer was told (docs/runbook.md); the metric counts them.
   const told = (answer: string) => {
     metrics.payAnswerInDoubt(answer);
     deps.log?.warn({ sessionId: session.id, attemptId: request.attemptId, answer }, `pay in doubt: session ${session.id}, its database gone when the call came to answer, answered ${answer}`);
   };
   try {
-    const answer = await establish(deps, session, request, fromDatabase);
+    const answer = await establish(deps, session, request, holdUntil, fromDatabase);
     told(answer.status);
     return answer;
   } catch (err) {
@@ -59,8 +65,7 @@ export async function answerInDoubt(deps: InDoubtDeps, session: CheckoutSession,
   }
 }
 
-async function establish(deps: InDoubtDeps, session: CheckoutSession, request: AttemptRequest, fromDatabase: AnswerFromDatabase): Promise<PayAnswer> {
-  const holdUntil = Date.now() + IN_DOUBT_HOLD_MS;
+async function establish(deps: InDoubtDeps, session: CheckoutSession, request: AttemptRequest, holdUntil: number, fromDatabase: AnswerFromDatabase): Promise<PayAnswer> {
   for (let pause = 250; ; pause = Math.min(pause * 2, 2_000)) {
     const heard = await askWorkflowToPay(deps.temporal, deps.taskQueue, session, request, Math.min(Date.now() + ASK_AGAIN_MS, holdUntil), deps.acquirer);
     if (heard.kind === 'answered') return answerOfHeard(session, heard);

@@ -73,16 +73,18 @@ export async function payCheckout(deps: PayDeps, session: CheckoutSession, input
   // This call's name for its payment attempt (and its update's id): the database records it if this call pays.
   const request = payRequest(randomUUID(), card, input, session);
   const deadline = Date.now() + deps.waitMs;
+  // One bound for every wait past the deadline, whichever path the call takes: a checkout page waits 30 s.
+  const holdUntil = deadline + IN_DOUBT_HOLD_MS;
   const acquirer = deps.acquirerOf?.(session.livemode) ?? 'simulator';
   const heard = await askWorkflowToPay(deps.temporal, deps.taskQueue, session, request, deadline, acquirer);
   await failpoint('pay.before-answer', session.id);
   try {
-    return await answerFromDatabase(deps, session, request.attemptId, heard, deadline);
+    return await answerFromDatabase(deps, session, request.attemptId, heard, deadline, holdUntil);
   } catch (err) {
     // The database went away before it could say what came of the payment, or before the fence a 503 needs
     // was written: a generic 503 here could be followed by this attempt's charge. See pay-in-doubt.service.ts.
     if (!isUnavailable(err)) throw err;
-    return answerInDoubt({ ...deps, acquirer }, session, request, (heardNow, by) => answerFromDatabase(deps, session, request.attemptId, heardNow, by));
+    return answerInDoubt({ ...deps, acquirer }, session, request, holdUntil, (heardNow, by) => answerFromDatabase(deps, session, request.attemptId, heardNow, by, holdUntil));
   }
 }
 
@@ -90,7 +92,7 @@ export async function payCheckout(deps: PayDeps, session: CheckoutSession, input
  * The answer as the database has it after the call, read before any answer so that no answer contradicts a
  * move this call made. Throws what the database's own failure threw when it cannot be read or written.
  */
-async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attemptId: string, heardFirst: PayHeard, deadline: number): Promise<PayAnswer> {
+async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attemptId: string, heardFirst: PayHeard, deadline: number, holdUntil: number): Promise<PayAnswer> {
   let heard = heardFirst;
   let current = await sessionAfter(deps, session, heard);
   if (!current) return answerOfResult(session, heard);
@@ -98,7 +100,7 @@ async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attem
   // (accepted), where no restart of the server can lose it; one merely admitted is fenced off below instead,
   // once the server has held it unaccepted for the hold (a worker slow to take its task accepts it late).
   if (heard.kind === 'no_answer' && current.status === 'pending') {
-    heard = (await updateAccepted(deps.temporal, session.id, attemptId, deadline + IN_DOUBT_HOLD_MS)) ? { kind: 'accepted' } : { kind: 'refused' };
+    heard = (await updateAccepted(deps.temporal, session.id, attemptId, holdUntil)) ? { kind: 'accepted' } : { kind: 'refused' };
   }
   // The database shows this call's payment under way, and no outcome of it was heard: Temporal's answer was
   // lost (an error reached this call after the workflow had accepted its update), or the update was answered
@@ -110,7 +112,7 @@ async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attem
   // call is told the status it moved to. One that never does was fenced off by its own call, and runs to
   // nothing: then this attempt, which never runs either, is told to retry (payVerdict).
   if (heard.kind === 'answered' && heard.result.outcome === 'not_payable' && current.status === 'pending') {
-    current = await behindPayAhead(deps, session.id, heard.result.behind, deadline);
+    current = await behindPayAhead(deps, session.id, heard.result.behind, deadline, holdUntil);
   }
   let verdict = payVerdict(current, attemptId, heard);
   // "Retry" is true only once nothing of this attempt can be charged later: the attempt is refused on the
@@ -172,16 +174,17 @@ function payRequest(attemptId: string, card: CardToken, input: PayInput, session
 }
 
 /**
- * The session once the pay ahead of this one (`ahead`, the attempt the run was paying) has moved it. Past the
- * deadline it is waited for while that attempt is not fenced off, for the hold: a worker or database slow on
- * a busy machine moves it late, and this customer is then told the truth (the session's status) rather than
- * to retry. Known fenced off, or not named (a run from before the name was given), it is not waited for.
+ * The session once the pay ahead of this one (`ahead`, the attempt the run was paying) has moved it, or as it
+ * is once that attempt is fenced off (it then runs to nothing) or at the deadline. While that attempt is not
+ * fenced it is waited for until `holdUntil`: a worker or database slow on a busy machine moves it late, and
+ * this customer is then told the truth (the session's status) rather than to retry. Not named (a run from
+ * before the name was given), it is waited for until the deadline alone.
  */
-async function behindPayAhead(deps: PayDeps, sessionId: string, ahead: string | undefined, deadline: number): Promise<CheckoutSession> {
-  let current = await sessionLeaving('pending', deps, sessionId, deadline);
-  const holdUntil = deadline + IN_DOUBT_HOLD_MS;
-  while (ahead && current.status === 'pending' && Date.now() < holdUntil && !(await attemptRefused(deps.orm.em.fork(), sessionId, ahead))) {
-    current = await sessionLeaving('pending', deps, sessionId, Math.min(Date.now() + 1_000, holdUntil));
+async function behindPayAhead(deps: PayDeps, sessionId: string, ahead: string | undefined, deadline: number, holdUntil: number): Promise<CheckoutSession> {
+  const until = ahead ? holdUntil : deadline;
+  let current = await loadSession(deps, sessionId);
+  while (current.status === 'pending' && Date.now() < until && !(ahead && (await attemptRefused(deps.orm.em.fork(), sessionId, ahead)))) {
+    current = await sessionLeaving('pending', deps, sessionId, Math.min(Date.now() + 1_000, until));
   }
   return current;
 }

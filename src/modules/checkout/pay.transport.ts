@@ -109,7 +109,10 @@ export async function updateHeld(temporal: Client, sessionId: string, attemptId:
 export async function updateAccepted(temporal: Client, sessionId: string, attemptId: string, holdUntil: number): Promise<boolean> {
   for (;;) {
     if ((await updateHeld(temporal, sessionId, attemptId, 'accepted')) === 'held') return true;
-    if (Date.now() >= holdUntil || (await updateStage(temporal, sessionId, attemptId, 'admitted')) !== STAGES.admitted) return false;
+    if (Date.now() >= holdUntil) return false;
+    // Held still (admitted, or accepted since the last ask: the next ask says so): keep waiting.
+    const stage = await updateStage(temporal, sessionId, attemptId, 'admitted');
+    if (typeof stage !== 'number' || stage < STAGES.admitted) return false;
     await new Promise((resolve) => setTimeout(resolve, ACCEPTANCE_POLL_MS));
   }
 }
