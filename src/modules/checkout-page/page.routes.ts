@@ -2,7 +2,8 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
 import type { AppDeps } from '../app-deps.js';
-import { toApiError } from '../../http/errors.js';
+import { ApiError, toApiError } from '../../http/errors.js';
+import { isUnavailable } from '../../ops/unavailable.js';
 import { publicRateLimit } from '../../http/rate-limit.js';
 import { cancelSession } from '../checkout/cancel-session.service.js';
 import { loadCheckout } from '../checkout/load-checkout.queries.js';
@@ -29,8 +30,10 @@ async function pageErrors(ctx: Context, next: Next): Promise<void> {
   try {
     await next();
   } catch (err) {
-    const apiError = toApiError(err);
-    if (!apiError) ctx.app.emit('error', err, ctx);
+    // PostgreSQL or Temporal out of reach is a 503 the customer may retry, as the API's errorMiddleware
+    // says it (the seeded fault run found a cancel from the page answered 500 while PostgreSQL restarted).
+    const apiError = toApiError(err) ?? (isUnavailable(err) ? new ApiError('service_unavailable') : undefined);
+    if (!toApiError(err)) ctx.app.emit('error', err, ctx);
     const status = apiError && [404, 405, 429, 503].includes(apiError.status) ? apiError.status : 500;
     if (apiError?.details.retryAfter !== undefined) ctx.set('Retry-After', String(apiError.details.retryAfter));
     sendMessage(ctx, status as 404 | 405 | 429 | 500 | 503);
