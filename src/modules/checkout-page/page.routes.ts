@@ -32,8 +32,9 @@ async function pageErrors(ctx: Context, next: Next): Promise<void> {
   } catch (err) {
     // PostgreSQL or Temporal out of reach is a 503 the customer may retry, as the API's errorMiddleware
     // says it (the seeded fault run found a cancel from the page answered 500 while PostgreSQL restarted).
-    const apiError = toApiError(err) ?? (isUnavailable(err) ? new ApiError('service_unavailable') : undefined);
-    if (!toApiError(err)) ctx.app.emit('error', err, ctx);
+    const known = toApiError(err);
+    if (!known) ctx.app.emit('error', err, ctx);
+    const apiError = known ?? (isUnavailable(err) ? new ApiError('service_unavailable') : undefined);
     const status = apiError && [404, 405, 429, 503].includes(apiError.status) ? apiError.status : 500;
     if (apiError?.details.retryAfter !== undefined) ctx.set('Retry-After', String(apiError.details.retryAfter));
     sendMessage(ctx, status as 404 | 405 | 429 | 500 | 503);
