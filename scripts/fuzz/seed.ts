@@ -39,6 +39,8 @@ export interface Seeded {
   withdrawals: string[];
   endpoints: string[];
   eventsAndDeliveries: string[];
+  balanceTransactions: string[];
+  reserves: string[];
 }
 
 interface SeedContext {
@@ -84,7 +86,18 @@ export async function seed(ctx: SeedContext): Promise<Seeded> {
     endpoints.push(endpoint.id);
     eventsAndDeliveries.push(ping.body.data.eventId, ping.body.data.deliveryId);
   }
-  return { pendingSessions, paidSessions: paid, disputes: disputes.map((d) => d.id), refunds, withdrawals, endpoints, eventsAndDeliveries };
+  // Records the service makes itself, read back as a merchant would: the fuzzer's draws reach them only
+  // through these dictionaries, as no phase but the stateful one takes ids from answers (schemathesis.toml).
+  const balanceTransactions = await listed(ctx, '/api/balance/transactions?limit=20');
+  const reserves = await listed(ctx, '/api/reserves?limit=20');
+  return { pendingSessions, paidSessions: paid, disputes: disputes.map((d) => d.id), refunds, withdrawals, endpoints, eventsAndDeliveries, balanceTransactions, reserves };
+}
+
+async function listed(ctx: SeedContext, path: string): Promise<string[]> {
+  const res = await ctx.http.get(path, { key: ctx.testKey });
+  const ids = res.status === 200 ? (res.body.data.items as { id: string }[]).map((item) => item.id) : [];
+  if (ids.length === 0) throw new Error(`seeding: ${path} answered ${res.status} with no records`);
+  return ids;
 }
 
 const order = (i: number) => ({ description: `Fuzz order ${i}`, customer: { email: 'fuzz@example.com' }, items: [{ name: 'Mug', price: 900, quantity: 1 }] });
@@ -164,6 +177,13 @@ export function fuzzConfig(seeded: Seeded): string {
   };
   const bindings: Record<string, Record<string, string>> = {
     getCheckoutSession: { 'path.id': 'sessions' },
+    getBalanceTransaction: { 'path.id': 'balanceTransactions' },
+    getReserve: { 'path.id': 'reserves' },
+    getDispute: { 'path.id': 'disputes' },
+    getWebhookEndpoint: { 'path.id': 'endpoints' },
+    updateWebhookEndpoint: { 'path.id': 'endpoints' },
+    patchWebhookEndpoint: { 'path.id': 'endpoints' },
+    rotateWebhookSecret: { 'path.id': 'endpoints' },
     payCheckoutSession: { 'path.id': 'pendingSessions', 'body.card.number': 'goodCards', 'body.card.expYear': 'goodYears' },
     createRefund: { 'body.checkoutSessionId': 'paidSessions' },
     getRefund: { 'path.id': 'refunds' },

@@ -5,7 +5,7 @@
  * Seed 474 is the one that once found schema-valid requests refused for reasons the document and the fuzz
  * configuration did not state; seed 9021 the one that found the document's doubled no-NUL pattern on path
  * ids (a failed health check), the pay calls answered 429 and seven operations never reached past 404.
- * It runs in the fault suite, one file at a time: the fuzz starts PostgreSQL, a Temporal server, the API
+ * A seed sends the same requests on a busy machine as on an idle one (docs/fuzz.md). It runs in the fault suite, one file at a time: the fuzz starts PostgreSQL, a Temporal server, the API
  * and a worker of its own.
  */
 import { spawn } from 'node:child_process';
