@@ -5,6 +5,8 @@ import re
 import threading
 import uuid
 
+import requests
+
 import schemathesis
 
 VALID_KEY = re.compile(r"^[\x20-\x7e]{1,200}$")
@@ -28,6 +30,10 @@ def unique_idempotency_key(case):
 
 
 PHASES = ["examples", "coverage", "fuzzing", "stateful"]
+
+
+def phase_of(case):
+    return str(getattr(getattr(getattr(case, "meta", None), "phase", None), "name", ""))
 
 
 class Rotation:
@@ -61,7 +67,7 @@ class Rotation:
         return isinstance(value, str) and value in self.known
 
     def apply(self, case):
-        phase = str(getattr(getattr(getattr(case, "meta", None), "phase", None), "name", ""))
+        phase = phase_of(case)
         if self.location == "path":
             params = case.path_parameters or {}
             if self.names_seeded(params.get(self.name)):
@@ -73,12 +79,17 @@ class Rotation:
 class CreatedEndpoints:
     """The endpoints the run created, oldest first: what the fuzzer's deletes delete.
 
-    A business may have 16 endpoints. The fuzzer's deletes draw their ids at random (no phase but the
-    stateful one takes ids from answers, so that a seed draws the same cases on a busy machine as on an
-    idle one), so without this each create after the sixteenth endpoint is refused. A delete that names
-    an id the run did not create deletes the oldest one it did, while there is one; the seeded
-    endpoints are never deleted (the pings and recoveries need them).
+    A business may have 16 endpoints, and the run seeds twelve. The fuzzer's deletes draw their ids at
+    random (no phase but the stateful one takes ids from answers, so that a seed draws the same cases on
+    a busy machine as on an idle one), and a phase sends its creates in a row: without this, each create
+    after the fourth is refused. So the run keeps at most KEEP of the endpoints it created, deleting the
+    oldest past that itself (housekeeping, as a test tears down, not a case), and a delete that names an
+    id the run did not create deletes the oldest one it did, while there is one. The seeded endpoints are
+    never deleted: the pings and recoveries need them. In the stateful phase both stand aside: it creates
+    an endpoint and follows the document's links to it.
     """
+
+    KEEP = 2
 
     def __init__(self):
         self.ids = []
@@ -91,6 +102,12 @@ class CreatedEndpoints:
             return
         with self.lock:
             self.ids.append(endpoint_id)
+            surplus = self.ids[: max(0, len(self.ids) - self.KEEP)]
+            del self.ids[: len(surplus)]
+        request = response.request
+        for old in surplus:
+            # REQUESTS_CA_BUNDLE (set by scripts/fuzz.ts) verifies the service's certificate.
+            requests.delete(f"{request.url.rstrip('/')}/{old}", headers={"Authorization": request.headers["Authorization"]}, timeout=30)
 
     def apply(self, case):
         params = case.path_parameters or {}
@@ -111,11 +128,11 @@ def before_call(context, case, **kwargs):
     rotation = ROTATIONS.get(case.operation.label)
     if rotation is not None:
         rotation.apply(case)
-    if case.operation.label == "DELETE /webhooks/{id}":
+    if case.operation.label == "DELETE /webhooks/{id}" and phase_of(case) != "stateful":
         CREATED_ENDPOINTS.apply(case)
 
 
 @schemathesis.hook
 def after_call(context, case, response):
-    if case.operation.label == "POST /webhooks" and response.status_code == 201:
+    if case.operation.label == "POST /webhooks" and response.status_code == 201 and phase_of(case) != "stateful":
         CREATED_ENDPOINTS.created(response)

@@ -27,7 +27,7 @@ const GOOD_CARD = '4242424242424242';
 const GOOD_YEAR = 2030;
 
 /** Enough of each that a run's valid cases do not use them all up (each paid, refunded, cancelled or submitted one is spent). */
-const COUNTS = { pending: 100, paid: 80, disputes: 30, refunds: 4, withdrawals: 30, endpoints: 8 };
+const COUNTS = { pending: 100, paid: 80, disputes: 30, refunds: 4, withdrawals: 30, endpoints: 8, editableEndpoints: 4 };
 /** Payments only for their money: a refund gives back the whole total, fees included, so it needs more than its own sale. */
 const FUNDING = 40;
 
@@ -38,6 +38,7 @@ export interface Seeded {
   refunds: string[];
   withdrawals: string[];
   endpoints: string[];
+  editableEndpoints: string[];
   eventsAndDeliveries: string[];
   balanceTransactions: string[];
   reserves: string[];
@@ -86,11 +87,17 @@ export async function seed(ctx: SeedContext): Promise<Seeded> {
     endpoints.push(endpoint.id);
     eventsAndDeliveries.push(ping.body.data.eventId, ping.body.data.deliveryId);
   }
+  // Endpoints for the edits to change (a PUT or PATCH may disable one): apart from the ones above, whose
+  // pings and recoveries a disabled endpoint would refuse.
+  const editableEndpoints = [];
+  for (let i = 0; i < COUNTS.editableEndpoints; i++) {
+    editableEndpoints.push((await created(ctx, '/api/webhooks', { url: `https://receiver.example/fuzz-edit-${i}`, events: ['*'] })).endpoint.id);
+  }
   // Records the service makes itself, read back as a merchant would: the fuzzer's draws reach them only
   // through these dictionaries, as no phase but the stateful one takes ids from answers (schemathesis.toml).
   const balanceTransactions = await listed(ctx, '/api/balance/transactions?limit=20');
   const reserves = await listed(ctx, '/api/reserves?limit=20');
-  return { pendingSessions, paidSessions: paid, disputes: disputes.map((d) => d.id), refunds, withdrawals, endpoints, eventsAndDeliveries, balanceTransactions, reserves };
+  return { pendingSessions, paidSessions: paid, disputes: disputes.map((d) => d.id), refunds, withdrawals, endpoints, editableEndpoints, eventsAndDeliveries, balanceTransactions, reserves };
 }
 
 async function listed(ctx: SeedContext, path: string): Promise<string[]> {
@@ -174,6 +181,10 @@ export function fuzzConfig(seeded: Seeded): string {
     goodCards: [GOOD_CARD],
     goodYears: [GOOD_YEAR],
     wallets: [FUZZ_WALLET],
+    // A recovery's window must start at most 14 days back and end after it starts: instants no schema can
+    // state, so a random draw almost never meets them (the fuzz drew none in a whole phase).
+    recoverySince: [new Date(Date.now() - 24 * 3600_000).toISOString()],
+    recoveryUntil: [new Date().toISOString()],
   };
   const bindings: Record<string, Record<string, string>> = {
     getCheckoutSession: { 'path.id': 'sessions' },
@@ -181,9 +192,9 @@ export function fuzzConfig(seeded: Seeded): string {
     getReserve: { 'path.id': 'reserves' },
     getDispute: { 'path.id': 'disputes' },
     getWebhookEndpoint: { 'path.id': 'endpoints' },
-    updateWebhookEndpoint: { 'path.id': 'endpoints' },
-    patchWebhookEndpoint: { 'path.id': 'endpoints' },
-    rotateWebhookSecret: { 'path.id': 'endpoints' },
+    updateWebhookEndpoint: { 'path.id': 'editableEndpoints' },
+    patchWebhookEndpoint: { 'path.id': 'editableEndpoints' },
+    rotateWebhookSecret: { 'path.id': 'editableEndpoints' },
     payCheckoutSession: { 'path.id': 'pendingSessions', 'body.card.number': 'goodCards', 'body.card.expYear': 'goodYears' },
     createRefund: { 'body.checkoutSessionId': 'paidSessions' },
     getRefund: { 'path.id': 'refunds' },
@@ -193,7 +204,7 @@ export function fuzzConfig(seeded: Seeded): string {
     submitDisputeEvidence: { 'path.id': 'disputes' },
     retryWebhookDelivery: { 'path.id': 'eventsAndDeliveries' },
     testWebhookEndpoint: { 'path.id': 'endpoints' },
-    recoverWebhookEndpoint: { 'path.id': 'endpoints' },
+    recoverWebhookEndpoint: { 'path.id': 'endpoints', 'body.since': 'recoverySince', 'body.until': 'recoveryUntil' },
   };
   // Pay's session always comes from the seeded ones (and in turn, `rotations`): pay allows 10 calls a
   // minute per session id, and otherwise the document's example id was drawn for most cases.
