@@ -102,8 +102,9 @@ async function main(): Promise<number> {
       // operations by timing, and what one operation's answers fed another's draws followed that order.
       '--workers', '1',
       '--suppress-health-check', 'too_slow',
-      // The pay call waits up to 10 s for the payment's outcome, and with no worker running it always waits.
-      '--request-timeout', '30',
+      // The pay call waits up to 10 s for the payment's outcome, and up to 20 s more while Temporal holds
+      // its update admitted and no worker has taken it (schemathesis.toml).
+      '--request-timeout', '40',
       '--generation-database', 'none',
       '--report', 'junit',
       '--report-dir', reportDir,

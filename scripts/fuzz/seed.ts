@@ -131,7 +131,7 @@ async function paidSession(ctx: SeedContext): Promise<string> {
  * next refund: with one id drawn for most cases, nearly all of them were answered 429 or 400.
  */
 export function rotations(seeded: Seeded) {
-  const spec = { pay: seeded.pendingSessions, refund: seeded.paidSessions, endpoint: seeded.endpoints, delivery: seeded.eventsAndDeliveries };
+  const spec = { pay: seeded.pendingSessions, refund: seeded.paidSessions, endpoint: seeded.endpoints, delivery: seeded.eventsAndDeliveries, withdrawal: seeded.withdrawals };
   const rotation = (label: string, location: 'path' | 'body', name: string, values: string[]) => ({
     location,
     name,
@@ -143,6 +143,9 @@ export function rotations(seeded: Seeded) {
   return {
     'POST /checkout/{id}/pay': rotation('POST /checkout/{id}/pay', 'path', 'id', spec.pay),
     'POST /refunds': rotation('POST /refunds', 'body', 'checkoutSessionId', spec.refund),
+    // A cancelled withdrawal refuses the next cancel: before, the fuzzer cancelled the ones it had just
+    // made, from answers; now that it draws no ids from answers, each cancel gets the next seeded one.
+    'POST /withdrawals/{id}/cancel': rotation('POST /withdrawals/{id}/cancel', 'path', 'id', spec.withdrawal),
     // An endpoint is not spent, but the fuzzer disables some (the document's own PUT and PATCH examples
     // do), and a disabled one refuses a ping, a recovery and a retry of its deliveries alike.
     'POST /webhooks/{id}/test': rotation('POST /webhooks/{id}/test', 'path', 'id', spec.endpoint),
