@@ -58,6 +58,9 @@ async function main(): Promise<number> {
       // pay calls were answered 429. Pay's own 10 a minute per session still applies.
       PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
       AUTH_FAILURES_PER_MINUTE: '0',
+      // The seeded withdrawals stay pending for the whole run, however slow the machine: at the default
+      // 10 minutes a busy run's cancels met them completed, and every cancel of a phase was refused.
+      WITHDRAWAL_PROCESSING_DELAY: '3h',
     });
     const log = createLogger(config.logLevel);
     const temporal = await connectTemporalFor(config);
