@@ -27,6 +27,8 @@ import { lowPort, sleep } from './proc.js';
 import { formatReport, type Step } from './report.js';
 import { startServices } from './services.js';
 import { binariesFromEnv, startTemporal, uiReachableOutsideLoopback } from './temporal.js';
+import { clusterFaults } from './temporal-cluster-faults.js';
+import { startTemporalCluster, type TemporalCluster } from './temporal-cluster.js';
 
 const STEADY_MS = Number(process.env.REHEARSE_STEADY_SECONDS ?? 10) * 1000;
 /** How long Temporal and the app's PostgreSQL stay stopped before they start again: long enough for load to meet the outage. */
@@ -34,6 +36,8 @@ const OUTAGE_MS = Number(process.env.REHEARSE_OUTAGE_SECONDS ?? 3) * 1000;
 /** A run that hangs anyway ends here, stopping what it started. */
 const WATCHDOG_MS = 20 * 60 * 1000;
 const BUSINESSES = 3;
+/** `--temporal cluster`: Temporal as separate frontend, history, matching and worker hosts (temporal-cluster.ts); else one server. */
+const CLUSTER = process.argv.slice(2).join(' ').includes('--temporal cluster');
 const log = (line: string) => process.stderr.write(`rehearse: ${line}\n`);
 const timed = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
   const t0 = Date.now();
@@ -65,9 +69,14 @@ try {
   let appDb: EmbeddedDatabase = await timed('PostgreSQL for the app up', startAppDb);
   cleanup.unshift(() => appDb.stop());
 
-  const temporal = await timed('Temporal server up (schema set up, namespace and search attributes registered), Web UI up', () =>
-    startTemporal({ root, bins, db: { port: temporalDbPort, user: 'postgres', password: 'postgres' } }),
-  );
+  const temporalDbAccess = { port: temporalDbPort, user: 'postgres', password: 'postgres' };
+  let cluster = null as TemporalCluster | null;
+  const temporal = CLUSTER
+    ? await timed('Temporal cluster up (2 frontends behind HAProxy, 2 history, 2 matching, 1 worker; schema, namespace, search attributes), Web UI up', async () => {
+        cluster = await startTemporalCluster({ root, bins, db: temporalDbAccess });
+        return { ...cluster, restart: null };
+      })
+    : await timed('Temporal server up (schema set up, namespace and search attributes registered), Web UI up', () => startTemporal({ root, bins, db: temporalDbAccess }));
   cleanup.unshift(() => temporal.stop());
   const uiExposed = await uiReachableOutsideLoopback(temporal.uiOrigin);
   if (uiExposed) throw new Error(`the Temporal UI answers on ${uiExposed}; it must listen on loopback only`);
@@ -111,7 +120,7 @@ try {
   const load = startLoad(client, stats, businesses);
   const trafficStarted = Date.now();
   const steps: Step[] = [];
-  const step = async (what: string, run: () => Promise<{ downMs: number; upMs: number; clean?: boolean }>) => {
+  const step = async (what: string, run: () => Promise<{ downMs: number; upMs: number; clean?: boolean; note?: string[] }>) => {
     await sleep(STEADY_MS);
     const before = stats.requests;
     const t = await timed(`${what}`, run);
@@ -119,7 +128,8 @@ try {
   };
   try {
     for (const s of [...services.apis, ...services.workers]) await step(`roll ${s.name} (SIGTERM, exit, start, ready)`, () => services.roll(s));
-    await step(`restart the Temporal server (down ${OUTAGE_MS / 1000} s at least)`, () => temporal.restart(OUTAGE_MS));
+    if (cluster) for (const fault of clusterFaults(cluster, stats, load.figures)) await step(fault.what, fault.run);
+    else await step(`restart the Temporal server (down ${OUTAGE_MS / 1000} s at least)`, () => temporal.restart!(OUTAGE_MS));
     await step(`restart the app PostgreSQL (down ${OUTAGE_MS / 1000} s at least)`, async () => {
       const t0 = Date.now();
       await appDb.stop();
