@@ -24,6 +24,8 @@ import { checkOutcome } from './checks.js';
 import { createClient, Stats } from './client.js';
 import { startLoad, type LoadBusiness } from './load.js';
 import { lowPort, sleep } from './proc.js';
+import { temporalUsage } from './host-usage.js';
+import { latencyLine, timedClient } from './latency.js';
 import { formatReport, type Step } from './report.js';
 import { startServices } from './services.js';
 import { binariesFromEnv, startTemporal, uiReachableOutsideLoopback } from './temporal.js';
@@ -117,9 +119,11 @@ try {
   }
 
   log(`load on: ${BUSINESSES} businesses, 2 buyers and 1 treasurer each, through ${services.proxyOrigin}`);
-  const load = startLoad(client, stats, businesses);
+  const timing = timedClient(client);
+  const load = startLoad(timing.client, stats, businesses);
   const trafficStarted = Date.now();
   const steps: Step[] = [];
+  let usage: string[] = [];
   const step = async (what: string, run: () => Promise<{ downMs: number; upMs: number; clean?: boolean; note?: string[] }>) => {
     await sleep(STEADY_MS);
     const before = stats.requests;
@@ -141,16 +145,22 @@ try {
     });
     await sleep(STEADY_MS);
   } finally {
+    usage = temporalUsage(bins.server);
     log('load off; waiting for the loops to finish their current step');
     await load.stop();
   }
   const trafficSeconds = (Date.now() - trafficStarted) / 1000;
+  const measured = [
+    `Temporal:   ${CLUSTER ? 'a cluster (2 frontends behind HAProxy, 2 history, 2 matching, 1 worker; 16 shards)' : 'one server (all four services; 4 shards)'}`,
+    ...(['pay', 'refund'] as const).map((k) => `  ${latencyLine(k, timing.samples[k], trafficSeconds)} (through every step above)`),
+    ...usage.map((u) => `  ${u}`),
+  ];
 
   log('settling, then checking every money process and the ledger');
   const received = () => receiver.received.map((r) => ({ path: r.path, eventId: String(r.headers['x-webhook-id']) }));
   const checks = await checkOutcome(appDb.url(), businesses, received);
   const report = formatReport({ root, stats, figures: load.figures, steps, checks, trafficSeconds, totalSeconds: (Date.now() - started) / 1000, uiOrigin: temporal.uiOrigin });
-  process.stdout.write(`${report.text}\n`);
+  process.stdout.write(`${report.text}\n${measured.join('\n')}\n`);
   exitCode = report.ok ? 0 : 1;
 } catch (err) {
   process.stderr.write(`rehearse: FAILED to run: ${(err as Error).stack ?? err}\nrehearse: logs under ${root}/logs\n`);
