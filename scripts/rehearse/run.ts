@@ -8,6 +8,8 @@
  * the Temporal server; a restart of the app's PostgreSQL. Then the checks (checks.ts), the figures, and
  * exit 0 only if everything held. Loopback only; everything it started is stopped at the end; its
  * directory (logs included) is printed and kept. REHEARSE_STEADY_SECONDS (10) sets the load between steps.
+ * `--temporal cluster`: Temporal as separate hosts (temporal-cluster.ts) and, in place of its restart, the
+ * faults a cluster must survive (temporal-cluster-faults.ts; docs/scaling.md).
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
