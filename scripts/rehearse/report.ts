@@ -9,6 +9,8 @@ export interface Step {
   upMs: number;
   clean?: boolean;
   requestsDuring: number;
+  /** Lines printed under the step (the Temporal cluster's faults: shard split, time to recover). */
+  note?: string[];
 }
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -41,7 +43,7 @@ export function formatReport(r: {
     `  failures:   ${stats.failures.length} (requests that ended in an undocumented answer or gave up, and answers the API document does not describe)`,
     `  load:       ${f.payments} pays (${f.payAnswersLost} whose retry found the session no longer payable), ${f.refunds} refunds (${f.refundsRefused} refused for balance), ${f.withdrawals} withdrawals (${f.withdrawalsRefused} refused for balance), ${f.cancels} cancels (${f.cancelsTooLate} too late)`,
     `  restarts:`,
-    ...r.steps.map((x) => `    ${x.what.padEnd(58)} down ${s(x.downMs).padStart(6)}, up ${s(x.upMs).padStart(6)}, ${x.requestsDuring} requests meanwhile`),
+    ...r.steps.flatMap((x) => [`    ${x.what.padEnd(58)} down ${s(x.downMs).padStart(6)}, up ${s(x.upMs).padStart(6)}, ${x.requestsDuring} requests meanwhile`, ...(x.note ?? []).map((n) => `      ${n}`)]),
     `  settled:    in ${checks.settleSeconds.toFixed(0)} s after the load`,
     ...Object.entries(checks.counts).map(([table, c]) => `    ${table.padEnd(20)} ${list(c)}`),
     `  ledger:     ${checks.ledgerVerify.exitCode === 0 ? 'ledger verify clean' : 'ledger verify FAILED'} (${checks.ledgerVerify.output.split('\n')[0]})`,

@@ -8,6 +8,8 @@
  * the Temporal server; a restart of the app's PostgreSQL. Then the checks (checks.ts), the figures, and
  * exit 0 only if everything held. Loopback only; everything it started is stopped at the end; its
  * directory (logs included) is printed and kept. REHEARSE_STEADY_SECONDS (10) sets the load between steps.
+ * `--temporal cluster`: Temporal as separate hosts (temporal-cluster.ts) and, in place of its restart, the
+ * faults a cluster must survive (temporal-cluster-faults.ts; docs/scaling.md).
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -24,9 +26,13 @@ import { checkOutcome } from './checks.js';
 import { createClient, Stats } from './client.js';
 import { startLoad, type LoadBusiness } from './load.js';
 import { lowPort, sleep } from './proc.js';
+import { temporalUsage } from './host-usage.js';
+import { latencyLine, timedClient } from './latency.js';
 import { formatReport, type Step } from './report.js';
 import { startServices } from './services.js';
 import { binariesFromEnv, startTemporal, uiReachableOutsideLoopback } from './temporal.js';
+import { clusterFaults } from './temporal-cluster-faults.js';
+import { startTemporalCluster, type TemporalCluster } from './temporal-cluster.js';
 
 const STEADY_MS = Number(process.env.REHEARSE_STEADY_SECONDS ?? 10) * 1000;
 /** How long Temporal and the app's PostgreSQL stay stopped before they start again: long enough for load to meet the outage. */
@@ -34,6 +40,8 @@ const OUTAGE_MS = Number(process.env.REHEARSE_OUTAGE_SECONDS ?? 3) * 1000;
 /** A run that hangs anyway ends here, stopping what it started. */
 const WATCHDOG_MS = 20 * 60 * 1000;
 const BUSINESSES = 3;
+/** `--temporal cluster`: Temporal as separate frontend, history, matching and worker hosts (temporal-cluster.ts); else one server. */
+const CLUSTER = process.argv.slice(2).join(' ').includes('--temporal cluster');
 const log = (line: string) => process.stderr.write(`rehearse: ${line}\n`);
 const timed = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
   const t0 = Date.now();
@@ -65,9 +73,14 @@ try {
   let appDb: EmbeddedDatabase = await timed('PostgreSQL for the app up', startAppDb);
   cleanup.unshift(() => appDb.stop());
 
-  const temporal = await timed('Temporal server up (schema set up, namespace and search attributes registered), Web UI up', () =>
-    startTemporal({ root, bins, db: { port: temporalDbPort, user: 'postgres', password: 'postgres' } }),
-  );
+  const temporalDbAccess = { port: temporalDbPort, user: 'postgres', password: 'postgres' };
+  let cluster = null as TemporalCluster | null;
+  const temporal = CLUSTER
+    ? await timed('Temporal cluster up (2 frontends behind HAProxy, 2 history, 2 matching, 1 worker; schema, namespace, search attributes), Web UI up', async () => {
+        cluster = await startTemporalCluster({ root, bins, db: temporalDbAccess });
+        return { ...cluster, restart: null };
+      })
+    : await timed('Temporal server up (schema set up, namespace and search attributes registered), Web UI up', () => startTemporal({ root, bins, db: temporalDbAccess }));
   cleanup.unshift(() => temporal.stop());
   const uiExposed = await uiReachableOutsideLoopback(temporal.uiOrigin);
   if (uiExposed) throw new Error(`the Temporal UI answers on ${uiExposed}; it must listen on loopback only`);
@@ -108,10 +121,12 @@ try {
   }
 
   log(`load on: ${BUSINESSES} businesses, 2 buyers and 1 treasurer each, through ${services.proxyOrigin}`);
-  const load = startLoad(client, stats, businesses);
+  const timing = timedClient(client);
+  const load = startLoad(timing.client, stats, businesses);
   const trafficStarted = Date.now();
   const steps: Step[] = [];
-  const step = async (what: string, run: () => Promise<{ downMs: number; upMs: number; clean?: boolean }>) => {
+  let sameSteps = { seconds: 0, usage: [] as string[], pay: 0, refund: 0 };
+  const step = async (what: string, run: () => Promise<{ downMs: number; upMs: number; clean?: boolean; note?: string[] }>) => {
     await sleep(STEADY_MS);
     const before = stats.requests;
     const t = await timed(`${what}`, run);
@@ -119,7 +134,10 @@ try {
   };
   try {
     for (const s of [...services.apis, ...services.workers]) await step(`roll ${s.name} (SIGTERM, exit, start, ready)`, () => services.roll(s));
-    await step(`restart the Temporal server (down ${OUTAGE_MS / 1000} s at least)`, () => temporal.restart(OUTAGE_MS));
+    // The side by side of one server and a cluster (docs/scaling.md) is taken here, after the same steps in both modes.
+    sameSteps = { seconds: (Date.now() - trafficStarted) / 1000, usage: temporalUsage(bins.server), pay: timing.samples.pay.length, refund: timing.samples.refund.length };
+    if (cluster) for (const fault of clusterFaults(cluster, stats, load.figures)) await step(fault.what, fault.run);
+    else await step(`restart the Temporal server (down ${OUTAGE_MS / 1000} s at least)`, () => temporal.restart!(OUTAGE_MS));
     await step(`restart the app PostgreSQL (down ${OUTAGE_MS / 1000} s at least)`, async () => {
       const t0 = Date.now();
       await appDb.stop();
@@ -135,12 +153,20 @@ try {
     await load.stop();
   }
   const trafficSeconds = (Date.now() - trafficStarted) / 1000;
+  const measured = [
+    `Temporal:   ${CLUSTER ? 'a cluster (2 frontends behind HAProxy, 2 history, 2 matching, 1 worker; 16 shards)' : 'one server (all four services; 4 shards)'}`,
+    `  the same steps in both modes (load with the APIs and workers rolled), ${sameSteps.seconds.toFixed(0)} s:`,
+    ...(['pay', 'refund'] as const).map((k) => `    ${latencyLine(k, timing.samples[k].slice(0, sameSteps[k]), sameSteps.seconds)}`),
+    ...sameSteps.usage.map((u) => `    ${u}`),
+    `  the whole load, its Temporal faults included, ${trafficSeconds.toFixed(0)} s:`,
+    ...(['pay', 'refund'] as const).map((k) => `    ${latencyLine(k, timing.samples[k], trafficSeconds)}`),
+  ];
 
   log('settling, then checking every money process and the ledger');
   const received = () => receiver.received.map((r) => ({ path: r.path, eventId: String(r.headers['x-webhook-id']) }));
   const checks = await checkOutcome(appDb.url(), businesses, received);
   const report = formatReport({ root, stats, figures: load.figures, steps, checks, trafficSeconds, totalSeconds: (Date.now() - started) / 1000, uiOrigin: temporal.uiOrigin });
-  process.stdout.write(`${report.text}\n`);
+  process.stdout.write(`${report.text}\n${measured.join('\n')}\n`);
   exitCode = report.ok ? 0 : 1;
 } catch (err) {
   process.stderr.write(`rehearse: FAILED to run: ${(err as Error).stack ?? err}\nrehearse: logs under ${root}/logs\n`);

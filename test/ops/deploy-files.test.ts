@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ENTRY_POINTS } from '../../scripts/rehearse/services.js';
+import { CLUSTER_LAYOUT, CLUSTER_SHARDS } from '../../scripts/rehearse/temporal-cluster.js';
 import { ApiError } from '../../src/http/errors.js';
 import { documentProblems } from '../support/api-document.js';
 
@@ -163,5 +164,59 @@ describe('docker-compose.yml and npm run rehearse share deploy/', () => {
     for (const p of ports) expect(p).toMatch(/^127\.0\.0\.1:/);
     expect(rehearsal).toContain("TEMPORAL_UI_BIND: '127.0.0.1'");
     expect(read('deploy/temporal-ui/config/production.yaml')).toContain('host: {{ env "TEMPORAL_UI_BIND" | default "127.0.0.1" }}');
+  });
+});
+
+/**
+ * Temporal as a cluster (docs/scaling.md): docker-compose.temporal-cluster.yml over docker-compose.yml,
+ * and `npm run rehearse -- --temporal cluster` (scripts/rehearse/temporal-cluster.ts), the same layout
+ * with the same files.
+ */
+describe('the Temporal cluster: compose and the rehearsal have one layout', () => {
+  const cluster = read('docker-compose.temporal-cluster.yml');
+  const clusterRehearsal = read('scripts/rehearse/temporal-cluster.ts');
+  /** The services of the override running `start --service=<role>`, with how many hosts each runs. */
+  const hostsByRole = () => {
+    const counts: Record<string, number> = {};
+    for (const block of cluster.split(/\n(?= {2}[a-z][\w-]*:)/)) {
+      const role = block.match(/start --service=(\w+)/)?.[1];
+      if (!role) continue;
+      if (role !== 'frontend') counts[role] = (counts[role] ?? 0) + Number(block.match(/replicas: (\d+)/)?.[1] ?? 1);
+    }
+    // The frontends are named, one service each (the proxy lists each), sharing the first one's block.
+    counts.frontend = cluster.match(/^ {2}temporal-frontend-\d+:/gm)?.length ?? 0;
+    return counts;
+  };
+
+  it('as many frontend, history, matching and worker hosts as the rehearsal starts', () => {
+    expect(cluster).toMatch(/^ {2}temporal-frontend-1: &temporal-frontend$/m);
+    expect(cluster).toMatch(/^ {2}temporal-frontend-2:\n {4}<<: \*temporal-frontend$/m);
+    expect(hostsByRole()).toEqual(CLUSTER_LAYOUT);
+    expect(Object.keys(CLUSTER_LAYOUT)).toEqual(['frontend', 'history', 'matching', 'worker']);
+  });
+
+  it('every host runs the single server\'s config, one service each, broadcasting its own address', () => {
+    const starts = [...cluster.matchAll(/"TEMPORAL_BROADCAST_ADDRESS=\$\$\(hostname -i\) exec temporal-server --root \/ --config \/etc\/temporal\/deploy\/config --env production --allow-no-auth start --service=(\w+)"/g)];
+    expect(starts.map((m) => m[1]).sort()).toEqual(['frontend', 'history', 'matching', 'worker']);
+    expect(clusterRehearsal).toContain("'--config', 'deploy/temporal/config', '--env', 'production', '--allow-no-auth', 'start', `--service=${role}`");
+    expect(cluster).toContain('- ./deploy/temporal:/etc/temporal/deploy:ro');
+    expect(cluster).toContain('TEMPORAL_DYNAMIC_CONFIG: /etc/temporal/deploy/dynamicconfig.yaml');
+  });
+
+  it('the same shard count, and the frontends behind the same proxy file at the address the app already uses', () => {
+    expect(cluster).toContain(`TEMPORAL_HISTORY_SHARDS: \${TEMPORAL_HISTORY_SHARDS:-${CLUSTER_SHARDS}}`);
+    expect(clusterRehearsal).toContain('TEMPORAL_HISTORY_SHARDS: String(CLUSTER_SHARDS)');
+    expect(cluster).toContain('entrypoint: ["haproxy", "-W", "-db", "-f", "/usr/local/etc/haproxy/temporal-frontend.cfg"]');
+    expect(clusterRehearsal).toContain("path.join(DEPLOY, 'haproxy', 'temporal-frontend.cfg')");
+    for (const name of ['TEMPORAL_BIND', 'FRONTEND_1', 'FRONTEND_2']) {
+      expect(read('deploy/haproxy/temporal-frontend.cfg')).toContain(`\${${name}}`);
+      expect(cluster).toMatch(new RegExp(`^ {6}${name}: `, 'm'));
+      expect(clusterRehearsal).toMatch(new RegExp(`${name}: `));
+    }
+    // The app, the UI and the register job keep reaching temporal:7233, now the proxy.
+    expect(compose).toContain('TEMPORAL_ADDRESS: temporal:7233');
+    expect(cluster).toContain('TEMPORAL_BIND: ":7233"');
+    expect(cluster).toContain('TEMPORAL_FRONTEND_ADDRESS: temporal:7233');
+    expect(read('deploy/temporal/config/production.yaml')).toContain('env "TEMPORAL_FRONTEND_ADDRESS"');
   });
 });
