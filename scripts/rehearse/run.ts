@@ -24,6 +24,8 @@ import { checkOutcome } from './checks.js';
 import { createClient, Stats } from './client.js';
 import { startLoad, type LoadBusiness } from './load.js';
 import { lowPort, sleep } from './proc.js';
+import { rehearseFailover } from './postgres-failover.js';
+import { startPostgresHa } from './postgres-ha.js';
 import { formatReport, type Step } from './report.js';
 import { startServices } from './services.js';
 import { binariesFromEnv, startTemporal, uiReachableOutsideLoopback } from './temporal.js';
@@ -34,6 +36,8 @@ const OUTAGE_MS = Number(process.env.REHEARSE_OUTAGE_SECONDS ?? 3) * 1000;
 /** A run that hangs anyway ends here, stopping what it started. */
 const WATCHDOG_MS = 20 * 60 * 1000;
 const BUSINESSES = 3;
+/** `--postgres ha`: the app's PostgreSQL under Patroni, and its faults instead of a restart (postgres-ha.ts). */
+const POSTGRES_HA = process.argv.includes('--postgres') && process.argv[process.argv.indexOf('--postgres') + 1] === 'ha';
 const log = (line: string) => process.stderr.write(`rehearse: ${line}\n`);
 const timed = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
   const t0 = Date.now();
@@ -62,7 +66,8 @@ try {
   cleanup.unshift(() => temporalDb.stop());
   const appDbPort = await lowPort();
   const startAppDb = () => startEmbeddedPostgres({ databaseDir: path.join(root, 'pg-app'), port: appDbPort, database: 'payments' });
-  let appDb: EmbeddedDatabase = await timed('PostgreSQL for the app up', startAppDb);
+  const ha = POSTGRES_HA ? await timed('the app PostgreSQL: 3 etcd, 3 Patroni (PostgreSQL 15, synchronous), HAProxy write/read ports', () => startPostgresHa(root)) : null;
+  let appDb: Pick<EmbeddedDatabase, 'url' | 'stop'> = ha ?? (await timed('PostgreSQL for the app up', startAppDb));
   cleanup.unshift(() => appDb.stop());
 
   const temporal = await timed('Temporal server up (schema set up, namespace and search attributes registered), Web UI up', () =>
@@ -111,6 +116,7 @@ try {
   const load = startLoad(client, stats, businesses);
   const trafficStarted = Date.now();
   const steps: Step[] = [];
+  const haLines: string[] = [];
   const step = async (what: string, run: () => Promise<{ downMs: number; upMs: number; clean?: boolean }>) => {
     await sleep(STEADY_MS);
     const before = stats.requests;
@@ -120,7 +126,11 @@ try {
   try {
     for (const s of [...services.apis, ...services.workers]) await step(`roll ${s.name} (SIGTERM, exit, start, ready)`, () => services.roll(s));
     await step(`restart the Temporal server (down ${OUTAGE_MS / 1000} s at least)`, () => temporal.restart(OUTAGE_MS));
-    await step(`restart the app PostgreSQL (down ${OUTAGE_MS / 1000} s at least)`, async () => {
+    if (ha) {
+      const failover = await rehearseFailover({ ha, businesses, stats, step, log, compareSync: process.env.REHEARSE_SYNC_COMPARE !== '0' });
+      haLines.push(...failover.lines);
+      for (const p of failover.problems) stats.fail(p);
+    } else await step(`restart the app PostgreSQL (down ${OUTAGE_MS / 1000} s at least)`, async () => {
       const t0 = Date.now();
       await appDb.stop();
       await sleep(OUTAGE_MS);
@@ -140,7 +150,7 @@ try {
   const received = () => receiver.received.map((r) => ({ path: r.path, eventId: String(r.headers['x-webhook-id']) }));
   const checks = await checkOutcome(appDb.url(), businesses, received);
   const report = formatReport({ root, stats, figures: load.figures, steps, checks, trafficSeconds, totalSeconds: (Date.now() - started) / 1000, uiOrigin: temporal.uiOrigin });
-  process.stdout.write(`${report.text}\n`);
+  process.stdout.write(`${[report.text, ...(haLines.length ? ['PostgreSQL HA (Patroni):', ...haLines] : [])].join('\n')}\n`);
   exitCode = report.ok ? 0 : 1;
 } catch (err) {
   process.stderr.write(`rehearse: FAILED to run: ${(err as Error).stack ?? err}\nrehearse: logs under ${root}/logs\n`);
@@ -148,6 +158,6 @@ try {
   for (const step of cleanup) await step().catch((err) => log(`stopping: ${(err as Error).message}`));
   await stopAll(20_000);
   // The databases were this run's alone; the logs stay.
-  for (const dir of ['pg-temporal', 'pg-app']) rmSync(path.join(root, dir), { recursive: true, force: true });
+  for (const dir of ['pg-temporal', 'pg-app', 'pg-ha', 'etcd-1', 'etcd-2', 'etcd-3']) rmSync(path.join(root, dir), { recursive: true, force: true });
 }
 process.exit(exitCode);
