@@ -1,16 +1,16 @@
 /**
  * The faults of `--postgres ha`, one after another under the rehearsal's load (docs/scaling.md):
  *   kill -9 of the primary's Patroni and postmaster (a standby promoted); the killed node started again,
- *   rejoining as a standby (pg_rewind); a planned `patronictl switchover` back to it; one etcd member
+ *   rejoining as a standby (pg_rewind); a planned `patronictl switchover` to the
+ *   synchronous standby (the only candidate synchronous mode allows); one etcd member
  *   lost, then a second (no majority: Patroni demotes the primary rather than risk two; the API answers
  *   503 with Retry-After) and both back. After each: no acknowledged write lost, by id, through the write
  *   port. Then, if asked, the load's throughput with synchronous replication against asynchronous.
  */
-import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import type { Stats, Ticket } from './client.js';
 import type { LoadBusiness } from './load.js';
-import { PG_BIN, type PostgresHa } from './postgres-ha.js';
+import type { PostgresHa } from './postgres-ha.js';
 import { sleep, until } from './proc.js';
 
 type StepFn = (what: string, run: () => Promise<{ downMs: number; upMs: number }>) => Promise<void>;
@@ -30,6 +30,12 @@ async function query<T>(url: string, sql: string, params: unknown[] = []): Promi
 /** Milliseconds from `since` until a payment posted after it is committed and readable on the primary. */
 async function firstPaymentAfter(url: string, since: number): Promise<number> {
   await until('a payment committed on the primary', async () => (await query(url, `select 1 from ledger_transactions where kind = 'payment' and created_at > $1 limit 1`, [new Date(since)])).length > 0, 180_000);
+  return Date.now() - since;
+}
+
+/** Milliseconds from `since` until a checkout session created after it is readable: the first write of any kind. */
+async function firstSessionAfter(url: string, since: number): Promise<number> {
+  await until('a session created on the primary', async () => (await query(url, `select 1 from checkout_sessions where created_at > $1 limit 1`, [new Date(since)])).length > 0, 180_000);
   return Date.now() - since;
 }
 
@@ -65,10 +71,16 @@ async function inFlightOutcomes(snapshot: Ticket[]): Promise<string> {
 }
 
 export async function rehearseFailover(o: { ha: PostgresHa; businesses: LoadBusiness[]; stats: Stats; step: StepFn; log: (l: string) => void; compareSync: boolean }) {
-  const { ha, businesses, stats, step, log } = o;
+  const { ha, businesses, stats, log } = o;
   const url = ha.url();
   const lines: string[] = [];
   const problems: string[] = [];
+  // A fault that fails is a problem of the run; the faults after it still run.
+  const step: StepFn = (what, run) =>
+    o.step(what, run).catch((err: Error) => {
+      problems.push(`${what}: ${err.message.split('\n')[0]}`);
+      log(`${what} FAILED: ${err.message.split('\n')[0]}`);
+    });
   const afterEach = async (what: string) => {
     const { checked, lost } = await lostAcknowledged(url, businesses);
     lines.push(`    ${what}: ${checked} acknowledged writes looked for by id, ${lost.length} lost`);
@@ -82,9 +94,9 @@ export async function rehearseFailover(o: { ha: PostgresHa; businesses: LoadBusi
     const snapshot = [...stats.open];
     const promotedMs = await until('a standby promoted', async () => ![null, killed].includes(await ha.primary()), 120_000);
     const newPrimary = await ha.primary();
-    const payMs = await firstPaymentAfter(url, k.killedAt);
+    const [sessionMs, payMs] = await Promise.all([firstSessionAfter(url, k.killedAt), firstPaymentAfter(url, k.killedAt)]);
     log(`${killed} killed; ${newPrimary} primary after ${s(promotedMs)}; first payment committed ${s(payMs)} after the kill`);
-    lines.push(`  failover:   ${killed} killed; ${newPrimary} promoted ${s(promotedMs)} after; first payment committed on it ${s(payMs)} after the kill`);
+    lines.push(`  failover:   ${killed} killed; ${newPrimary} promoted ${s(promotedMs)} after; first session created on it ${s(sessionMs)}, first payment committed ${s(payMs)} after the kill`);
     lines.push(`              ${await inFlightOutcomes(snapshot)}`);
     return { downMs: payMs, upMs: promotedMs };
   });
@@ -100,15 +112,18 @@ export async function rehearseFailover(o: { ha: PostgresHa; businesses: LoadBusi
   });
   await afterEach('after the rejoin');
 
-  await step(`patronictl switchover to ${killed || 'the old primary'}`, async () => {
+  await step('patronictl switchover to the synchronous standby', async () => {
     const t0 = Date.now();
     const before = await ha.primary();
-    const r = ha.switchover(killed);
-    if (!r.ok) problems.push(`patronictl switchover failed: ${r.output}`);
+    const target = (await ha.members()).find((m) => m.role === 'sync_standby')?.name;
+    if (!target) throw new Error(`no synchronous standby to switch over to: ${JSON.stringify(await ha.members())}`);
+    const switching = ha.switchover(target);
     const snapshot = [...stats.open];
-    const upMs = await until(`${killed} primary`, async () => (await ha.primary()) === killed, 120_000);
+    const r = await switching;
+    if (!r.ok) problems.push(`patronictl switchover failed: ${r.output}`);
+    const upMs = await until(`${target} primary`, async () => (await ha.primary()) === target, 120_000);
     const payMs = await firstPaymentAfter(url, t0);
-    lines.push(`  switchover: ${before} → ${killed}, primary ${s(upMs)} after the command; first payment ${s(payMs)} after it; ${await inFlightOutcomes(snapshot)}`);
+    lines.push(`  switchover: ${before} → ${target}, primary ${s(upMs)} after the command; first payment ${s(payMs)} after it; ${await inFlightOutcomes(snapshot)}`);
     return { downMs: payMs, upMs };
   });
   await afterEach('after the switchover');
@@ -153,14 +168,16 @@ async function compareReplication(ha: PostgresHa, stats: Stats): Promise<string>
     await sleep(windowMs);
     return ((stats.requests - n0) / (windowMs / 1000)).toFixed(1);
   };
-  const edit = (on: boolean) =>
-    spawnSync('patronictl', ['-c', ha.nodes[0].config, 'edit-config', '--set', `synchronous_mode=${on}`, '--force'], { encoding: 'utf8', env: { PATH: `${PG_BIN}:${process.env.PATH}` } });
+  const edit = async (on: boolean) => {
+    const r = await ha.patronictl(['edit-config', '--set', `synchronous_mode=${on}`, '--force']);
+    if (!r.ok) throw new Error(`patronictl edit-config failed: ${r.output}`);
+  };
   await sleep(3_000);
   const sync = await rate();
-  edit(false);
+  await edit(false);
   await sleep(5_000);
   const asyncRate = await rate();
-  edit(true);
+  await edit(true);
   await sleep(5_000);
   return `${sync} requests/s synchronous, ${asyncRate} requests/s asynchronous (${windowMs / 1000} s each, same load)`;
 }

@@ -6,7 +6,7 @@
  * pg_basebackup, pg_rewind and pg_controldata, which the npm registry's PostgreSQL 18 does not ship.
  * Loopback only; every data directory under the rehearsal's.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -31,7 +31,9 @@ export interface PostgresHa {
   /** kill -9 of the primary's Patroni, then of its postmaster; the node stays down until `startNode`. */
   killPrimary: () => Promise<{ killed: string; killedAt: number }>;
   startNode: (name: string) => void;
-  switchover: (candidate: string) => { ok: boolean; output: string };
+  /** Not spawnSync: the load runs in this process and must not stop while patronictl waits. */
+  switchover: (candidate: string) => Promise<{ ok: boolean; output: string }>;
+  patronictl: (args: string[]) => Promise<{ ok: boolean; output: string }>;
   stopEtcd: (name: string) => Promise<void>;
   startEtcd: (name: string) => void;
   stop: () => Promise<void>;
@@ -194,7 +196,10 @@ export async function startPostgresHa(root: string): Promise<PostgresHa> {
     }
   }, 30_000);
 
-  const patronictl = (args: string[]) => spawnSync('patronictl', ['-c', nodes[0].config, ...args], { encoding: 'utf8', env: env(), timeout: 90_000 });
+  const patronictl = (args: string[]) =>
+    new Promise<{ ok: boolean; output: string }>((resolve) => {
+      execFile('patronictl', ['-c', nodes[0].config, ...args], { encoding: 'utf8', env: env(), timeout: 90_000 }, (err, stdout, stderr) => resolve({ ok: !err, output: `${stdout}${stderr}`.trim() }));
+    });
   return {
     url: () => url(),
     readUrl: () => url('payments', readPort),
@@ -213,10 +218,8 @@ export async function startPostgresHa(root: string): Promise<PostgresHa> {
       return { killed: n.name, killedAt };
     },
     startNode,
-    switchover: (candidate) => {
-      const r = patronictl(['switchover', SCOPE, '--candidate', candidate, '--force']);
-      return { ok: r.status === 0, output: `${r.stdout}${r.stderr}`.trim() };
-    },
+    switchover: (candidate) => patronictl(['switchover', SCOPE, '--candidate', candidate, '--force']),
+    patronictl,
     stopEtcd: async (name) => {
       const m = etcd.find((e) => e.name === name)!;
       m.proc?.child.kill('SIGKILL');
