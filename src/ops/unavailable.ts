@@ -11,8 +11,12 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIME
  */
 const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300|25006)$/;
 
+/**
+ * "cannot access … unlogged relations during recovery" (0A000, a class too wide to take whole): the rate
+ * counters are unlogged, and a connection that reached a primary Patroni just demoted meets a standby.
+ */
 const UNAVAILABLE_MESSAGE =
-  /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error|TransportError/;
+  /cannot access temporary or unlogged relations during recovery|Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error|TransportError/;
 
 /**
  * Whether an error says a dependency cannot answer now (PostgreSQL or Temporal unreachable, shutting down
