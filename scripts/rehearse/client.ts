@@ -21,6 +21,8 @@ export class Stats {
   readonly failures: string[] = [];
   /** Requests retried at least once whose retry then succeeded. */
   retriedThenSucceeded = 0;
+  /** Requests sent and not yet answered for good: a fault's snapshot of them is its writes in flight. */
+  readonly open = new Set<Ticket>();
 
   /** One try's outcome, as the client reports it. */
   record(o: Outcome): void {
@@ -43,6 +45,12 @@ export function retryReason(a: HttpResponse): string | null {
   return null;
 }
 
+/** One logical request; `outcome` is set when it ends (its last answer, and how many tries). */
+export interface Ticket {
+  what: string;
+  outcome?: string;
+}
+
 export interface Sent extends HttpResponse {
   attempts: number;
 }
@@ -58,6 +66,8 @@ export function createClient(origin: string, ca: Buffer, stats: Stats, giveUpMs 
     const headers: Record<string, string> = {};
     if (method === 'POST') headers['Idempotency-Key'] = randomUUID();
     stats.requests++;
+    const ticket: Ticket = { what: `${method} ${path}` };
+    stats.open.add(ticket);
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       // The restarts make 503s on purpose: this loop retries the documented one, and `accept` fails any other.
@@ -73,6 +83,8 @@ export function createClient(origin: string, ca: Buffer, stats: Stats, giveUpMs 
         const why = reason ? `still "${reason}" after ${giveUpMs / 1000} s of retries` : `answered ${answer.status} ${answer.text.slice(0, 300)}`;
         stats.fail(`${method} ${path} (attempt ${attempt}, key ${headers['Idempotency-Key'] ?? '-'}): ${why}`);
       } else if (attempt > 1) stats.retriedThenSucceeded++;
+      ticket.outcome = `${answer.status}${attempt > 1 ? ` after ${attempt} tries` : ''}`;
+      stats.open.delete(ticket);
       return { ...answer, attempts: attempt };
     }
   }

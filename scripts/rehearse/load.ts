@@ -16,6 +16,8 @@ export interface LoadBusiness {
   sessions: Set<string>;
   refunds: Set<string>;
   withdrawals: Set<string>;
+  /** Sessions whose pay was answered 200, with the status answered: a final one must be found so afterwards. */
+  paid?: Map<string, string>;
 }
 
 const CARDS = { success: '4242424242424242', declined: '4000000000000002', refundDeclined: '4000000000005126' };
@@ -59,6 +61,7 @@ export function startLoad(client: Client, stats: Stats, businesses: LoadBusiness
       const pay = { card: { number: card, expMonth: 12, expYear: new Date().getUTCFullYear() + 3, cvc: '123' }, name: 'Ada Lovelace' };
       const paid = await client.post(`/api/checkout/${session}/pay`, pay, undefined, [200, NOT_PAYABLE]);
       figures.payments++;
+      if (paid.status === 200) (biz.paid ??= new Map()).set(session, String(paid.body?.data?.status));
       if (paid.status === 400) {
         // Only a retry may meet its own earlier try; a first try refused would be a real failure.
         if (paid.attempts === 1) {

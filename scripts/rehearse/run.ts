@@ -28,6 +28,8 @@ import { startLoad, type LoadBusiness } from './load.js';
 import { lowPort, sleep } from './proc.js';
 import { temporalUsage } from './host-usage.js';
 import { latencyLine, timedClient } from './latency.js';
+import { rehearseFailover } from './postgres-failover.js';
+import { startPostgresHa } from './postgres-ha.js';
 import { formatReport, type Step } from './report.js';
 import { startServices } from './services.js';
 import { binariesFromEnv, startTemporal, uiReachableOutsideLoopback } from './temporal.js';
@@ -42,6 +44,8 @@ const WATCHDOG_MS = 20 * 60 * 1000;
 const BUSINESSES = 3;
 /** `--temporal cluster`: Temporal as separate frontend, history, matching and worker hosts (temporal-cluster.ts); else one server. */
 const CLUSTER = process.argv.slice(2).join(' ').includes('--temporal cluster');
+/** `--postgres ha`: the app's PostgreSQL under Patroni, and its faults instead of a restart (postgres-ha.ts). */
+const POSTGRES_HA = process.argv.includes('--postgres') && process.argv[process.argv.indexOf('--postgres') + 1] === 'ha';
 const log = (line: string) => process.stderr.write(`rehearse: ${line}\n`);
 const timed = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
   const t0 = Date.now();
@@ -70,7 +74,8 @@ try {
   cleanup.unshift(() => temporalDb.stop());
   const appDbPort = await lowPort();
   const startAppDb = () => startEmbeddedPostgres({ databaseDir: path.join(root, 'pg-app'), port: appDbPort, database: 'payments' });
-  let appDb: EmbeddedDatabase = await timed('PostgreSQL for the app up', startAppDb);
+  const ha = POSTGRES_HA ? await timed('the app PostgreSQL: 3 etcd, 3 Patroni (PostgreSQL 15, synchronous), HAProxy write/read ports', () => startPostgresHa(root)) : null;
+  let appDb: Pick<EmbeddedDatabase, 'url' | 'stop'> = ha ?? (await timed('PostgreSQL for the app up', startAppDb));
   cleanup.unshift(() => appDb.stop());
 
   const temporalDbAccess = { port: temporalDbPort, user: 'postgres', password: 'postgres' };
@@ -126,6 +131,7 @@ try {
   const trafficStarted = Date.now();
   const steps: Step[] = [];
   let sameSteps = { seconds: 0, usage: [] as string[], pay: 0, refund: 0 };
+  const haLines: string[] = [];
   const step = async (what: string, run: () => Promise<{ downMs: number; upMs: number; clean?: boolean; note?: string[] }>) => {
     await sleep(STEADY_MS);
     const before = stats.requests;
@@ -138,7 +144,11 @@ try {
     sameSteps = { seconds: (Date.now() - trafficStarted) / 1000, usage: temporalUsage(bins.server), pay: timing.samples.pay.length, refund: timing.samples.refund.length };
     if (cluster) for (const fault of clusterFaults(cluster, stats, load.figures)) await step(fault.what, fault.run);
     else await step(`restart the Temporal server (down ${OUTAGE_MS / 1000} s at least)`, () => temporal.restart!(OUTAGE_MS));
-    await step(`restart the app PostgreSQL (down ${OUTAGE_MS / 1000} s at least)`, async () => {
+    if (ha) {
+      const failover = await rehearseFailover({ ha, businesses, stats, step, log, compareSync: process.env.REHEARSE_SYNC_COMPARE !== '0' });
+      haLines.push(...failover.lines);
+      for (const p of failover.problems) stats.fail(p);
+    } else await step(`restart the app PostgreSQL (down ${OUTAGE_MS / 1000} s at least)`, async () => {
       const t0 = Date.now();
       await appDb.stop();
       await sleep(OUTAGE_MS);
@@ -166,7 +176,7 @@ try {
   const received = () => receiver.received.map((r) => ({ path: r.path, eventId: String(r.headers['x-webhook-id']) }));
   const checks = await checkOutcome(appDb.url(), businesses, received);
   const report = formatReport({ root, stats, figures: load.figures, steps, checks, trafficSeconds, totalSeconds: (Date.now() - started) / 1000, uiOrigin: temporal.uiOrigin });
-  process.stdout.write(`${report.text}\n${measured.join('\n')}\n`);
+  process.stdout.write(`${[report.text, ...(haLines.length ? ['PostgreSQL HA (Patroni):', ...haLines] : []), ...measured].join('\n')}\n`);
   exitCode = report.ok ? 0 : 1;
 } catch (err) {
   process.stderr.write(`rehearse: FAILED to run: ${(err as Error).stack ?? err}\nrehearse: logs under ${root}/logs\n`);
@@ -174,6 +184,6 @@ try {
   for (const step of cleanup) await step().catch((err) => log(`stopping: ${(err as Error).message}`));
   await stopAll(20_000);
   // The databases were this run's alone; the logs stay.
-  for (const dir of ['pg-temporal', 'pg-app']) rmSync(path.join(root, dir), { recursive: true, force: true });
+  for (const dir of ['pg-temporal', 'pg-app', 'pg-ha', 'etcd-1', 'etcd-2', 'etcd-3']) rmSync(path.join(root, dir), { recursive: true, force: true });
 }
 process.exit(exitCode);

@@ -5,12 +5,18 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIME
  * PostgreSQL's SQLSTATEs for "not now": class 08 (connection exception), a server shutting down or
  * starting up (57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now) and 53300
  * too_many_connections. A restart produces all of these within a second, depending on where each
- * request was.
+ * request was. And 25006 read_only_sql_transaction: under Patroni, a connection made to the primary
+ * that was demoted (a switchover, or a failover it lost) reaches a standby, which refuses every write;
+ * nothing was written, the new primary is a reconnect away (the proxy cuts the old sessions).
  */
-const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
+const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300|25006)$/;
 
+/**
+ * "cannot access … unlogged relations during recovery" (0A000, a class too wide to take whole): the rate
+ * counters are unlogged, and a connection that reached a primary Patroni just demoted meets a standby.
+ */
 const UNAVAILABLE_MESSAGE =
-  /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error|TransportError/;
+  /cannot access temporary or unlogged relations during recovery|Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error|TransportError/;
 
 /**
  * Whether an error says a dependency cannot answer now (PostgreSQL or Temporal unreachable, shutting down

@@ -59,6 +59,8 @@ describe('error middleware', () => {
     ['a server shutting down or starting (57P03)', fault('the database system is shutting down', { code: '57P03' })],
     ['a server recovering from a crash (57P02)', fault('terminating connection because of crash of another server process', { code: '57P02' })],
     ['a connection failure (class 08)', fault('connection failure', { code: '08006' })],
+    ['a write on a primary Patroni demoted (25006)', fault('cannot execute INSERT in a read-only transaction', { code: '25006' })],
+    ['an unlogged table read on a demoted primary', fault('cannot access temporary or unlogged relations during recovery', { code: '0A000' })],
     ['too many connections (53300)', fault('sorry, too many clients already', { code: '53300' })],
     ['the driver losing its socket', fault('Connection terminated unexpectedly')],
     ['the pool timing out on connect', fault('timeout exceeded when trying to connect')],
@@ -72,6 +74,7 @@ describe('error middleware', () => {
     ['a plain bug', new Error('Cannot read properties of undefined')],
     ['a unique violation', fault('duplicate key value violates unique constraint', { code: '23505' })],
     ['a serialization failure', fault('could not serialize access', { code: '40001' })],
+    ['another unsupported feature', fault('cannot use subquery in check constraint', { code: '0A000' })],
     ['nothing at all', undefined],
   ])('does not count %s as unavailable', (_name, err) => {
     expect(isUnavailable(err)).toBe(false);
