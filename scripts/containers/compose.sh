@@ -55,7 +55,7 @@ wait_done() { # wait_done SERVICE SECONDS: exited 0 (a one-shot job's on-failure
 up() {
   local t0=$SECONDS
   podman image exists localhost/payments-app:latest || podman build --pull=never --format docker --network=host -t localhost/payments-app:latest .
-  health_loop & echo $! >"$state/health.pid"
+  health_loop >/dev/null 2>&1 & echo $! >"$state/health.pid"
   pc up -d --no-deps postgres-app postgres-temporal >/dev/null 2>&1
   wait_healthy postgres-app 120 && wait_healthy postgres-temporal 120; log "up: PostgreSQL x2 healthy ($((SECONDS - t0)) s)"
   pc up -d --no-deps temporal-schema >/dev/null 2>&1; wait_done temporal-schema 180; log "up: temporal-schema exited 0 ($((SECONDS - t0)) s)"

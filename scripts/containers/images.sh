@@ -95,7 +95,8 @@ EXPOSE 6933 6934 6935 6939 7233 7234 7235 7239
 ENTRYPOINT ["temporal-server"]
 FROM common AS admin-tools
 COPY temporal-sql-tool temporal /usr/local/bin/
-COPY schema /etc/temporal/schema
+# The provisioned directory is the server's schema/postgresql/v12, where the official image keeps it.
+COPY schema /etc/temporal/schema/postgresql/v12
 CMD ["tail", "-f", "/dev/null"]
 FROM common AS ui
 COPY ui-server /home/ui-server/ui-server
