@@ -174,7 +174,7 @@ try {
 
   log('settling, then checking every money process and the ledger');
   const received = () => receiver.received.map((r) => ({ path: r.path, eventId: String(r.headers['x-webhook-id']) }));
-  const checks = await checkOutcome(appDb.url(), businesses, received);
+  const checks = await checkOutcome(appDb.url(), businesses, received, { resent: POSTGRES_HA });
   const report = formatReport({ root, stats, figures: load.figures, steps, checks, trafficSeconds, totalSeconds: (Date.now() - started) / 1000, uiOrigin: temporal.uiOrigin });
   process.stdout.write(`${[report.text, ...(haLines.length ? ['PostgreSQL HA (Patroni):', ...haLines] : []), ...measured].join('\n')}\n`);
   exitCode = report.ok ? 0 : 1;
