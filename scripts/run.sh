@@ -107,7 +107,14 @@ case "$cmd" in
     # Production's topology natively (real Temporal server and UI built with Go, HAProxy, 2 APIs, 2 workers
     # from dist/), restarted piece by piece under load; see scripts/rehearse/run.ts and docs/rehearsal.md.
     eval "$(bash scripts/provision-temporal.sh cli server ui)"
-    command -v haproxy >/dev/null 2>&1 || { echo "run.sh: installing HAProxy (Debian's)" >&2; apt-get install -y -q haproxy >&2 || { apt-get update -q >&2 && apt-get install -y -q haproxy >&2; }; }
+    apt_need() { echo "run.sh: installing $* (Debian's)" >&2; apt-get install -y -q "$@" >&2 || { apt-get update -q >&2 && apt-get install -y -q "$@" >&2; }; }
+    command -v haproxy >/dev/null 2>&1 || apt_need haproxy
+    # `--postgres ha`: the app's PostgreSQL as 3 Patroni nodes on Debian's PostgreSQL 15 (the embedded 18
+    # lacks pg_basebackup and pg_rewind), with 3 etcd members (scripts/rehearse/postgres-ha.ts).
+    case " $* " in *" --postgres ha "*)
+      { [ -x /usr/lib/postgresql/15/bin/pg_rewind ] && command -v patroni >/dev/null && command -v etcd >/dev/null; } ||
+        apt_need postgresql-15 patroni etcd-server python3-etcd ;;
+    esac
     "${tsnode[@]}" scripts/build.ts # what runs is the production build of this tree
     exec "${tsnode[@]}" scripts/rehearse/run.ts "$@" ;;
   build) exec "${tsnode[@]}" scripts/build.ts "$@" ;; # dist/: compiled JS, assets, entry points, workflow bundle
