@@ -8,11 +8,10 @@
  * cluster_membership table. The API and workers, the CLI and the Web UI reach the frontends' proxy.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { ServiceProcess } from '../../test/support/processes.js';
 import { freePortBlock, httpOk, lowPort, startProc, tcpOpen, until } from './proc.js';
-import { DEPLOY, REPO, type TemporalBinaries } from './temporal.js';
+import { DEPLOY, deployScripts, REPO, type TemporalBinaries } from './temporal.js';
 
 /** Fixed when the database is created: 16 so two history hosts hold several each and a move shows. */
 export const CLUSTER_SHARDS = 16;
@@ -47,35 +46,12 @@ export interface TemporalCluster {
 export async function startTemporalCluster(opts: { root: string; bins: TemporalBinaries; db: { port: number; user: string; password: string } }): Promise<TemporalCluster> {
   const { root, bins } = opts;
   const logDir = path.join(root, 'logs');
-  const binDir = path.join(root, 'bin');
-  mkdirSync(binDir, { recursive: true });
-  symlinkSync(bins.sqlTool, path.join(binDir, 'temporal-sql-tool'));
-  symlinkSync(bins.cli, path.join(binDir, 'temporal'));
   const proxyPort = await lowPort();
   const address = `127.0.0.1:${proxyPort}`;
-  const common = {
-    PATH: `${binDir}:${process.env.PATH}`,
-    HOME: process.env.HOME ?? '/',
-    SQL_HOST: '127.0.0.1',
-    SQL_PORT: String(opts.db.port),
-    SQL_USER: opts.db.user,
-    SQL_PASSWORD: opts.db.password,
-    TEMPORAL_SCHEMA_DIR: bins.schemaDir,
-    TEMPORAL_ADDRESS: address,
+  const { env: common, script } = deployScripts(root, bins, opts.db, address, {
     TEMPORAL_FRONTEND_ADDRESS: address,
     TEMPORAL_HISTORY_SHARDS: String(CLUSTER_SHARDS),
-    TEMPORAL_DB_HOST: '127.0.0.1',
-    TEMPORAL_DB_PORT: String(opts.db.port),
-    TEMPORAL_DB_USER: opts.db.user,
-    TEMPORAL_DB_PASSWORD: opts.db.password,
-    TEMPORAL_BIND_IP: '127.0.0.1',
-    TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1',
-    TEMPORAL_DYNAMIC_CONFIG: path.join(DEPLOY, 'temporal', 'dynamicconfig.yaml'),
-  };
-  const script = (name: string) => {
-    const res = spawnSync('sh', [path.join(DEPLOY, 'temporal', name)], { env: common, encoding: 'utf8' });
-    if (res.status !== 0) throw new Error(`deploy/temporal/${name} failed (${res.status}):\n${res.stdout}\n${res.stderr}`);
-  };
+  });
   script('setup-schema.sh');
 
   const hosts: TemporalHost[] = [];

@@ -53,35 +53,12 @@ export async function startTemporal(opts: { root: string; bins: TemporalBinaries
   const { root, bins } = opts;
   const logDir = path.join(root, 'logs');
   // deploy/temporal/*.sh call the tools by their image names; here those names point at the built binaries.
-  const binDir = path.join(root, 'bin');
-  mkdirSync(binDir, { recursive: true });
-  symlinkSync(bins.sqlTool, path.join(binDir, 'temporal-sql-tool'));
-  symlinkSync(bins.cli, path.join(binDir, 'temporal'));
   const base = await freePortBlock(OFFSETS);
   const address = `127.0.0.1:${base}`;
-  const env = {
-    PATH: `${binDir}:${process.env.PATH}`,
-    HOME: process.env.HOME ?? '/',
-    SQL_HOST: '127.0.0.1',
-    SQL_PORT: String(opts.db.port),
-    SQL_USER: opts.db.user,
-    SQL_PASSWORD: opts.db.password,
-    TEMPORAL_SCHEMA_DIR: bins.schemaDir,
-    TEMPORAL_ADDRESS: address,
-    TEMPORAL_DB_HOST: '127.0.0.1',
-    TEMPORAL_DB_PORT: String(opts.db.port),
-    TEMPORAL_DB_USER: opts.db.user,
-    TEMPORAL_DB_PASSWORD: opts.db.password,
-    TEMPORAL_BIND_IP: '127.0.0.1',
-    TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1',
+  const { env, script } = deployScripts(root, bins, opts.db, address, {
     TEMPORAL_PORT_BASE: String(base),
     TEMPORAL_METRICS_PORT: String(base + 200),
-    TEMPORAL_DYNAMIC_CONFIG: path.join(DEPLOY, 'temporal', 'dynamicconfig.yaml'),
-  };
-  const script = (name: string) => {
-    const res = spawnSync('sh', [path.join(DEPLOY, 'temporal', name)], { env, encoding: 'utf8' });
-    if (res.status !== 0) throw new Error(`deploy/temporal/${name} failed (${res.status}):\n${res.stdout}\n${res.stderr}`);
-  };
+  });
   script('setup-schema.sh');
 
   // Both servers join --root and --config, so the config directory is given relative to the repository.
@@ -147,3 +124,44 @@ export async function uiReachableOutsideLoopback(uiOrigin: string): Promise<stri
 }
 
 export { tcpOpen };
+
+/**
+ * The environment deploy/temporal's scripts and production.yaml read, as compose sets it, for a server on
+ * `address` with the database `db`; `extra` adds what one topology sets apart. deploy/temporal/*.sh call
+ * the tools by their image names; here those names point at the built binaries. `script` runs one of them.
+ */
+export function deployScripts(
+  root: string,
+  bins: TemporalBinaries,
+  db: { port: number; user: string; password: string },
+  address: string,
+  extra: Record<string, string>,
+) {
+  const binDir = path.join(root, 'bin');
+  mkdirSync(binDir, { recursive: true });
+  symlinkSync(bins.sqlTool, path.join(binDir, 'temporal-sql-tool'));
+  symlinkSync(bins.cli, path.join(binDir, 'temporal'));
+  const env: Record<string, string> = {
+    PATH: `${binDir}:${process.env.PATH}`,
+    HOME: process.env.HOME ?? '/',
+    SQL_HOST: '127.0.0.1',
+    SQL_PORT: String(db.port),
+    SQL_USER: db.user,
+    SQL_PASSWORD: db.password,
+    TEMPORAL_SCHEMA_DIR: bins.schemaDir,
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_DB_HOST: '127.0.0.1',
+    TEMPORAL_DB_PORT: String(db.port),
+    TEMPORAL_DB_USER: db.user,
+    TEMPORAL_DB_PASSWORD: db.password,
+    TEMPORAL_BIND_IP: '127.0.0.1',
+    TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1',
+    TEMPORAL_DYNAMIC_CONFIG: path.join(DEPLOY, 'temporal', 'dynamicconfig.yaml'),
+    ...extra,
+  };
+  const script = (name: string) => {
+    const res = spawnSync('sh', [path.join(DEPLOY, 'temporal', name)], { env, encoding: 'utf8' });
+    if (res.status !== 0) throw new Error(`deploy/temporal/${name} failed (${res.status}):\n${res.stdout}\n${res.stderr}`);
+  };
+  return { env, script };
+}
