@@ -1,62 +1,22 @@
 /**
  * What one round of a pass measures, group by group: (a) session creates beside their floors and by-hand
- * references; Temporal's floors F3 and F4; (b) refunds, (c) webhook deliveries, (d) withdrawals. Each
+ * references; Temporal's floors F3 and F4; (b) refunds, (c) webhook deliveries, (d) withdrawals; (p)
+ * payments (bench/payments.ts). Each
  * group adds its figures to the pass's samples, in the order the results file lists them.
  */
-import type { ChildProcess } from 'node:child_process';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client, Connection } from '@temporalio/client';
 import { floorBalanceLock } from './floors/balance-lock.js';
 import { floorWorkflowCompletions, floorWorkflowStarts } from './floors/temporal.js';
-import { cpuByGroup, perOperation, type CpuGroups } from './cpu.js';
+import { cpuByGroup, perOperation } from './cpu.js';
+import type { PassRun } from './pass-run.js';
+import { payments } from './payments.js';
 import { load } from './load.js';
 import os from 'node:os';
-import { fixedRateLatency, type JsonClient } from './open-loop.js';
+import { fixedRateLatency } from './open-loop.js';
 import { deliveryWorkflowsClosed, quiet, refundsScenario, webhookScenario, withdrawalsScenario } from './scenarios.js';
 import { peakRssMb, resetPeakRss } from './stack.js';
 import { A_HALF_RATE_COUNTS, A_HALF_RATE_P99, A_REFERENCE_HALF_RATE_COUNTS, A_REFERENCE_HALF_RATE_P99, cFigures, D_CPU_BOUND, D_OVERDRAFTS } from './targets.js';
-
-/** The options of a pass that its groups read. */
-export interface MeasureOptions {
-  temporalAddress: string;
-  seconds: number;
-  orm: MikroORM;
-  databaseUrl: string;
-  ca: Buffer;
-  receivers: { urls: string[] };
-  /** Everything (b) and (c) need from run.ts: rates and the session body. */
-  rates: { refund: number; event: number; calmEvent: number };
-  sessionBody: string;
-  /** References for (a), measured beside it (the floors' ports). */
-  references: { f1Port: number; f2Port: number; writesPort: number; workPort: number; workPid?: number };
-}
-
-/** What a pass's groups share: the service under test, its businesses, and where the figures go. */
-export interface PassRun {
-  o: MeasureOptions;
-  api: ChildProcess;
-  apiAdminPort: number;
-  origin: string;
-  client: JsonClient;
-  key: string;
-  businessId: string;
-  /** (c)'s endpoints subscribe to every event, on a business of their own, so other scenarios' events do not load them. */
-  hooks: { key: string; businessId: string };
-  /** (c)'s floor: one endpoint, on a business of its own, so each event is one delivery. */
-  floorHooks: { key: string; businessId: string };
-  /** A session create as autocannon sends it. */
-  post: { method: 'POST'; headers: Record<string, string>; body: string };
-  add(name: string, value: number): void;
-  cpuNow(): CpuGroups;
-  /** CPU per operation by process group between a reading and now, kept as figures (`CPU ms per …`). */
-  addCpu(operation: string, before: CpuGroups, operations: number): void;
-  scenarioRuns: Record<string, unknown>[];
-  apiPeakUnderA: number[];
-  /** This round's F4, which (b)'s and (c)'s offered rates follow. */
-  lastF4: number;
-  /** This round's F3, shown beside (d)'s CPU bound. */
-  lastF3: number;
-}
 
 /**
  * (a): the floors F1 and F2; the by-hand references and the API flat out; the API and its reference
@@ -289,4 +249,5 @@ export const GROUPS: Record<string, (run: PassRun, round: number) => Promise<voi
   b: refunds,
   c: webhookDeliveries,
   d: withdrawals,
+  p: payments,
 };

@@ -28,7 +28,8 @@ export async function openLoop<T>(ratePerSec: number, count: number, call: (i: n
 }
 
 interface FixedRateOptions {
-  url: string;
+  /** The request's URL; a function of its index where each must differ (one pay per session). */
+  url: string | ((i: number) => string);
   method: 'POST';
   headers: Record<string, string>;
   body: string;
@@ -38,6 +39,11 @@ interface FixedRateOptions {
   warmupSec?: number;
   /** Keep each measured request's due moment (epoch ms) and latency, to place a tail in time. */
   keepSamples?: boolean;
+  /**
+   * What an answer was, read from its status and body (`200 completed`, `200 processing`), and whether it
+   * is timed. Without it, the status is the outcome and a 2xx is timed.
+   */
+  outcomeOf?: (status: number, body: string) => { outcome: string; timed: boolean };
 }
 
 interface FixedRateLatency {
@@ -74,15 +80,22 @@ export async function fixedRateLatency(opts: FixedRateOptions): Promise<FixedRat
   const samples: [number, number][] = [];
   let errors = 0;
   const count = (seconds: number) => Math.round(opts.rate * seconds);
+  const urlOf = typeof opts.url === 'string' ? () => opts.url as string : opts.url;
+  const judge = opts.outcomeOf ?? ((status: number) => ({ outcome: String(status), timed: status >= 200 && status < 300 }));
+  // The warm-up's requests come first: with a URL per request, the measured ones take the indexes after them.
+  let sent = 0;
   const run = (seconds: number, record: boolean) =>
     openLoop(opts.rate, count(seconds), (_i, dueMs) =>
       new Promise<void>((resolve) => {
-        const req = https.request(opts.url, { method: opts.method, headers: opts.headers, agent, servername: 'localhost' }, (res) => {
-          res.resume();
+        const req = https.request(urlOf(sent++), { method: opts.method, headers: opts.headers, agent, servername: 'localhost' }, (res) => {
+          let body = '';
+          if (opts.outcomeOf) res.on('data', (chunk) => (body += chunk));
+          else res.resume();
           res.on('end', () => {
             if (record) {
-              statuses[res.statusCode ?? 0] = (statuses[res.statusCode ?? 0] ?? 0) + 1;
-              if (res.statusCode && res.statusCode < 300) {
+              const { outcome, timed } = judge(res.statusCode ?? 0, body);
+              statuses[outcome] = (statuses[outcome] ?? 0) + 1;
+              if (timed) {
                 latencies.push(performance.now() - dueMs);
                 if (opts.keepSamples) samples.push([performance.timeOrigin + dueMs, latencies.at(-1)!]);
               }

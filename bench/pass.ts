@@ -9,7 +9,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createBusiness, DEMO_BUSINESS } from '../src/modules/businesses/business.service.js';
 import { freePort } from '../src/dev/free-port.js';
 import { cpuByGroup, perOperation } from './cpu.js';
-import { GROUPS, type MeasureOptions, type PassRun } from './groups.js';
+import { GROUPS } from './groups.js';
+import type { MeasureOptions, PassRun } from './pass-run.js';
 import { jsonClient } from './open-loop.js';
 import { quiet } from './scenarios.js';
 import { peakRssMb, spawnService, stopService } from './stack.js';
@@ -31,7 +32,6 @@ export interface PassOptions extends MeasureOptions {
   /** Which groups to run: 'a', 'b,c,d' (Temporal's floors), 'b', 'c', 'd'. */
   groups: string[];
   rounds: number;
-  track: (child: Promise<ChildProcess>) => Promise<ChildProcess>;
 }
 
 /** A worker from the production build, with the memory settings its start script gives it (scripts/run.sh worker). */
@@ -106,7 +106,7 @@ export async function runPass(o: PassOptions) {
 async function startRun(
   o: PassOptions,
   api: { child: ChildProcess; port: number; adminPort: number },
-  workers: { child: ChildProcess }[],
+  workers: { child: ChildProcess; adminPort: number }[],
 ): Promise<PassRun & { samples: Record<string, number[]> }> {
   const { business, key } = await benchBusiness(o.orm, `Bench (${o.name})`);
   const hooks = await benchBusiness(o.orm, `Bench webhooks (${o.name})`);
@@ -122,6 +122,7 @@ async function startRun(
     o,
     api: api.child,
     apiAdminPort: api.adminPort,
+    workerAdminPorts: workers.map((w) => w.adminPort),
     origin,
     client,
     key,

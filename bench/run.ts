@@ -2,7 +2,7 @@
  * `npm run bench`: each scenario beside its floor, interleaved in one run on this machine, printed as
  * ratios and written to bench/results/<date>.json and .md. A benchmark, not a test: it asserts nothing.
  * The API and worker run from the production build (compiled JavaScript, prebuilt workflow bundle).
- * With BENCH_TEMPORAL=real, (b), (c), (d) and their floors F3, F4 run again against a real Temporal
+ * (p) pays sessions (bench/payments.ts). With BENCH_TEMPORAL=real, (b), (c), (d), (p) and their floors run again against a real Temporal
  * server on PostgreSQL (bench/real-temporal.ts), with one worker and then with two. `history` in
  * BENCH_ONLY (`npm run bench:history`) runs the history benchmark (bench/history/pass.ts) last.
  */
@@ -36,10 +36,10 @@ const rates = {
 };
 // BENCH_ONLY=a,d runs just those scenarios (with their floors), for working on one target at a time;
 // `history` the history benchmark, which takes many minutes and so runs only when named.
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d').split(',').map((s) => s.trim()));
-const ONLY_ALL = ['a', 'b', 'c', 'd'].every((s) => ONLY.has(s));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,p').split(',').map((s) => s.trim()));
+const ONLY_ALL = ['a', 'b', 'c', 'd', 'p'].every((s) => ONLY.has(s));
 // 'b,c,d' is Temporal's floors (F3, F4), which (b), (c) and (d) are measured against.
-const groupsFor = (scenarios: string[]) => ['a', 'b,c,d', 'b', 'c', 'd'].filter((g) => g.split(',').some((n) => ONLY.has(n) && scenarios.includes(n)));
+const groupsFor = (scenarios: string[]) => ['a', 'b,c,d', 'b', 'c', 'd', 'p'].filter((g) => g.split(',').some((n) => ONLY.has(n) && scenarios.includes(n)));
 
 /**
  * A figure over the rounds: their median (of an even count, the mean of the middle two, to 0.01), of the
@@ -82,11 +82,11 @@ async function main() {
   let passes: PassResult[] = [];
   let realServer: RealServer | undefined;
   let floors: ChildProcess[] = [];
-  if (groupsFor(['a', 'b', 'c', 'd']).length) {
+  if (groupsFor(['a', 'b', 'c', 'd', 'p']).length) {
     const started = await startFloors(infra);
     floors = started.children;
     const common = {
-      dist: build.dir, appEnv, seconds: SECONDS, orm: infra.orm, databaseUrl: infra.databaseUrl, ca: infra.ca, receivers, rates, sessionBody,
+      dist: build.dir, appEnv, seconds: SECONDS, orm: infra.orm, databaseUrl: infra.databaseUrl, ca: infra.ca, tls: infra.tls, receivers, rates, sessionBody,
       references: started.references, track,
     };
     ({ passes, realServer } = await runPasses(common, infra));
@@ -129,20 +129,20 @@ async function startFloors(infra: Infrastructure): Promise<{ children: ChildProc
   return { children, references: { f1Port, f2Port, writesPort, workPort, workPid: children[3].pid } };
 }
 
-/** The dev server's pass; then, with BENCH_TEMPORAL=real, (b), (c) and (d) against a real server, once per worker count. */
+/** The dev server's pass; then, with BENCH_TEMPORAL=real, (b), (c), (d) and (p) against a real server, once per worker count. */
 async function runPasses(common: CommonOptions, infra: Infrastructure): Promise<{ passes: PassResult[]; realServer?: RealServer }> {
   let loadBefore = load();
-  const devGroups = groupsFor(['a', 'b', 'c', 'd']);
+  const devGroups = groupsFor(['a', 'b', 'c', 'd', 'p']);
   const dev = await runPass({ ...common, name: 'dev server', temporalAddress: infra.temporalAddress, workers: 1, groups: devGroups, rounds: ROUNDS });
   const passes = [passResult(dev, ['temporal', ...infra.temporalArgs].join(' '), loadBefore, plan(devGroups, ROUNDS))];
-  if (!REAL || !groupsFor(['b', 'c', 'd']).length) return { passes };
+  if (!REAL || !groupsFor(['b', 'c', 'd', 'p']).length) return { passes };
   const real = await startRealTemporal(infra.root);
   cleanup.unshift(real.stop);
   process.stderr.write(`bench: real Temporal server at ${real.address} (up in ${real.startMs} ms)\n`);
   for (const workers of REAL_WORKERS) {
     loadBefore = load();
     const name = `real server, ${workers} worker${workers > 1 ? 's' : ''}`;
-    const groups = groupsFor(['b', 'c', 'd']);
+    const groups = groupsFor(['b', 'c', 'd', 'p']);
     const p = await runPass({ ...common, name, temporalAddress: real.address, workers, groups, rounds: REAL_ROUNDS });
     passes.push(passResult(p, real.description, loadBefore, plan(groups, REAL_ROUNDS)));
   }

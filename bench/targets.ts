@@ -52,6 +52,18 @@ export const countFigures = (set: string, noun: string) => ({ offered: `${set}: 
 export const A_HALF_RATE_COUNTS = countFigures('(a) at half rate, open loop', 'requests');
 export const A_REFERENCE_HALF_RATE_COUNTS = countFigures('(a) reference at half rate, open loop', 'requests');
 
+/** (p)'s figures: payments flat out, their CPU bound, and the pay call's latency at half rate beside its floor's. */
+export const P = {
+  flatOut: '(p) payments completed, flat out (/s)',
+  cpuBound: "(p) CPU bound: the machine's cores ÷ CPU per payment, all processes (/s)",
+  p50: '(p) pay at half rate, open loop: p50 (ms)',
+  p99: '(p) pay at half rate, open loop: p99 (ms)',
+  counts: countFigures('(p) pay at half rate, open loop', 'requests'),
+  floorP50: '(p) floor at half rate, open loop: p50 (ms)',
+  floorP99: '(p) floor at half rate, open loop: p99 (ms)',
+  floorCounts: countFigures('(p) floor at half rate, open loop', 'requests'),
+};
+
 /** (c)'s figures at its calm rate (`rate` deliveries a second) and their floor's: one delivery per event at that rate. */
 export const cFigures = (rate: number) => ({
   p50: `(c) commit → first attempt at ${rate} deliveries/s, p50 (ms)`,
@@ -108,6 +120,7 @@ export function computeTargets(
   const c = cFigures(calmRate * 10);
   const aTail = { measured: A_HALF_RATE_COUNTS, reference: A_REFERENCE_HALF_RATE_COUNTS };
   const cCalm = { measured: c.counts, reference: c.floorCounts };
+  const pHalf = { measured: P.counts, reference: P.floorCounts };
   const goals: RatioGoal[] = [
     { scenario: '(a)', metric: '(a) create session, max (req/s)', measured: '(a) create session, max (req/s)', reference: A_REFERENCE, bound: 'atLeast', goal: 0.95 },
     { scenario: '(a)', metric: '(a) p99 at half of max rate, open loop (ms)', measured: A_HALF_RATE_P99, reference: A_REFERENCE_HALF_RATE_P99, bound: 'atMost', goal: 1.5, latency: aTail },
@@ -116,6 +129,9 @@ export function computeTargets(
     { scenario: '(c)', metric: `(c) commit → first attempt p50 at ${calmRate * 10} deliveries/s (ms)`, measured: c.p50, reference: c.floorP50, bound: 'atMost', goal: 1.5, latency: cCalm },
     { scenario: '(c)', metric: `(c) commit → first attempt p99 at ${calmRate * 10} deliveries/s (ms)`, measured: c.p99, reference: c.floorP99, bound: 'atMost', goal: 1.5, latency: cCalm },
     { scenario: '(d)', metric: '(d) hot-business withdrawals (/s), zero overdrafts', measured: '(d) withdrawals, 16 clients on one business (/s)', reference: D_CPU_BOUND, bound: 'atLeast', goal: 0.9, zero: D_OVERDRAFTS },
+    { scenario: '(p)', metric: '(p) payments flat out (/s)', measured: P.flatOut, reference: P.cpuBound, bound: 'atLeast', goal: 0.9 },
+    { scenario: '(p)', metric: '(p) pay p50 at half of max rate, open loop (ms)', measured: P.p50, reference: P.floorP50, bound: 'atMost', goal: 1.5, latency: pHalf },
+    { scenario: '(p)', metric: '(p) pay p99 at half of max rate, open loop (ms)', measured: P.p99, reference: P.floorP99, bound: 'atMost', goal: 1.5, latency: pHalf },
   ];
   const targets = goals.filter((g) => ran(g.scenario)).map(ratio);
   const rss = (scenario: string, metric: string, mb: number | null, bound: number) =>

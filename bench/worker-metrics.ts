@@ -54,3 +54,18 @@ export function quantileBound(h: Histogram, q: number): number {
   for (const [le, n] of h.buckets) if (n >= target) return le;
   return Infinity;
 }
+
+/** A histogram's sum and count (ms) per value of one label, over every other label: `chargeCard` → {sum, count}. */
+export function sumsByLabel(text: string, metric: string, label: string): Map<string, { sum: number; count: number }> {
+  const by = new Map<string, { sum: number; count: number }>();
+  for (const line of text.split('\n')) {
+    const kind = line.startsWith(`${metric}_sum{`) ? 'sum' : line.startsWith(`${metric}_count{`) ? 'count' : null;
+    if (!kind) continue;
+    const key = new RegExp(`${label}="([^"]*)"`).exec(line)?.[1];
+    if (key === undefined) continue;
+    const entry = by.get(key) ?? { sum: 0, count: 0 };
+    entry[kind] += Number(line.slice(line.lastIndexOf(' ') + 1));
+    by.set(key, entry);
+  }
+  return by;
+}

@@ -9,12 +9,14 @@ import {
   D_CPU_BOUND,
   D_OVERDRAFTS,
   median,
+  P,
   type Target,
 } from '../../bench/targets.js';
+import { payOutcome } from '../../bench/payments.js';
 
 const peaks = { apiUnderA: 230, workers: [360] };
 const c = cFigures(10);
-const all = { scenarios: ['a', 'b', 'c', 'd'], rounds: 3 };
+const all = { scenarios: ['a', 'b', 'c', 'd', 'p'], rounds: 3 };
 
 /** Three rounds of every figure the goals read, each round's pair measured side by side, every request timed. */
 const samples = (over: Record<string, number[]> = {}): Record<string, number[]> => ({
@@ -40,6 +42,16 @@ const samples = (over: Record<string, number[]> = {}): Record<string, number[]> 
   '(d) withdrawals, 16 clients on one business (/s)': [280, 300, 250],
   [D_CPU_BOUND]: [300, 310, 290],
   [D_OVERDRAFTS]: [0, 0, 0],
+  [P.flatOut]: [13, 12.5, 14],
+  [P.cpuBound]: [14, 14, 15],
+  [P.p50]: [150, 160, 140],
+  [P.floorP50]: [110, 120, 100],
+  [P.p99]: [300, 280, 320],
+  [P.floorP99]: [220, 200, 240],
+  [P.counts.offered]: [60, 60, 60],
+  [P.counts.timed]: [60, 60, 60],
+  [P.floorCounts.offered]: [60, 60, 60],
+  [P.floorCounts.timed]: [60, 60, 60],
   ...over,
 });
 
@@ -88,6 +100,20 @@ describe('the bench goals as ratios (bench/targets.ts)', () => {
     expect(goal('(d) hot-business withdrawals', { [D_OVERDRAFTS]: [0, 1, 0] })).toMatchObject({ verdict: 'missed', met: false, why: 'overdrafts in round 2' });
   });
 
+  it('holds (p) to 0.9 of its CPU bound, and its pay call, p50 and p99 each, to 1.5 times its floor at the same rate', () => {
+    expect(goal('(p) payments flat out')).toMatchObject({ reference: P.cpuBound, ratio: 0.93, verdict: 'met' });
+    expect(goal('(p) payments flat out', { [P.flatOut]: [10, 12.5, 11] })).toMatchObject({ ratio: 0.73, verdict: 'missed', why: 'median 0.73 < 0.9' });
+    expect(goal('(p) pay p50')).toMatchObject({ reference: P.floorP50, ratio: 1.36, verdict: 'met' });
+    expect(goal('(p) pay p99', { [P.p99]: [400, 280, 380] })).toMatchObject({ ratio: 1.58, verdict: 'missed' });
+  });
+
+  it("counts a pay answered anything but `completed` apart, and times only `completed`", () => {
+    expect(payOutcome(200, '{"success":true,"data":{"status":"completed"}}')).toEqual({ outcome: '200 completed', timed: true });
+    expect(payOutcome(200, '{"success":true,"data":{"status":"processing"}}')).toEqual({ outcome: '200 processing', timed: false });
+    expect(payOutcome(503, '{"success":false,"error":{"type":"service_unavailable"}}')).toEqual({ outcome: '503 service_unavailable', timed: false });
+    expect(payOutcome(0, 'not json')).toEqual({ outcome: '0 unreadable', timed: false });
+  });
+
   it('takes the median of an even count as the mean of the middle two, and of none no number', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
@@ -99,7 +125,7 @@ describe('a goal whose figure is missing is not measured, never met (bench/targe
   it('keeps a row for every goal of a scenario the pass ran, when its figures are missing', () => {
     const targets = computeTargets('dev server', {}, { apiUnderA: null, workers: [null] }, 1, all);
     expect(targets.map((t) => [t.scenario, t.verdict])).toEqual([
-      ...['(a)', '(a)', '(b)', '(c)', '(c)', '(c)', '(d)'].map((s) => [s, 'not measured']),
+      ...['(a)', '(a)', '(b)', '(c)', '(c)', '(c)', '(d)', '(p)', '(p)', '(p)'].map((s) => [s, 'not measured']),
       ['(a)', 'not measured'],
       ['worker', 'not measured'],
     ]);
@@ -118,6 +144,10 @@ describe('a goal whose figure is missing is not measured, never met (bench/targe
     expect(failed.ratio).toBeUndefined();
     expect(failed.why).toBe("round 2: no figure; the figure timed 0 of 12,000 requests offered (under 99%)");
     expect(failed.rounds![1]).toEqual({ measured: null, reference: 15, ratio: null, why: failed.why });
+  });
+
+  it("marks (p)'s latency not measured when its pays were not all answered `completed`", () => {
+    expect(goal('(p) pay p99', { [P.counts.timed]: [60, 50, 60] })).toMatchObject({ verdict: 'not measured', why: 'round 2: the figure timed 50 of 60 requests offered (under 99%)' });
   });
 
   it('marks a latency of 0 ms not measured: no request takes no time', () => {
