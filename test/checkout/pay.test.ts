@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
-import { postgresChargeBook } from '../../src/modules/processor/charge-book.store.js';
-import { CHARGE_TIMEOUT_MESSAGE, createSimulatorProcessor, simulatorWithBook } from '../../src/modules/processor/charges.simulator.js';
+import { postgresChargeBook } from '../../src/modules/processor/simulator/charge-book.store.js';
+import { CHARGE_TIMEOUT_MESSAGE, createSimulatorProcessor, simulatorWithBook } from '../../src/modules/processor/simulator/charges.simulator.js';
 import { PaymentStatus } from '../../contracts/search-attributes.js';
 import { CARDS, createSession, eventually, pay, payBody, paymentPostings, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';

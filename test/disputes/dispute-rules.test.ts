@@ -11,8 +11,8 @@ import {
   reinstatementPlan,
 } from '../../src/modules/disputes/dispute.rules.js';
 import { refundFunding } from '../../src/modules/refunds/refund.rules.js';
-import { createSimulatorProcessor, chargeKind } from '../../src/modules/processor/charges.simulator.js';
-import { simulatedEvidenceDecision } from '../../src/modules/processor/disputes.simulator.js';
+import { createSimulatorProcessor, chargeKind } from '../../src/modules/processor/simulator/charges.simulator.js';
+import { simulatedEvidenceDecision } from '../../src/modules/processor/simulator/disputes.simulator.js';
 
 const zero = { available: 0, reserved: 0, pending_withdrawal: 0, refunds_in_flight: 0 };
 

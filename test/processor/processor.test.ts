@@ -1,7 +1,7 @@
 import { cardBrand, normaliseCardNumber, passesLuhn } from '../../src/modules/processor/card.rules.js';
 import { InvalidCardError, ProcessorUnavailableError } from '../../src/modules/processor/processor.port.js';
-import { memoryChargeBook } from '../../src/modules/processor/charge-book.store.js';
-import { CHARGE_TIMEOUT_MESSAGE, chargeKind, createSimulatorProcessor, simulatorWithBook, tokenBehaviour } from '../../src/modules/processor/charges.simulator.js';
+import { memoryChargeBook } from '../../src/modules/processor/simulator/charge-book.store.js';
+import { CHARGE_TIMEOUT_MESSAGE, chargeKind, createSimulatorProcessor, simulatorWithBook, tokenBehaviour } from '../../src/modules/processor/simulator/charges.simulator.js';
 
 const card = (number: string) => ({ number, expMonth: 12, expYear: 2099, cvc: '123' });
 const simulator = createSimulatorProcessor();

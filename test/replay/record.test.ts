@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
 import { payUpdate } from '../../contracts/checkout.js';
-import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
+import { simulatorProcessor } from '../../src/modules/processor/simulator/charges.simulator.js';
 import { recordEvent } from '../../src/modules/events/event.service.js';
 import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';

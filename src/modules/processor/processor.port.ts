@@ -3,7 +3,7 @@ import { PROCESSING_ERROR } from '../../../contracts/checkout.js';
 import type { AcquirerDisputeNotice, Outcome } from '../../../contracts/disputes.js';
 
 /**
- * The payment processor (acquirer) behind the service: the simulator (charges.simulator.ts) or a real
+ * The payment processor (acquirer) behind the service: the simulator (simulator/charges.simulator.ts) or a real
  * acquirer's adapter (src/modules/stripe/). Card data stops here: the API exchanges the card for a token
  * in the request, and only the token (never the number or CVC) reaches a workflow, the database or a log.
  * Every method is asynchronous and says its mode, because a real acquirer answers over the network and a

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { cardBrand, passesLuhn } from './card.rules.js';
+import { cardBrand, passesLuhn } from '../card.rules.js';
 import { simulatedPayout } from './payouts.simulator.js';
 import { simulatedRefund } from './refunds.simulator.js';
 import { memoryChargeBook, type SimulatorChargeBook } from './charge-book.store.js';
@@ -20,7 +20,7 @@ import {
   type RefundRequest,
   type DeclineCode,
   type PaymentProcessor,
-} from './processor.port.js';
+} from '../processor.port.js';
 
 /**
  * What a simulated card does, carried inside its token the way Stripe's test tokens (`tok_chargeDeclined`)
