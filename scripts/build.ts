@@ -21,7 +21,7 @@ const ENTRIES = {
   'worker.js': 'src/main/worker.js',
   'migrate.js': 'src/main/migrate.js',
   // The operator's CLI (`npm run admin` from the sources): `node dist/admin.js ledger verify` in the image.
-  'admin.js': 'src/main/admin.js',
+  'admin.js': 'src/main/cli.js',
 };
 
 const started = Date.now();

@@ -38,7 +38,7 @@ case "$cmd" in
   # far above what either uses, and its young generation at 4 MB semi-spaces instead of tens of MB of
   # garbage on a large host: 861 → 604 → 369 MB of the worker's peak RSS under the benchmark (docs/benchmark.md).
   worker) MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}" NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=384 --max-semi-space-size=4}" exec "${tsnode[@]}" src/main/worker.ts "$@" ;;
-  admin) exec "${tsnode[@]}" src/main/admin.ts "$@" ;;
+  admin) exec "${tsnode[@]}" src/main/cli.ts "$@" ;;
   clean) exec "${tsnode[@]}" src/main/clean.ts "$@" ;;
   test)
     # The whole suite starts with the static checks: the type-check (jest's SWC transform strips types

@@ -33,7 +33,7 @@ export interface Config {
   admin: { host: string; port: number; token?: string };
   /** STARTUP_TIMEOUT: how long a starting process waits for what it needs (src/main/dependency-wait.ts); null: no bound. */
   startupTimeoutMs: number | null;
-  /** The codec endpoint on the admin port, which the Temporal Web UI and CLI decode through. */
+  /** The codec endpoint on the ops port, which the Temporal Web UI and CLI decode through. */
   codec: { authToken?: string; corsOrigins: string[] };
   http: {
     host: string;
@@ -89,7 +89,7 @@ export interface Config {
   logLevel: string;
   /** ALLOW_TEST_ENV: the explicit opt-in an entry point needs to start with NODE_ENV=test. */
   allowTestEnv: boolean;
-  /** FAILPOINTS: the fault suite's pause points, armed over the admin port (src/ops/failpoints.ts). Test runs only. */
+  /** FAILPOINTS: the fault suite's pause points, armed over the ops port (src/ops/failpoints.ts). Test runs only. */
   failpoints: boolean;
   /** What `npm start` prints below its banner (src/dev/terminal-logs.ts); its log files are JSON either way. */
   logFormat: 'short' | 'json';
@@ -209,7 +209,7 @@ function assertConsistent(c: Environment): void {
   if (c.WEBHOOK_RETRY_DELAYS && c.NODE_ENV !== 'test') {
     throw new ConfigError('Invalid configuration: WEBHOOK_RETRY_DELAYS is for tests only; the spec fixes the schedule');
   }
-  // Anyone who reaches a process's admin port could pause its payments: never outside the fault suite.
+  // Anyone who reaches a process's ops port could pause its payments: never outside the fault suite.
   if (c.FAILPOINTS && c.NODE_ENV !== 'test') {
     throw new ConfigError('Invalid configuration: FAILPOINTS is for the fault suite only (it lets the admin port pause payments); unset it');
   }

@@ -122,7 +122,7 @@ export const environmentSchema = z.object({
   /** The operator's port: /metrics, /healthz, /readyz. Never the API's port. */
   ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
   ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
-  /** The bearer token the admin port asks of everything but /healthz and /readyz; required when ADMIN_HOST is not loopback. */
+  /** The bearer token the ops port asks of everything but /healthz and /readyz; required when ADMIN_HOST is not loopback. */
   ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters (openssl rand -hex 32)').optional(),
   CHECKOUT_BASE_URL: z.url().optional(),
   TLS_CERT_FILE: z.string().optional(),
@@ -170,7 +170,7 @@ export const environmentSchema = z.object({
   PAYLOAD_ENCRYPTION_KEYS: payloadKeyRing.optional(),
   /** The worker refuses payloads that are not sealed (a deployment whose histories are all sealed). */
   PAYLOAD_REQUIRE_SEALED: flag.default(false),
-  /** The bearer token the codec endpoint (admin port, /codec/decode) asks of an operator. */
+  /** The bearer token the codec endpoint (ops port, /codec/decode) asks of an operator. */
   CODEC_AUTH_TOKEN: z.string().min(32, 'must be at least 32 characters (openssl rand -hex 32)').optional(),
   /** Origins (the Temporal Web UI's) allowed to call the codec endpoint from a browser; comma-separated. */
   CODEC_CORS_ORIGINS: z.string().optional(),
@@ -198,7 +198,7 @@ export const environmentSchema = z.object({
   WEBHOOK_DISABLE_AFTER: durationMs.default(5 * 24 * 3600 * 1000),
   /** NODE_ENV=test weakens a process (below); an entry point starts under it only with this set. */
   ALLOW_TEST_ENV: flag.default(false),
-  /** The fault suite's pause points (src/ops/failpoints.ts), driven over the admin port; NODE_ENV=test only. */
+  /** The fault suite's pause points (src/ops/failpoints.ts), driven over the ops port; NODE_ENV=test only. */
   FAILPOINTS: flag.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `npm start`'s terminal: short lines for people, or the JSON. The production entry points always write JSON. */

@@ -3,7 +3,7 @@
  * (NODE_ENV=development), a PORT other than its default moves every other port it opens that is not set
  * explicitly to PORT plus a fixed offset. The default instance keeps the ports the docs name (3443, 9464,
  * 9465, 54329, 7233, 8233); `PORT=8443` takes 8443 to 8448. Production and test runs derive nothing: a
- * deployment and the test harness name every port they use, and a moved admin port would hide a
+ * deployment and the test harness name every port they use, and a moved ops port would hide a
  * deployment's probes. docs/decisions.md, "A second npm start".
  */
 import type { Environment } from './environment.js';

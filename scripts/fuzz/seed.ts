@@ -17,7 +17,7 @@ import { beginPayment, completePayment } from '../../src/modules/checkout/paymen
 import { createSessionInput } from '../../src/modules/checkout/session.schemas.js';
 import { createSession } from '../../src/modules/checkout/session.service.js';
 import { recordDisputeNotice } from '../../src/modules/disputes/dispute.operator.js';
-import { simulatedChargeId } from '../../src/modules/processor/charges.simulator.js';
+import { simulatedChargeId } from '../../src/modules/processor/simulator/charges.simulator.js';
 import type { HttpClient } from '../../test/support/http.js';
 
 /** The registered payout destination: the document's own example, so the examples phase names it too. */

@@ -112,7 +112,7 @@ export async function checkOutcome(
     if (eventsWithout) problems.push(`${eventsWithout} events have no webhook delivery (every business subscribes to all events)`);
     counts.events = { all: Number((await db.query('select count(*)::int as n from events')).rows[0].n) };
 
-    const verify = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', 'ledger', 'verify'], {
+    const verify = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'ledger', 'verify'], {
       cwd: REPO,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
       encoding: 'utf8',

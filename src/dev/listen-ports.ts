@@ -15,7 +15,7 @@ export interface Listener {
  */
 export class PortInUseError extends Error {}
 
-/** Every port `npm start` opens with this configuration: the API, the admin port, the worker's SDK metrics, and the embedded servers it runs. */
+/** Every port `npm start` opens with this configuration: the API, the ops port, the worker's SDK metrics, and the embedded servers it runs. */
 export function npmStartListeners(config: Config): Listener[] {
   const listeners: Listener[] = [];
   // Port 0 is any free port: nothing to check or clash.

@@ -11,7 +11,7 @@ export function bannerText(s: {
   admin: string;
   /** The dev server's gRPC address, when `npm start` runs it (null: TEMPORAL_ADDRESS's Temporal, named in uiUrl). */
   temporalAddress: string | null;
-  /** host:port of the worker's SDK metrics, which the admin port's /metrics also serves; null: off. */
+  /** host:port of the worker's SDK metrics, which the ops port's /metrics also serves; null: off. */
   sdkMetrics: string | null;
   /** The PORT the unset ports followed (src/port-scheme.ts); null: none did. */
   portsFrom: number | null;

@@ -3,16 +3,16 @@ import { createLogger } from '../log.js';
 import { enableFailpoints } from '../ops/failpoints.js';
 import { dependencyWait, StartupTimeout } from './dependency-wait.js';
 import { withKeys } from './keys.js';
-import { startAdmin, type Connections } from './admin-port.js';
+import { startOpsPort, type Connections } from './ops-port.js';
 import { connectTemporalFor, defaultTemporalAddress, openDatabaseFor } from './runtime.js';
 import { checkStripeKey } from '../modules/stripe/stripe-access.js';
 
 /**
  * What the API and the worker each do first, in this order: the configuration (an unset NODE_ENV is
  * production here, unlike `npm start`, so a deployment that forgets it fails closed), the keys, the
- * logger, Stripe's acceptance of its key (with ACQUIRER=stripe), the admin port (open and not ready: alive to a supervisor, and saying what it waits for),
+ * logger, Stripe's acceptance of its key (with ACQUIRER=stripe), the ops port (open and not ready: alive to a supervisor, and saying what it waits for),
  * then the database (migrated or waited for) and Temporal, each waited for with backoff until it
- * answers or STARTUP_TIMEOUT runs out (src/main/dependency-wait.ts). The caller calls `admin.serving()`
+ * answers or STARTUP_TIMEOUT runs out (src/main/dependency-wait.ts). The caller calls `ops.serving()`
  * once it serves.
  */
 export async function bootService(kind: 'api' | 'worker') {
@@ -26,8 +26,8 @@ export async function bootService(kind: 'api' | 'worker') {
   // than every payment later answering 503 (the simulator's start asks nothing).
   if (config.acquirer) await checkStripeKey(config.acquirer, log);
   const connections: Connections = {};
-  const admin = await startAdmin({ config, connections, log, worker: kind === 'worker', codec: kind === 'api', starting: true });
-  const wait = dependencyWait({ log, timeoutMs: config.startupTimeoutMs, onWait: admin.waitingFor });
+  const ops = await startOpsPort({ config, connections, log, worker: kind === 'worker', codec: kind === 'api', starting: true });
+  const wait = dependencyWait({ log, timeoutMs: config.startupTimeoutMs, onWait: ops.waitingFor });
   // Stopped while it waits (a deploy rolled on, compose stopped it): it has served nothing and written
   // nothing, so it exits at once, 0, as a drained process does; the shutdown sequence takes over later.
   const stopWaiting = (signal: NodeJS.Signals) => {
@@ -38,7 +38,7 @@ export async function bootService(kind: 'api' | 'worker') {
   try {
     const orm = (connections.orm = await openDatabaseFor(config, wait));
     const temporal = (connections.temporal = await wait(`Temporal at ${defaultTemporalAddress(config)}`, () => connectTemporalFor(config)));
-    return { config, log, orm, temporal, admin, wait };
+    return { config, log, orm, temporal, ops, wait };
   } finally {
     process.off('SIGTERM', stopWaiting).off('SIGINT', stopWaiting);
   }

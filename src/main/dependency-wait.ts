@@ -20,7 +20,7 @@ export interface WaitOptions {
   timeoutMs: number | null;
   firstDelayMs?: number;
   maxDelayMs?: number;
-  /** Told what is waited for at each try, and null once it answered (the admin port's /readyz shows it). */
+  /** Told what is waited for at each try, and null once it answered (the ops port's /readyz shows it). */
   onWait?: (what: string | null) => void;
 }
 

@@ -16,7 +16,7 @@ import { terminalLoggers } from '../dev/terminal-logs.js';
 import { createBusiness, DEMO_BUSINESS, type IssuedKey } from '../modules/businesses/business.service.js';
 import { livePaymentsNotice } from '../modules/processor/live-mode.rules.js';
 import { bannerText } from './banner.js';
-import { startAdmin } from './admin-port.js';
+import { startOpsPort } from './ops-port.js';
 import { checkStripeKey } from '../modules/stripe/stripe-access.js';
 import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase, startApi, startWorker } from './runtime.js';
 
@@ -69,14 +69,14 @@ async function main() {
 
   const api = await startApi({ config: runConfig, orm, temporal, log: log.api, tls: readTls(tlsFiles) });
   stops.unshift(api.close);
-  const admin = await startAdmin({ config: runConfig, connections: { orm, temporal }, log: log.api, worker: true, codec: true });
-  stops.push(admin.close);
+  const ops = await startOpsPort({ config: runConfig, connections: { orm, temporal }, log: log.api, worker: true, codec: true });
+  stops.push(ops.close);
 
   const testKey = demo.keys.find((k) => k.mode === 'test')!.secret;
   const banner = bannerText({
     apiOrigin: api.origin,
     uiUrl: temporalServer.uiUrl ?? `(external Temporal at ${temporalServer.address})`,
-    admin: `http://${config.admin.host}:${admin.port}`,
+    admin: `http://${config.admin.host}:${ops.port}`,
     temporalAddress: temporalServer.uiUrl ? temporalServer.address : null,
     sdkMetrics: runConfig.temporal.metricsAddress ?? null,
     portsFrom: config.derivedPorts?.from ?? null,
@@ -122,7 +122,7 @@ async function temporalFor(config: Config, log: (line: string) => void): Promise
     cliPath: config.dev.temporalCliPath,
     log,
     ownProcessGroup: true,
-    // The UI decrypts histories through the codec endpoint this process serves on its admin port.
+    // The UI decrypts histories through the codec endpoint this process serves on its ops port.
     uiCodecEndpoint: `http://${config.admin.host}:${config.admin.port}/codec`,
   }).catch(async (err) => {
     throw await whyServerFailed(err, listeners.filter((l) => l.variable === 'DEV_TEMPORAL_PORT' || l.variable === 'DEV_TEMPORAL_UI_PORT'), config);

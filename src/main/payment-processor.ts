@@ -2,11 +2,11 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { PaymentProcessor } from '../modules/processor/processor.port.js';
-import { simulatorProcessor, simulatorWithBook } from '../modules/processor/charges.simulator.js';
-import { postgresChargeBook } from '../modules/processor/charge-book.store.js';
+import { simulatorProcessor, simulatorWithBook } from '../modules/processor/simulator/charges.simulator.js';
+import { postgresChargeBook } from '../modules/processor/simulator/charge-book.store.js';
 import { NO_WITHDRAWAL_RAIL_MESSAGE, refusingLive } from '../modules/processor/live-mode.rules.js';
 import { byMode } from '../modules/processor/processor.modes.js';
-import { simulatedPayout } from '../modules/processor/payouts.simulator.js';
+import { simulatedPayout } from '../modules/processor/simulator/payouts.simulator.js';
 import { createStripeClient } from '../modules/stripe/stripe.client.js';
 import { createStripeProcessor } from '../modules/stripe/stripe.processor.js';
 

@@ -8,22 +8,22 @@ import { gracefulShutdown } from './graceful-shutdown.js';
 import { startWorker } from './runtime.js';
 
 runEntryPoint('worker failed', async () => {
-  const { config, log, orm, temporal, admin, wait } = await bootService('worker');
+  const { config, log, orm, temporal, ops, wait } = await bootService('worker');
   const worker = await startWorker({ config, orm, temporal, log, wait });
   const shutdown = gracefulShutdown({
     log,
     steps: [
-      { name: 'readiness off', run: admin.drain },
+      { name: 'readiness off', run: ops.drain },
       // Stops polling, lets running activities finish (up to the worker's grace time), stops the relay.
       { name: 'worker', run: worker.stop },
       { name: 'Temporal connection', run: () => temporal.connection.close() },
       { name: 'database pool', run: () => orm.close() },
-      { name: 'admin server', run: admin.close },
+      { name: 'admin server', run: ops.close },
     ],
   });
   // Ready, and announced, only once SIGTERM is handled (as the API does).
-  admin.serving();
-  log.info({ taskQueue: config.temporal.taskQueue, adminPort: admin.port }, 'worker running');
+  ops.serving();
+  log.info({ taskQueue: config.temporal.taskQueue, adminPort: ops.port }, 'worker running');
   logLivePayments(log, config);
   // A worker that stops on its own (a fatal error) takes the process down the same way.
   await worker.running.catch((err) => log.error({ err }, 'worker stopped'));

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -24,4 +24,10 @@ export interface AppDeps {
    * dispatcher (fire and forget; the relay covers a crash before it finishes).
    */
   afterCommit: (entries: OutboxEntry[]) => void;
+  /**
+   * The session's dispute id, or null, for the session's single read (`disputeIdOfSession` in disputes/,
+   * wired in src/main/runtime.ts). A dispute names its session, so disputes/ sits above checkout/; asked
+   * through here, checkout's read needs no import back up.
+   */
+  disputeOfSession: (em: EntityManager, sessionId: string) => Promise<string | null>;
 }

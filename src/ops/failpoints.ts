@@ -5,8 +5,9 @@
  * and then lets the process go on: the cases that load and luck reach only sometimes, every time.
  *
  * Off unless FAILPOINTS=true, which only NODE_ENV=test accepts (src/config.ts): a production process
- * never pauses, and `failpoint()` is then a single boolean test. The points are driven over the admin
- * port (`serveFailpoints`), never the API's.
+ * never pauses, and `failpoint()` is then a single boolean test. The points are driven over the ops port,
+ * where such a process mounts `serveFailpoints` at `FAILPOINTS_PATH` behind ADMIN_TOKEN (src/main/ops-port.ts),
+ * never over the API's.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -75,7 +76,7 @@ export async function failpoint(name: FailpointName, key: string): Promise<void>
   }
 }
 
-/** Arms the point for `key` (a test's in-process stack arms it directly; processes over their admin port). */
+/** Arms the point for `key` (a test's in-process stack arms it directly; processes over their ops port). */
 export function armFailpoint(name: FailpointName, key: string): void {
   if (armed.has(idOf(name, key))) return;
   let release!: () => void;
@@ -92,30 +93,33 @@ export function releaseFailpoint(name: FailpointName, key: string): boolean {
   return true;
 }
 
+/** Where the ops port mounts the failpoints. */
+export const FAILPOINTS_PATH = '/failpoints';
+
 /**
- * The admin port's `/failpoints`, when enabled: `PUT /failpoints/<name>/<key>` arms, `DELETE` releases,
- * `GET /failpoints` lists the armed points with how many callers reached and wait at each.
+ * The ops port's `/failpoints`, mounted only where they are enabled: `PUT /failpoints/<name>/<key>` arms,
+ * `DELETE` releases, `GET /failpoints` lists the armed points with how many callers reached and wait at each.
  */
-export function serveFailpoints(req: IncomingMessage, res: ServerResponse, path: string): boolean {
-  if (!enabled || (path !== '/failpoints' && !path.startsWith('/failpoints/'))) return false;
+export function serveFailpoints(req: IncomingMessage, res: ServerResponse): void {
+  const path = (req.url ?? '/').split('?')[0];
   const send = (status: number, body: unknown) => {
     res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
     res.end(JSON.stringify(body));
   };
-  if (path === '/failpoints' && req.method === 'GET') {
+  if (path === FAILPOINTS_PATH && req.method === 'GET') {
     send(200, [...armed].map(([id, p]) => ({ id, reached: p.reached, waiting: p.waiting })));
-    return true;
+    return;
   }
   const parts = decodedSegments(path);
   // A segment that is not valid percent-encoding is the caller's mistake, not the process's end.
   if (!parts) {
     send(400, { status: 'bad_request', error: 'the path is not valid percent-encoding' });
-    return true;
+    return;
   }
   const [, , name, key] = parts;
   if (!(FAILPOINTS as readonly string[]).includes(name) || !key) {
     send(404, { status: 'not_found', failpoints: FAILPOINTS });
-    return true;
+    return;
   }
   if (req.method === 'PUT') {
     armFailpoint(name as FailpointName, key);
@@ -125,7 +129,6 @@ export function serveFailpoints(req: IncomingMessage, res: ServerResponse, path:
   } else {
     send(405, { status: 'method_not_allowed' });
   }
-  return true;
 }
 
 function decodedSegments(path: string): string[] | null {

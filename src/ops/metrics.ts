@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
- * The service's Prometheus metrics, one registry per process, served on the admin port's `/metrics`.
+ * The service's Prometheus metrics, one registry per process, served on the ops port's `/metrics`.
  * Modules count their outcomes through the small helpers at the bottom, so metric names and label
  * values are decided here, once.
  */

@@ -8,7 +8,7 @@ import ipaddr from 'ipaddr.js';
  * Temporal's remote codec protocol, which the Web UI (`--ui-codec-endpoint`, or its Data Encoder
  * setting) and the CLI (`--codec-endpoint`, `--codec-auth`) speak: `POST <endpoint>/decode` (and
  * `/encode`) with `{"payloads": [{"metadata": {"encoding": "<base64>"}, "data": "<base64>"}]}`, answered
- * with the same shape. Served on the admin port under `/codec`; every call but the CORS preflight needs
+ * with the same shape. Served on the ops port under `/codec`; every call but the CORS preflight needs
  * the operator's bearer token (CODEC_AUTH_TOKEN), except under `npm start` when none is set.
  */
 export interface CodecEndpoint {

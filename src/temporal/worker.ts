@@ -43,7 +43,7 @@ const intoPino = (log: Logger) => (entry: LogEntry) => {
  * The SDK's own logs (bundler, state changes) at WARN unless asked for: they drown the service's otherwise.
  * Given the process's logger, they go where its records go (JSON, or `npm start`'s short lines), not to
  * stderr in the SDK's own format. With `metricsAddress`, the SDK's metrics are exported for Prometheus
- * there; the admin server's `/metrics` serves them with the service's own. The process's shutdown
+ * there; the ops server's `/metrics` serves them with the service's own. The process's shutdown
  * sequence (src/main) owns the signals, so the SDK does not install its own handlers.
  */
 export function installRuntime(opts: { metricsAddress?: string; level?: LogLevel } = {}, log?: Logger): void {

@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { runCommand } from '../../src/admin/commands.js';
+import { runCommand } from '../../src/cli/commands.js';
 import { CARDS, createSession, eventually, payToCompletion, payBody, paidSession, sql } from '../support/payments.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
@@ -219,7 +219,7 @@ describe('admin CLI: balance-transactions export', () => {
     await paidSession(stack, biz);
     const run = promisify(execFile);
     const admin = (...args: string[]) =>
-      run(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', 'balance-transactions', 'export', biz.id, ...args], {
+      run(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'balance-transactions', 'export', biz.id, ...args], {
         env: { ...process.env, ALLOW_TEST_ENV: 'true', DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: '' },
       });
     const { stdout } = await admin('--mode', 'test', '--from', '2020-01-01', '--to', '2100-01-01T00:00:00Z');

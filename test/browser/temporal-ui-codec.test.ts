@@ -11,9 +11,9 @@ import type { BrowserContext } from 'playwright-core';
 import { startTemporalDevServer, type TemporalDevServer } from '../../src/dev/temporal-dev-server.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/log.js';
-import { startAdmin } from '../../src/main/admin-port.js';
+import { startOpsPort } from '../../src/main/ops-port.js';
 
-import type { AdminServer } from '../../src/ops/admin-server.js';
+import type { OpsServer } from '../../src/ops/ops-server.js';
 import { CARDS, createSession, eventually, payBody, payToCompletion } from '../support/payments.js';
 import { useStack } from '../support/use-stack.js';
 import { launchChromium } from './chromium.js';
@@ -22,7 +22,7 @@ import { checkoutWorkflowId } from '../../contracts/workflow-ids.js';
 const NAME = 'Uma Uicodec';
 let dataDir: string;
 let temporal: TemporalDevServer;
-let admin: AdminServer;
+let admin: OpsServer;
 let adminPort: number;
 let browser: { context: BrowserContext; close: () => Promise<void> };
 let uiOrigin: string;
@@ -54,7 +54,7 @@ afterAll(async () => {
 beforeAll(async () => {
   // As under `npm start`: development, no token (its UI has no login to pass one with), the UI's origin allowed.
   const config = { ...stack.config, env: 'development' as const, admin: { host: '127.0.0.1', port: adminPort }, codec: { corsOrigins: [uiOrigin] } };
-  admin = await startAdmin({ config, connections: { orm: stack.orm, temporal: stack.temporal }, log: createLogger('silent'), worker: false, codec: true });
+  admin = await startOpsPort({ config, connections: { orm: stack.orm, temporal: stack.temporal }, log: createLogger('silent'), worker: false, codec: true });
   browser = await launchChromium();
 }, 120_000);
 

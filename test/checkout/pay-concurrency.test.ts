@@ -6,7 +6,7 @@ import { parse } from '../../src/domain/validation.js';
 import { payInput } from '../../src/modules/checkout/pay.schemas.js';
 import { payableSession, payCheckout, type PayDeps } from '../../src/modules/checkout/pay.service.js';
 import { beginPayment } from '../../src/modules/checkout/payment.lifecycle.js';
-import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
+import { simulatorProcessor } from '../../src/modules/processor/simulator/charges.simulator.js';
 import { createSession, eventually, pay, payBody, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { expectRateLimited } from '../support/rate-limited.js';

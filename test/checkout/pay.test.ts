@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 
-import { postgresChargeBook } from '../../src/modules/processor/charge-book.store.js';
-import { CHARGE_TIMEOUT_MESSAGE, createSimulatorProcessor, simulatorWithBook } from '../../src/modules/processor/charges.simulator.js';
+import { postgresChargeBook } from '../../src/modules/processor/simulator/charge-book.store.js';
+import { CHARGE_TIMEOUT_MESSAGE, createSimulatorProcessor, simulatorWithBook } from '../../src/modules/processor/simulator/charges.simulator.js';
 import { PaymentStatus } from '../../contracts/search-attributes.js';
-import { CARDS, createSession, eventually, pay, payBody, paymentPostings, sql } from '../support/payments.js';
+import { CARDS, createSession, eventually, parsedCard, pay, payBody, paymentPostings, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { EncryptionCodec } from '../../src/temporal/payload-codec.js';
 import { encryptedPayloads, plainText } from '../support/history-payloads.js';
@@ -195,7 +195,7 @@ describe('POST /api/checkout/:id/pay: a charge whose outcome is unknown', () => 
   it("keeps the simulator's record in PostgreSQL: a new worker's simulator finds the charge; one outcome per key, even raced", async () => {
     const key = randomUUID();
     const before = simulatorWithBook(postgresChargeBook(stack.orm), createSimulatorProcessor());
-    const { token } = await before.tokenize({ number: TIMEOUT_CHARGED, expMonth: 12, expYear: 2099, cvc: '123' }, false);
+    const { token } = await before.tokenize(parsedCard(TIMEOUT_CHARGED), false);
     await expect(before.charge({ token, amountInCents: 4658, currency: 'USD', idempotencyKey: key, livemode: false, reference: null })).rejects.toThrow(CHARGE_TIMEOUT_MESSAGE);
     // A fresh simulator object, as after a restart: nothing in memory, the record is in the database.
     const after = simulatorWithBook(postgresChargeBook(stack.orm), createSimulatorProcessor());

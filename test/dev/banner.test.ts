@@ -50,7 +50,7 @@ describe("the banner's live payments line", () => {
       const text = banner({ ...STRIPE, STRIPE_API_BASE: 'http://127.0.0.1:12111' }, dataDir);
       // This process stands in for the running npm start, which leaves its banner in the data directory.
       writeRunningService(dataDir, { apiUrl: 'https://localhost:3443/api/v1', testKey: 'mp_test_x', businessId: 'biz_x', caFile: null, banner: text, temporalAddress: '127.0.0.1:7233' });
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', 'banner'], { env: { ...process.env, DATA_DIR: dataDir, NODE_ENV: 'development' } });
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'banner'], { env: { ...process.env, DATA_DIR: dataDir, NODE_ENV: 'development' } });
       expect(liveLine(stdout)).toBe(liveLine(text));
       expect(stdout).toMatch(/Live payments\s+stripe at http:\/\/127\.0\.0\.1:12111/);
     } finally {

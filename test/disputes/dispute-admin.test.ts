@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { runCommand } from '../../src/admin/commands.js';
+import { runCommand } from '../../src/cli/commands.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { writeRunningService } from '../../src/dev/running.js';
 import { paidSession } from '../support/payments.js';
@@ -19,7 +19,7 @@ const run = promisify(execFile);
 const stack = useStack();
 
 const admin = (...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', ...args], {
+  run(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', ...args], {
     env: { ...process.env, ALLOW_TEST_ENV: 'true', DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: '' },
   });
 const json = async (...args: string[]) => JSON.parse((await admin(...args, '--json')).stdout);
@@ -114,7 +114,7 @@ describe('npm run admin -- dispute decide, finding Temporal', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   const beside = (env: Record<string, string>, ...args: string[]) => {
     const { TEMPORAL_ADDRESS: _address, DEV_TEMPORAL_PORT: _port, ...inherited } = process.env;
-    return run(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', ...args], {
+    return run(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', ...args], {
       env: { ...inherited, ALLOW_TEST_ENV: 'true', DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: '', DATA_DIR: dataDir, ...env },
     }).then(
       ({ stdout }) => ({ code: 0, stdout, stderr: '' }),

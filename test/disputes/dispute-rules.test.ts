@@ -11,8 +11,9 @@ import {
   reinstatementPlan,
 } from '../../src/modules/disputes/dispute.rules.js';
 import { refundFunding } from '../../src/modules/refunds/refund.rules.js';
-import { createSimulatorProcessor, chargeKind } from '../../src/modules/processor/charges.simulator.js';
-import { simulatedEvidenceDecision } from '../../src/modules/processor/disputes.simulator.js';
+import { createSimulatorProcessor, chargeKind } from '../../src/modules/processor/simulator/charges.simulator.js';
+import { simulatedEvidenceDecision } from '../../src/modules/processor/simulator/disputes.simulator.js';
+import { parsedCard } from '../support/payments.js';
 
 const zero = { available: 0, reserved: 0, pending_withdrawal: 0, refunds_in_flight: 0 };
 
@@ -150,7 +151,7 @@ describe("the simulator's dispute cards", () => {
     ['4242424242424242', null],
     ['4000000000005126', null],
   ] as const)('%s pays, and the acquirer then reports %j', async (number, notice) => {
-    const { token } = await simulator.tokenize({ number, expMonth: 12, expYear: 2040, cvc: '123' }, false);
+    const { token } = await simulator.tokenize(parsedCard(number, 2040), false);
     const outcome = await simulator.charge({ token, amountInCents: 4658, currency: 'USD', idempotencyKey: `k-${number}`, livemode: false, reference: null });
     if (outcome.status !== 'succeeded') throw new Error(`declined: ${outcome.message}`);
     expect(chargeKind(outcome.chargeId)).not.toBeNull();

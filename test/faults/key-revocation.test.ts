@@ -38,7 +38,7 @@ it('a key the admin CLI revokes is refused by both API processes at the next req
   const [key] = await sql<{ id: string }>(stack, `select id from api_keys where business_id = ? and mode = 'test'`, [biz.id]);
 
   // The operator's own command, as a process of its own on the same database.
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', 'key', 'revoke', key.id], {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'key', 'revoke', key.id], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', ALLOW_TEST_ENV: 'true', DATABASE_URL: stack.databaseUrl },
   });
   expect(stdout).toContain(`Revoked ${key.id}`);

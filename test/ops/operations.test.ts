@@ -1,19 +1,19 @@
 import http from 'node:http';
 import { createLogger } from '../../src/log.js';
-import { startAdmin } from '../../src/main/admin-port.js';
-import { startAdminServer, type AdminServer } from '../../src/ops/admin-server.js';
+import { startOpsPort } from '../../src/main/ops-port.js';
+import { startOpsServer, type OpsServer } from '../../src/ops/ops-server.js';
 import { metrics } from '../../src/ops/metrics.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { freePort } from '../../src/dev/free-port.js';
 
 
-let admin: AdminServer;
+let admin: OpsServer;
 // Declared first, so it runs before the stack stops (hooks run in the order declared).
 afterAll(async () => admin?.close());
 const stack = useStack(async () => ({ TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${await freePort()}`, ADMIN_PORT: '0' }));
 const biz = useBusiness(stack);
 beforeAll(async () => {
-  admin = await startAdmin({ config: stack.config, connections: { orm: stack.orm, temporal: stack.temporal }, log: createLogger('silent'), worker: true });
+  admin = await startOpsPort({ config: stack.config, connections: { orm: stack.orm, temporal: stack.temporal }, log: createLogger('silent'), worker: true });
 });
 
 function get(port: number, path: string): Promise<{ status: number; type: string; text: string }> {
@@ -46,7 +46,7 @@ describe('admin port', () => {
   });
 
   it('GET /readyz: 503 naming the dependency that does not answer, and while draining', async () => {
-    const failing = await startAdminServer({
+    const failing = await startOpsServer({
       host: '127.0.0.1',
       port: 0,
       log: createLogger('silent'),
@@ -65,7 +65,7 @@ describe('admin port', () => {
   });
 
   it('GET /readyz: 503 while the process starts, naming what it waits for, whatever its checks say; ready once it serves', async () => {
-    const starting = await startAdminServer({ host: '127.0.0.1', port: 0, log: createLogger('silent'), checks: { database: async () => 1 }, starting: true });
+    const starting = await startOpsServer({ host: '127.0.0.1', port: 0, log: createLogger('silent'), checks: { database: async () => 1 }, starting: true });
     try {
       const readyz = async () => {
         const res = await get(starting.port, '/readyz');

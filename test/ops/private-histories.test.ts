@@ -9,9 +9,9 @@ import { promisify } from 'node:util';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { createLogger } from '../../src/log.js';
-import { startAdmin } from '../../src/main/admin-port.js';
+import { startOpsPort } from '../../src/main/ops-port.js';
 
-import type { AdminServer } from '../../src/ops/admin-server.js';
+import type { OpsServer } from '../../src/ops/ops-server.js';
 import { encryptingDataConverter, failureConverterPath, payloadKeysFor } from '../../src/temporal/payload-codec.js';
 import { workflowInterceptorModules, workflowsPath } from '../../src/temporal/worker.js';
 import { CARDS, createSession, eventually, payToCompletion, payBody } from '../support/payments.js';
@@ -28,7 +28,7 @@ const SECRETS = [NAME, EMAIL, WALLET, NOTES];
 const TOKEN = 'codec-operator-token-0123456789abcdef';
 const UI_ORIGIN = 'http://localhost:8233';
 
-let admin: AdminServer;
+let admin: OpsServer;
 // Declared first, so the admin server closes before the stack stops (hooks run in the order declared).
 afterAll(async () => admin?.close());
 const stack = useStack({ CODEC_AUTH_TOKEN: TOKEN, CODEC_CORS_ORIGINS: UI_ORIGIN });
@@ -38,7 +38,7 @@ let withdrawalId: string;
 
 beforeAll(async () => {
   const config = { ...stack.config, admin: { host: '127.0.0.1', port: 0 } };
-  admin = await startAdmin({ config, connections: { orm: stack.orm, temporal: stack.temporal }, log: createLogger('silent'), worker: false, codec: true });
+  admin = await startOpsPort({ config, connections: { orm: stack.orm, temporal: stack.temporal }, log: createLogger('silent'), worker: false, codec: true });
   codecUrl = `http://127.0.0.1:${admin.port}/codec`;
 
   const biz = await stack.business();

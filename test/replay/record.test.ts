@@ -16,9 +16,9 @@ import { randomUUID } from 'node:crypto';
 import { DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
 import { payUpdate } from '../../contracts/checkout.js';
-import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
+import { simulatorProcessor } from '../../src/modules/processor/simulator/charges.simulator.js';
 import { recordEvent } from '../../src/modules/events/event.service.js';
-import { CARDS, createSession, eventually, pay, payBody, sql } from '../support/payments.js';
+import { CARDS, createSession, eventually, parsedCard, pay, payBody, sql } from '../support/payments.js';
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
 import type { TestBusiness, TestStack } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
@@ -99,7 +99,7 @@ async function recordResumedInDoubt(stack: TestStack, biz: TestBusiness) {
   await sql(stack, `update checkout_sessions set status = 'processing', payment_attempt_id = ?, updated_at = now() - interval '25 seconds' where id = ?`, [first, session.id]);
   const handle = await startWithoutPay(stack, session.id);
   const pays = async (attemptId: string) => {
-    const card = await simulatorProcessor.tokenize({ number: CARDS.success, expMonth: 12, expYear: 2030, cvc: '123' }, false);
+    const card = await simulatorProcessor.tokenize(parsedCard(CARDS.success, 2030), false);
     const request = { sessionId: session.id, attemptId, token: card.token, cardBrand: card.brand, cardLast4: card.last4, customerName: 'Ada Lovelace' };
     return handle.executeUpdate(payUpdate, { args: [request], updateId: attemptId });
   };

@@ -53,7 +53,7 @@ export async function ledgerBalanceProblems(orm: MikroORM, businessIds: string[]
 
 /** `npm run admin -- ledger verify` against the soak's database, as a process of its own. */
 export function adminLedgerVerify(databaseUrl: string): Promise<{ exitCode: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'main', 'admin.ts'), 'ledger', 'verify'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'main', 'cli.ts'), 'ledger', 'verify'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', ALLOW_TEST_ENV: 'true', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -11,7 +11,7 @@ import { closeChargeKey, recordChargeReference } from '../../src/modules/checkou
 import { createStripeClient } from '../../src/modules/stripe/stripe.client.js';
 import { createStripeProcessor } from '../../src/modules/stripe/stripe.processor.js';
 import { byMode } from '../../src/modules/processor/processor.modes.js';
-import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
+import { simulatorProcessor } from '../../src/modules/processor/simulator/charges.simulator.js';
 import { DECLINE_MESSAGES } from '../../src/modules/processor/processor.port.js';
 import { createSession, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';

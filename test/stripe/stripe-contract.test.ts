@@ -15,6 +15,7 @@ import { createStripeProcessor } from '../../src/modules/stripe/stripe.processor
 import { NO_WITHDRAWAL_RAIL_MESSAGE } from '../../src/modules/processor/live-mode.rules.js';
 import { emptyEvidence } from '../../src/modules/disputes/dispute.rules.js';
 import { recordedStripe, stripeApiDescription, stripeMockUrl, type RecordedStripe } from '../support/stripe-mock.js';
+import { parsedCard } from '../support/payments.js';
 import { STRIPE_EVIDENCE_LIMITS, stripeEvidence } from '../../src/modules/stripe/stripe-evidence.rules.js';
 import { EVIDENCE_FIELDS } from '../../src/modules/disputes/dispute.entity.js';
 import { intentIn, invalidRequest, refundIn, disputeIn } from './recorded.js';
@@ -54,7 +55,7 @@ afterEach(() => {
 });
 
 const connector = () => createStripeProcessor(createStripeClient({ secretKey: 'sk_test_contract', apiBase: stripe.url }), { noRailMessage: NO_WITHDRAWAL_RAIL_MESSAGE });
-const card = { number: '4242424242424242', expMonth: 12, expYear: 2034, cvc: '123' };
+const card = parsedCard('4242424242424242', 2034);
 const charge = { token: 'pm_card_visa', amountInCents: 2551, currency: 'USD' as const, idempotencyKey: '0190f4c2-a7e0-7b3c-9d1e-2f3a4b5c6d7e', livemode: true };
 
 describe('the connector against stripe-mock', () => {

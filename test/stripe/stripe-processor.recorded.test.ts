@@ -13,7 +13,7 @@ import { checkStripeKey, keyTaken, stripeKeyReadiness } from '../../src/modules/
 import { ConfigError } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { loadConfig } from '../../src/config.js';
-import { startAdmin } from '../../src/main/admin-port.js';
+import { startOpsPort } from '../../src/main/ops-port.js';
 import { emptyEvidence } from '../../src/modules/disputes/dispute.rules.js';
 import { recordedStripe, type RecordedStripe } from '../support/stripe-mock.js';
 import { cardDeclined, disputeIn, intentIn, invalidRequest, refundIn } from './recorded.js';
@@ -231,7 +231,7 @@ describe("/readyz with ACQUIRER=stripe (recorded Stripe responses)", () => {
 
   it('has an acquirer check, ok until Stripe refuses the key, then failing and naming it', async () => {
     const env = { ACQUIRER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_recorded', STRIPE_WEBHOOK_SECRET: 'whsec_x', STRIPE_API_BASE: stripe.url, ADMIN_PORT: '0', ADMIN_HOST: '127.0.0.1' };
-    const admin = await startAdmin({ config: loadConfig(env), connections: {}, log: silent, worker: false });
+    const admin = await startOpsPort({ config: loadConfig(env), connections: {}, log: silent, worker: false });
     const readyz = async () => (await (await fetch(`http://127.0.0.1:${admin.port}/readyz`)).json()) as { checks: Record<string, string> };
     try {
       expect((await readyz()).checks.acquirer).toBe('ok');

@@ -9,7 +9,7 @@ import { openDatabase } from '../../src/main/database.js';
 import { createLogger } from '../../src/log.js';
 import { connectTemporalFor, startWorker } from '../../src/main/runtime.js';
 import type { PaymentProcessor } from '../../src/modules/processor/processor.port.js';
-import { simulatorProcessor } from '../../src/modules/processor/charges.simulator.js';
+import { simulatorProcessor } from '../../src/modules/processor/simulator/charges.simulator.js';
 
 const holding: PaymentProcessor = {
   ...simulatorProcessor,

@@ -1,6 +1,7 @@
 /** Helpers for tests that pay sessions through the public pay endpoint. */
 import type { Stack, TestBusiness, TestStack } from './stack.js';
 import type { HttpResponse } from './http.js';
+import { parseCard, type ParsedCard } from '../../src/modules/processor/card.rules.js';
 
 export const CARDS = {
   success: '4242424242424242',
@@ -13,6 +14,13 @@ export const CARDS = {
 } as const;
 
 /** The demo cart: subtotal 4498, fee 160 (2.9 % + $0.30), total 4658; a 10 % reserve holds 450. */
+/** A card as the pay call parses it (`parseCard`), for a test that tokenises without the API. */
+export function parsedCard(number: string, expYear = 2099): ParsedCard {
+  const card = parseCard({ number, expMonth: 12, expYear, cvc: '123' });
+  if (!card) throw new Error(`${number} fails Luhn: the pay call refuses it before any processor`);
+  return card;
+}
+
 export const sessionBody = (overrides: Record<string, unknown> = {}) => ({
   description: 'Order #1001',
   customer: { email: 'buyer@example.com' },

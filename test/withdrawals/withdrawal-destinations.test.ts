@@ -1,4 +1,4 @@
-import { runCommand, UsageError } from '../../src/admin/commands.js';
+import { runCommand, UsageError } from '../../src/cli/commands.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
 import { addCryptoMethod, addWalletMethod, balanceOf, creditAvailable, testMode } from '../support/seed.js';

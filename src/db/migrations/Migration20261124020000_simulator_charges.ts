@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The processor simulator's record of its charges (`src/modules/processor/charge-book.store.ts`): what a
+ * The processor simulator's record of its charges (`src/modules/processor/simulator/charge-book.store.ts`): what a
  * real processor keeps on its side. A charge whose call timed out is looked up here by its idempotency
  * key (the session id), after a worker restart too. One row per key: the first outcome stands.
  * `not_found` is written by a lookup that found nothing, so no charge can land after it.

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * The processor simulator's record of its refunds and payouts (`claimMove` in
- * src/modules/processor/charge-book.store.ts), as `simulator_charges` is of its charges: one row per
+ * src/modules/processor/simulator/charge-book.store.ts), as `simulator_charges` is of its charges: one row per
  * kind, mode and idempotency key (the refund id, the withdrawal id), the first outcome standing. It lets
  * the fault suite count the money moved by the processor's own record: one refund per refund, one payout
  * per withdrawal, however often a restarted worker asked.

@@ -11,6 +11,7 @@ import { isUnavailable } from '../../ops/unavailable.js';
 import type { LivePayments } from '../../config.js';
 import { DomainError } from '../../domain/errors.js';
 import { requireLivePayments } from '../processor/live-mode.rules.js';
+import { INVALID_CARD_NUMBER, parseCard } from '../processor/card.rules.js';
 import { InvalidCardError, ProcessorUnavailableError, type CardToken, type PaymentProcessor } from '../processor/processor.port.js';
 import type { PayInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.rules.js';
@@ -146,18 +147,25 @@ async function sessionAfter(deps: PayDeps, session: CheckoutSession, heard: PayH
 }
 
 /**
- * The card as a token; a card the processor refuses to tokenize is a validation error on its field, and an
- * acquirer that cannot be reached a 503 the customer may retry (nothing was charged: no session moved).
+ * The card as a token. A number that fails Luhn is refused here, the one place the card is checked, before
+ * any processor sees it (after the body and shipping: docs/decisions.md, Order of pay checks); a card the
+ * acquirer refuses is the same validation error on its field, and an acquirer that cannot be reached a 503
+ * the customer may retry (nothing was charged: no session moved).
  */
-async function tokenize(processor: PaymentProcessor, card: PayInput['card'], livemode: boolean): Promise<CardToken> {
+async function tokenize(processor: PaymentProcessor, details: PayInput['card'], livemode: boolean): Promise<CardToken> {
+  const card = parseCard(details);
+  if (!card) throw cardRefused('number', INVALID_CARD_NUMBER);
   try {
     return await processor.tokenize(card, livemode);
   } catch (err) {
     if (err instanceof ProcessorUnavailableError) throw new DomainError('service_unavailable');
     if (!(err instanceof InvalidCardError)) throw err;
-    throw new DomainError('validation_failed', { errors: [{ path: ['card', err.field], message: err.message }] });
+    throw cardRefused(err.field, err.message);
   }
 }
+
+const cardRefused = (field: InvalidCardError['field'], message: string) =>
+  new DomainError('validation_failed', { errors: [{ path: ['card', field], message }] });
 
 /** What the workflow is asked: the token and who pays, never the card itself. */
 function payRequest(attemptId: string, card: CardToken, input: PayInput, session: CheckoutSession): AttemptRequest {

@@ -118,7 +118,7 @@ export const sessionOperations: Operation<AppDeps>[] = [
     handler: (deps) => [
       conditionalGet,
       async (ctx) => {
-        const { session, items, disputeId } = await findSession(deps.orm.em.fork(), callerOf(ctx), ctx.params.id);
+        const { session, items, disputeId } = await findSession(deps.orm.em.fork(), callerOf(ctx), ctx.params.id, deps.disputeOfSession);
         ctx.body = { success: true, data: sessionView(session, items, deps.checkoutBaseUrl, disputeId) };
       },
     ],

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId, newSessionId } from '../../domain/ids.js';
 import type { Caller } from '../businesses/caller.js';
-import { disputeIdOfSession } from '../disputes/dispute.queries.js';
+import type { AppDeps } from '../app-deps.js';
 import { DomainError } from '../../domain/errors.js';
 import { CheckoutSession, SessionItem, type NewSession } from './session.entity.js';
 import type { CreateSessionInput } from './session.schemas.js';
@@ -86,12 +86,13 @@ export async function createSession(
 
 const UUID = z.uuid();
 
-export async function findSession(em: EntityManager, caller: Caller, id: string) {
+/** The session, its items and its dispute's id (`disputeOf`: AppDeps.disputeOfSession). */
+export async function findSession(em: EntityManager, caller: Caller, id: string, disputeOf: AppDeps['disputeOfSession']) {
   // Another business's or mode's session, or a malformed id, is simply not found.
   const session = UUID.safeParse(id).success
     ? await em.findOne(CheckoutSession, { id, businessId: caller.businessId, livemode: caller.livemode })
     : null;
   if (!session) throw new DomainError('session_not_found');
   const items = await em.find(SessionItem, { sessionId: id }, { orderBy: { position: 'asc' } });
-  return { session, items, disputeId: await disputeIdOfSession(em, id) };
+  return { session, items, disputeId: await disputeOf(em, id) };
 }

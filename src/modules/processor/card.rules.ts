@@ -1,6 +1,26 @@
-/** Card rules a processor applies before anything is charged. Pure functions over the card number. */
+/** Card rules, applied once where the pay call parses the card (`parseCard`), before any processor sees it. Pure functions over the card number. */
 
 export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'discover' | 'diners' | 'jcb' | 'unionpay' | 'unknown';
+
+/** A card as the pay call's body gives it (digits only, expiry in range: pay.schemas.ts). */
+export interface CardDetails {
+  number: string;
+  expMonth: number;
+  expYear: number;
+  cvc: string;
+}
+
+/**
+ * A card whose number passed Luhn, with its brand and last four read from it once: what a processor's
+ * `tokenize` takes, so no adapter checks or reads the number again.
+ */
+export interface ParsedCard extends CardDetails {
+  readonly brand: CardBrand;
+  readonly last4: string;
+}
+
+/** What the pay call answers, on `card.number`, for a number that fails Luhn (a processor refusing it says the same). */
+export const INVALID_CARD_NUMBER = 'Card number is invalid';
 
 /** The Luhn (mod 10) check every real card number passes. */
 export function passesLuhn(digits: string): boolean {
@@ -33,3 +53,9 @@ export function cardBrand(digits: string): CardBrand {
 
 /** Spaces and dashes are how people type card numbers; they are not part of it. */
 export const normaliseCardNumber = (input: string): string => input.replace(/[\s-]/g, '');
+
+/** The card with its brand and last four, or null when its number fails Luhn (`INVALID_CARD_NUMBER`). */
+export function parseCard(card: CardDetails): ParsedCard | null {
+  if (!passesLuhn(card.number)) return null;
+  return { ...card, brand: cardBrand(card.number), last4: card.number.slice(-4) };
+}

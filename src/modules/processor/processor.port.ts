@@ -1,9 +1,9 @@
-import type { CardBrand } from './card.rules.js';
+import type { CardBrand, CardDetails, ParsedCard } from './card.rules.js';
 import { PROCESSING_ERROR } from '../../../contracts/checkout.js';
 import type { AcquirerDisputeNotice, Outcome } from '../../../contracts/disputes.js';
 
 /**
- * The payment processor (acquirer) behind the service: the simulator (charges.simulator.ts) or a real
+ * The payment processor (acquirer) behind the service: the simulator (simulator/charges.simulator.ts) or a real
  * acquirer's adapter (src/modules/stripe/). Card data stops here: the API exchanges the card for a token
  * in the request, and only the token (never the number or CVC) reaches a workflow, the database or a log.
  * Every method is asynchronous and says its mode, because a real acquirer answers over the network and a
@@ -11,8 +11,11 @@ import type { AcquirerDisputeNotice, Outcome } from '../../../contracts/disputes
  */
 export interface PaymentProcessor {
   readonly name: string;
-  /** Checks the card and returns a single-use token with the brand and last four digits. */
-  tokenize(card: CardDetails, livemode: boolean): Promise<CardToken>;
+  /**
+   * Exchanges a parsed card (Luhn passed, brand and last four read: `parseCard`) for a single-use token with
+   * that brand and last four. An acquirer may still refuse the card (`InvalidCardError`).
+   */
+  tokenize(card: ParsedCard, livemode: boolean): Promise<CardToken>;
   /**
    * Opens the charge at the acquirer without moving money, for an acquirer whose charge is made in two
    * steps (Stripe: a PaymentIntent created, then confirmed). Answers the acquirer's own id for it, which
@@ -86,14 +89,7 @@ export interface EvidenceSubmission extends AcquirerDisputeReference {
   idempotencyKey: string;
 }
 
-export type { AcquirerDisputeNotice, Outcome };
-
-export interface CardDetails {
-  number: string;
-  expMonth: number;
-  expYear: number;
-  cvc: string;
-}
+export type { AcquirerDisputeNotice, Outcome, CardDetails, ParsedCard };
 
 export interface CardToken {
   token: string;
@@ -139,7 +135,7 @@ export const DECLINE_MESSAGES: Record<DeclineCode, string> = {
   processing_error: PROCESSING_ERROR.message,
 };
 
-/** The card cannot be tokenised (it fails Luhn, say): the request is invalid, nothing is charged. */
+/** The acquirer refuses the card (a number its issuer does not know, say): the request is invalid, nothing is charged. */
 export class InvalidCardError extends Error {
   constructor(
     readonly field: keyof CardDetails,

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import type { Logger } from 'pino';
-import { cardBrand, passesLuhn } from '../processor/card.rules.js';
+import { INVALID_CARD_NUMBER } from '../processor/card.rules.js';
 import {
   AcquirerConfigurationError,
   AcquirerRefusedError,
@@ -38,8 +38,8 @@ export interface StripeProcessorOptions {
 
 /** Stripe's words for a card it will not take, by the field the API names. */
 const CARD_FIELDS: Record<string, { field: keyof CardDetails; message: string }> = {
-  invalid_number: { field: 'number', message: 'Card number is invalid' },
-  incorrect_number: { field: 'number', message: 'Card number is invalid' },
+  invalid_number: { field: 'number', message: INVALID_CARD_NUMBER },
+  incorrect_number: { field: 'number', message: INVALID_CARD_NUMBER },
   invalid_expiry_month: { field: 'expMonth', message: 'Expiry month is invalid' },
   invalid_expiry_year: { field: 'expYear', message: 'Expiry year is invalid' },
   expired_card: { field: 'expYear', message: 'Card has expired' },
@@ -86,17 +86,16 @@ export function createStripeProcessor(stripe: Stripe, options: StripeProcessorOp
 
     /**
      * The card as a Stripe PaymentMethod (the API posts card numbers here, so the deployment is in PCI DSS
-     * scope: docs/production.md). Luhn is checked before anything is sent; the brand and last four come
-     * from the number itself.
+     * scope: docs/production.md). The card comes parsed (`parseCard`): Luhn passed, and the brand and last
+     * four read from the number itself, not from Stripe's answer.
      */
     async tokenize(card) {
-      if (!passesLuhn(card.number)) throw new InvalidCardError('number', 'Card number is invalid');
       try {
         const method = await stripe.paymentMethods.create({
           type: 'card',
           card: { number: card.number, exp_month: card.expMonth, exp_year: card.expYear, cvc: card.cvc },
         });
-        return { token: method.id, brand: cardBrand(card.number), last4: card.number.slice(-4) };
+        return { token: method.id, brand: card.brand, last4: card.last4 };
       } catch (err) {
         const refused = err instanceof Stripe.errors.StripeCardError ? CARD_FIELDS[err.code ?? ''] : undefined;
         if (refused) throw new InvalidCardError(refused.field, refused.message);

@@ -1,4 +1,4 @@
-import type { AcquirerDisputeNotice, EvidenceReview, Outcome } from './processor.port.js';
+import type { AcquirerDisputeNotice, EvidenceReview, Outcome } from '../processor.port.js';
 
 /**
  * The simulator as the acquirer and the card network for disputes (`PaymentProcessor.disputeNotice`,

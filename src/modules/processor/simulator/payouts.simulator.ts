@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PayoutDestination, PayoutOutcome, PayoutRequest } from './processor.port.js';
+import type { PayoutDestination, PayoutOutcome, PayoutRequest } from '../processor.port.js';
 
 /**
  * Paying a withdrawal out (`PaymentProcessor.payout`). Like a charge, a refusal is an outcome and a

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { cardBrand, passesLuhn } from './card.rules.js';
 import { simulatedPayout } from './payouts.simulator.js';
 import { simulatedRefund } from './refunds.simulator.js';
 import { memoryChargeBook, type SimulatorChargeBook } from './charge-book.store.js';
@@ -7,9 +6,8 @@ import { payoutMove, payoutOutcomeOf, refundMove, refundOutcomeOf } from './simu
 import { DISPUTE_NOTICES, simulatedEvidenceDecision, type DisputedChargeKind } from './disputes.simulator.js';
 import {
   DECLINE_MESSAGES,
-  InvalidCardError,
   ProcessorUnavailableError,
-  type CardDetails,
+  type ParsedCard,
   type ChargeKey,
   type ChargeLookup,
   type ChargeOutcome,
@@ -20,7 +18,7 @@ import {
   type RefundRequest,
   type DeclineCode,
   type PaymentProcessor,
-} from './processor.port.js';
+} from '../processor.port.js';
 
 /**
  * What a simulated card does, carried inside its token the way Stripe's test tokens (`tok_chargeDeclined`)
@@ -116,14 +114,9 @@ export function createSimulatorProcessor(ownBook: SimulatorChargeBook = memoryCh
   return {
     name: 'simulator',
 
-    async tokenize(card: CardDetails) {
-      if (!passesLuhn(card.number)) throw new InvalidCardError('number', 'Card number is invalid');
+    async tokenize(card: ParsedCard) {
       const behaviour = TEST_CARDS[card.number] ?? 'success';
-      return {
-        token: `tok_sim_${behaviour}_${randomBytes(12).toString('hex')}`,
-        brand: cardBrand(card.number),
-        last4: card.number.slice(-4),
-      };
+      return { token: `tok_sim_${behaviour}_${randomBytes(12).toString('hex')}`, brand: card.brand, last4: card.last4 };
     },
 
     /** Keyed by the idempotency key alone: nothing to open first, nothing for the service to record. */

@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { runCommand } from '../../src/admin/commands.js';
+import { runCommand } from '../../src/cli/commands.js';
 import { useStack } from '../support/use-stack.js';
 
 const run = promisify(execFile);
 const stack = useStack({}, { worker: false });
 
 const admin = (...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', ...args], {
+  run(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', ...args], {
     env: { ...process.env, ALLOW_TEST_ENV: 'true', DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: '' },
   });
 

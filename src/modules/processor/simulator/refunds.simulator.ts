@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RefundOutcome, RefundRequest } from './processor.port.js';
+import type { RefundOutcome, RefundRequest } from '../processor.port.js';
 
 /**
  * Refunding a charge (`PaymentProcessor.refund`). Like a charge, a refusal is an outcome and a transient

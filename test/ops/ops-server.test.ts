@@ -1,19 +1,21 @@
 import http from 'node:http';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { startAdminServer, type AdminServer } from '../../src/ops/admin-server.js';
-import { enableFailpoints } from '../../src/ops/failpoints.js';
+import { startOpsServer, type OpsServer } from '../../src/ops/ops-server.js';
+import { FAILPOINTS_PATH, serveFailpoints } from '../../src/ops/failpoints.js';
 
 /**
- * The admin port on its own (docs/decisions.md, Security at the edges, The admin port): open for the
- * probes, behind ADMIN_TOKEN for the rest, and never taken down by a request.
+ * The ops port on its own (ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN; docs/decisions.md, Security at the edges,
+ * The admin port): open for the probes, behind ADMIN_TOKEN for the rest, its mounts included unless they
+ * keep a credential of their own, and never taken down by a request.
  */
 const TOKEN = 'a'.repeat(40);
-const servers: AdminServer[] = [];
+const servers: OpsServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));
 
-async function admin(token?: string): Promise<AdminServer> {
-  const server = await startAdminServer({ host: '127.0.0.1', port: 0, log: createLogger('silent'), checks: {}, token });
+async function admin(token?: string): Promise<OpsServer> {
+  const mounts = [{ path: FAILPOINTS_PATH, serve: serveFailpoints }];
+  const server = await startOpsServer({ host: '127.0.0.1', port: 0, log: createLogger('silent'), checks: {}, token, mounts });
   servers.push(server);
   return server;
 }
@@ -69,9 +71,21 @@ describe('ADMIN_TOKEN', () => {
   });
 });
 
+describe('mounts', () => {
+  it('serves the failpoints behind ADMIN_TOKEN, and a mount with its own credential ahead of it', async () => {
+    const own = { path: '/own', credential: 'own' as const, serve: (_req: http.IncomingMessage, res: http.ServerResponse) => void res.writeHead(204).end() };
+    const server = await startOpsServer({ host: '127.0.0.1', port: 0, log: createLogger('silent'), checks: {}, token: TOKEN, mounts: [own, { path: FAILPOINTS_PATH, serve: serveFailpoints }] });
+    servers.push(server);
+    expect((await request(server.port, 'PUT', '/failpoints/pay.before-update/ops-mount')).status).toBe(401);
+    const auth = { Authorization: `Bearer ${TOKEN}` };
+    expect((await request(server.port, 'PUT', '/failpoints/pay.before-update/ops-mount', auth)).status).toBe(200);
+    expect((await request(server.port, 'DELETE', '/failpoints/pay.before-update/ops-mount', auth)).status).toBe(200);
+    expect((await request(server.port, 'GET', '/own/x')).status).toBe(204);
+  });
+});
+
 describe('a malformed path', () => {
   it('PUT /failpoints/%E0%A4%A/x answers 400 and the port keeps answering', async () => {
-    enableFailpoints();
     const { port } = await admin();
     const res = await request(port, 'PUT', '/failpoints/%E0%A4%A/x');
     expect(res.status).toBe(400);

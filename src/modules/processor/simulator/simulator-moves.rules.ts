@@ -1,4 +1,4 @@
-import type { PayoutOutcome, PayoutRequest, RefundOutcome, RefundRequest } from './processor.port.js';
+import type { PayoutOutcome, PayoutRequest, RefundOutcome, RefundRequest } from '../processor.port.js';
 
 /**
  * A refund or a payout as the simulator records it under its idempotency key, the way it records a

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { DECLINE_MESSAGES, type ChargeLookup, type DeclineCode } from './processor.port.js';
+import { DECLINE_MESSAGES, type ChargeLookup, type DeclineCode } from '../processor.port.js';
 import type { SimulatorMove } from './simulator-moves.rules.js';
 
 /**

@@ -1,13 +1,15 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { startAdminServer, type AdminServer } from '../ops/admin-server.js';
+import { startOpsServer, type OpsMount, type OpsServer } from '../ops/ops-server.js';
+import { FAILPOINTS_PATH, serveFailpoints } from '../ops/failpoints.js';
 import { CODEC_PATH, isLoopbackHost, serveCodec, type CodecEndpoint } from '../temporal/codec-server.js';
 import { EncryptionCodec, payloadKeysFor } from '../temporal/payload-codec.js';
 import { stripeKeyReadiness } from '../modules/stripe/stripe-access.js';
 
-/** What a process has connected so far: the admin port's checks read it at each request. */
+/** What a process has connected so far: the ops port's checks read it at each request. */
 export interface Connections {
   orm?: MikroORM;
   temporal?: Client;
@@ -16,13 +18,14 @@ export interface Connections {
 const notYet = () => Promise.reject(new Error('not connected yet'));
 
 /**
- * The admin port of a process (src/ops/admin-server.ts): `/metrics`, `/healthz`, and `/readyz` checking the database and Temporal
+ * The ops port of a process (src/ops/ops-server.ts; ADMIN_HOST, ADMIN_PORT and ADMIN_TOKEN, the names
+ * deployments know it by): `/metrics`, `/healthz`, and `/readyz` checking the database and Temporal
  * (and, with ACQUIRER=stripe, that Stripe has not refused the key).
  * A process that runs a worker also serves the Temporal SDK's metrics there. An API or worker process
  * opens it first, `starting`, before it connects (`connections` filled in as it does): an operator and a
  * supervisor then see it alive and not ready, and what it waits for, instead of no port at all.
  */
-export function startAdmin(opts: {
+export function startOpsPort(opts: {
   config: Config;
   connections: Connections;
   log: Logger;
@@ -31,7 +34,7 @@ export function startAdmin(opts: {
   codec?: boolean;
   /** Not ready until `serving()`, whatever the checks say: the process is still starting. */
   starting?: boolean;
-}): Promise<AdminServer> {
+}): Promise<OpsServer> {
   const { config, connections, log } = opts;
   const codec: CodecEndpoint | undefined = opts.codec
     ? {
@@ -42,7 +45,12 @@ export function startAdmin(opts: {
         corsOrigins: config.codec.corsOrigins,
       }
     : undefined;
-  return startAdminServer({
+  const mounts: OpsMount[] = [
+    ...(codec ? [{ path: CODEC_PATH, credential: 'own' as const, serve: (req: IncomingMessage, res: ServerResponse) => serveCodec(req, res, codec) }] : []),
+    // The fault suite's pause points, where FAILPOINTS=true (NODE_ENV=test alone): behind ADMIN_TOKEN like the rest.
+    ...(config.failpoints ? [{ path: FAILPOINTS_PATH, serve: serveFailpoints }] : []),
+  ];
+  return startOpsServer({
     host: config.admin.host,
     port: config.admin.port,
     token: config.admin.token,
@@ -55,6 +63,6 @@ export function startAdmin(opts: {
       ...(config.acquirer ? { acquirer: () => stripeKeyReadiness(config.acquirer!) } : {}),
     },
     sdkMetricsAddress: opts.worker ? config.temporal.metricsAddress : undefined,
-    mounts: codec ? [{ path: CODEC_PATH, serve: (req, res) => serveCodec(req, res, codec) }] : [],
+    mounts,
   });
 }

@@ -10,7 +10,7 @@ import { assertStartable, ConfigError, loadConfig, type Config } from '../config
 import { runningEmbeddedPort, startEmbeddedPostgres, embeddedUrl } from '../dev/embedded-postgres.js';
 import { runningBanner, runningService } from '../dev/running.js';
 import type { Client } from '@temporalio/client';
-import { runCommand, USAGE, UsageError, type Options } from '../admin/commands.js';
+import { runCommand, USAGE, UsageError, type Options } from '../cli/commands.js';
 import { DomainError } from '../domain/errors.js';
 import { toApiError } from '../http/errors.js';
 import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase } from './runtime.js';

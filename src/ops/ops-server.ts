@@ -1,24 +1,29 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { adminAuthorised, guarded, refuseAdmin } from './admin-auth.js';
-import { serveFailpoints } from './failpoints.js';
+import { opsAuthorised, guarded, refuseOps } from './ops-auth.js';
 import { registry } from './metrics.js';
 
 /** A dependency `/readyz` checks: resolves when reachable, rejects (or times out) when not. */
 export type ReadinessCheck = () => Promise<unknown>;
 
 /**
- * A service the process mounts on this port under a path of its own (the API process: Temporal's codec
- * endpoint, src/temporal/codec-server.ts). It answers every method and every path under its prefix; the
- * admin server only routes, so it knows nothing of what it mounts.
+ * A service the process mounts on this port under a path of its own: Temporal's codec endpoint in the API
+ * process (src/temporal/codec-server.ts), the fault suite's failpoints where FAILPOINTS=true
+ * (src/ops/failpoints.ts). It answers every method and every path under its prefix; the ops server only
+ * routes, so it knows nothing of what it mounts.
  */
-export interface AdminMount {
+export interface OpsMount {
   path: string;
   serve: (req: http.IncomingMessage, res: http.ServerResponse) => void;
+  /**
+   * `own`: the service checks a credential of its own and is served ahead of ADMIN_TOKEN (the codec: one
+   * `Authorization` header cannot carry two tokens). `operator` (the default): behind ADMIN_TOKEN.
+   */
+  credential?: 'own' | 'operator';
 }
 
-export interface AdminServer {
+export interface OpsServer {
   port: number;
   /** While starting: what the process waits for now (`/readyz` shows it as `checks.startup`); null: nothing, it is still starting. */
   waitingFor: (what: string | null) => void;
@@ -38,19 +43,19 @@ const CHECK_TIMEOUT_MS = 2000;
  * Temporal codec endpoint here (`/codec/decode`, src/main/runtime.ts), behind the operator's token: the
  * only route on this port that returns business data, decrypted for an operator's Web UI or CLI.
  */
-export async function startAdminServer(opts: {
+export async function startOpsServer(opts: {
   host: string;
   port: number;
   log: Logger;
   checks: Record<string, ReadinessCheck>;
   /** host:port of the SDK's Prometheus exporter, when this process runs a worker that has one. */
   sdkMetricsAddress?: string;
-  mounts?: AdminMount[];
+  mounts?: OpsMount[];
   /** Opened before the process has connected: not ready until `serving()`, whatever the checks say. */
   starting?: boolean;
-  /** ADMIN_TOKEN: asked of every request but the probes' (src/ops/admin-auth.ts). */
+  /** ADMIN_TOKEN: asked of every request but the probes' (src/ops/ops-auth.ts). */
   token?: string;
-}): Promise<AdminServer> {
+}): Promise<OpsServer> {
   let draining = false;
   // What `/readyz` says of a start not yet done; null once the process serves.
   let startup: string | null = opts.starting ? 'starting' : null;
@@ -61,9 +66,9 @@ export async function startAdminServer(opts: {
     };
     const path = (req.url ?? '/').split('?')[0];
     const mount = opts.mounts?.find((m) => path === m.path || path.startsWith(`${m.path}/`));
+    if (mount?.credential === 'own') return mount.serve(req, res);
+    if (!opsAuthorised(path, req.headers.authorization, opts.token)) return refuseOps(res);
     if (mount) return mount.serve(req, res);
-    if (!adminAuthorised(path, req.headers.authorization, opts.token)) return refuseAdmin(res);
-    if (serveFailpoints(req, res, path)) return;
     if (req.method !== 'GET') return send(405, JSON.stringify({ status: 'method_not_allowed' }));
     if (path === '/healthz') return send(200, JSON.stringify({ status: 'ok' }));
     if (path === '/readyz') {
