@@ -88,11 +88,11 @@ async function stepTimes(run: PassRun): Promise<Map<string, { sum: number; count
 }
 
 /** Each step's mean time (ms) over a measurement, from two readings of stepTimes, for the payment's own steps. */
-function addStepMeans(run: PassRun, before: Map<string, { sum: number; count: number }>, after: Map<string, { sum: number; count: number }>) {
+function addStepMeans(run: PassRun, when: string, before: Map<string, { sum: number; count: number }>, after: Map<string, { sum: number; count: number }>) {
   for (const [key, h] of after) {
     if (!/beginPayment|chargeCard|completePayment/.test(key)) continue;
     const count = h.count - (before.get(key)?.count ?? 0);
-    if (count > 0) run.add(`(p) flat out, mean ${key} (ms)`, Math.round(((h.sum - (before.get(key)?.sum ?? 0)) / count) * 10) / 10);
+    if (count > 0) run.add(`(p) ${when}, mean ${key} (ms)`, Math.round(((h.sum - (before.get(key)?.sum ?? 0)) / count) * 10) / 10);
   }
 }
 
@@ -117,7 +117,7 @@ export async function payments(run: PassRun, round: number): Promise<void> {
   const stepsBefore = await stepTimes(run);
   const cpuBefore = run.cpuNow();
   const max = await payFlatOut(run, ids, o.seconds);
-  addStepMeans(run, stepsBefore, await stepTimes(run));
+  addStepMeans(run, 'flat out', stepsBefore, await stepTimes(run));
   // Up to quiet: a payment's work after its answer (its event's relay) is part of what it costs.
   await quiet(o.orm);
   const cost = perOperation(cpuBefore, run.cpuNow(), max.completed);
@@ -131,10 +131,12 @@ export async function payments(run: PassRun, round: number): Promise<void> {
   const service = async () => {
     const sessions = await createSessions(run, Math.ceil(halfRate * (o.seconds + WARMUP_SEC)) + 1);
     await quiet(o.orm);
+    const steps = await stepTimes(run);
     const before = run.cpuNow();
     const half = await fixedRateLatency({ url: (i) => `${run.origin}/api/checkout/${sessions[i]}/pay`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payBody), ca: o.ca, rate: halfRate, durationSec: o.seconds, warmupSec: WARMUP_SEC, outcomeOf: payOutcome });
     await quiet(o.orm);
     for (const [group, ms] of Object.entries(perOperation(before, run.cpuNow(), half.offered + halfRate * WARMUP_SEC))) add(`CPU ms per payment at half rate: ${group}`, ms);
+    addStepMeans(run, 'at half rate', steps, await stepTimes(run));
     add(P.p50, half.p50);
     add(P.p99, half.p99);
     add(P.counts.offered, half.offered);

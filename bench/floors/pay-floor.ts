@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import Koa from 'koa';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { floorPayUpdate } from './workflows.js';
 
 const address = process.env.TEMPORAL_ADDRESS!;
@@ -25,7 +25,9 @@ async function api() {
     const data = await client.workflow.executeUpdateWithStart(floorPayUpdate, {
       args: [id],
       updateId: id,
-      startWorkflowOperation: new WithStartWorkflowOperation('benchPayFloorWorkflow', { workflowId: `pay-floor-${id}`, taskQueue, workflowIdConflictPolicy: 'USE_EXISTING' }),
+      // The task queue (new each start) names the workflow: an id used before on the same server would be
+      // answered from that run's completed update, with no workflow run at all.
+      startWorkflowOperation: new WithStartWorkflowOperation('benchPayFloorWorkflow', { workflowId: `${taskQueue}-${id}`, taskQueue, workflowIdConflictPolicy: 'USE_EXISTING' }),
     });
     ctx.body = { success: true, data };
   });
@@ -34,6 +36,8 @@ async function api() {
 }
 
 async function worker() {
+  // The service's worker logs at warn (LOG_LEVEL in the bench); the SDK's info lines would only fill the bench's output.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   const empty = async () => {};
   const w = await Worker.create({
     connection: await NativeConnection.connect({ address }),
