@@ -9,6 +9,7 @@ import os from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../src/dev/free-port.js';
 import { cpuByGroup, perOperation } from './cpu.js';
+import { closedLoop } from './floors/temporal.js';
 import { fixedRateLatency } from './open-loop.js';
 import type { PassRun } from './pass-run.js';
 import { quiet } from './scenarios.js';
@@ -54,20 +55,15 @@ async function createSessions(run: PassRun, count: number): Promise<string[]> {
 async function payFlatOut(run: PassRun, ids: string[], seconds: number) {
   const outcomes: Record<string, number> = {};
   let completed = 0;
-  const until = Date.now() + seconds * 1000;
   const started = Date.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (Date.now() < until) {
-        const id = ids.pop();
-        if (!id) throw new Error('(p) ran out of sessions to pay: raise BENCH_PAY_SESSIONS_PER_SEC');
-        const answer = await run.client.post(`/api/checkout/${id}/pay`, payBody).catch(() => ({ status: 0, body: undefined }));
-        const { outcome, timed } = payOutcome(answer.status, JSON.stringify(answer.body ?? null));
-        outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
-        if (timed) completed++;
-      }
-    }),
-  );
+  await closedLoop(CONCURRENCY, seconds * 1000, async () => {
+    const id = ids.pop();
+    if (!id) throw new Error('(p) ran out of sessions to pay: raise BENCH_PAY_SESSIONS_PER_SEC');
+    const answer = await run.client.post(`/api/checkout/${id}/pay`, payBody).catch(() => ({ status: 0, body: undefined }));
+    const { outcome, timed } = payOutcome(answer.status, JSON.stringify(answer.body ?? null));
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+    if (timed) completed++;
+  });
   return { completed, outcomes, perSec: Math.round((completed * 10_000) / (Date.now() - started)) / 10 };
 }
 
