@@ -21,18 +21,31 @@ export const FEE = 1500;
 
 /** The dispute of a session, once the acquirer's notice has opened it (a dispute card's, a few seconds after paying). */
 export async function disputeOfSession(stack: TestStack, biz: TestBusiness, sessionId: string, key = biz.testKey): Promise<any> {
-  return eventually(`a dispute of session ${sessionId}`, async () => {
-    const res = await stack.http.get(`/api/disputes?checkoutSessionId=${sessionId}`, { key });
-    expect(res.status).toBe(200);
-    return res.body.data.items[0];
-  });
+  return eventually(`a dispute of session ${sessionId}`, async () => (await polled(stack, `/api/disputes?checkoutSessionId=${sessionId}`, key))?.items[0]);
+}
+
+/**
+ * One read of a poll through the API, paced as a merchant's would be: a 429 waits out its Retry-After and
+ * counts as "not yet" instead of failing the wait, and every read is at least 250 ms after the last. A
+ * poll at `eventually`'s 100 ms spends a standard key's 120-request burst in 12 s, which a slow machine's
+ * dispute can take to open.
+ */
+async function polled(stack: TestStack, path: string, key: string): Promise<any> {
+  const res = await stack.http.get(path, { key });
+  if (res.status === 429) {
+    await new Promise((r) => setTimeout(r, Math.min(Number(res.headers['retry-after']) || 1, 10) * 1000));
+    return undefined;
+  }
+  expect(res.status).toBe(200);
+  await new Promise((r) => setTimeout(r, 150));
+  return res.body.data;
 }
 
 /** The dispute once its status is one of `statuses` (the workflow's clocks and decisions move it). */
 export async function disputeIn(stack: TestStack, biz: TestBusiness, id: string, statuses: string[], timeoutMs = 30_000): Promise<any> {
   return eventually(`dispute ${id} to be ${statuses.join(' or ')}`, async () => {
-    const res = await stack.http.get(`/api/disputes/${id}`, { key: biz.testKey });
-    return statuses.includes(res.body.data.status) && res.body.data;
+    const dispute = await polled(stack, `/api/disputes/${id}`, biz.testKey);
+    return dispute && statuses.includes(dispute.status) && dispute;
   }, timeoutMs);
 }
 
