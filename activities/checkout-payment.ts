@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { beginPayment, chargeRequestOf, completePayment, failPayment, paymentInDoubt } from '../src/modules/checkout/payment.lifecycle.js';
+import { beginPayment, chargeRequestOf, failPayment, paymentInDoubt } from '../src/modules/checkout/payment.lifecycle.js';
+import { completePayment, paymentToComplete } from '../src/modules/checkout/payment-completion.js';
 import type { PaymentDetails } from '../contracts/checkout.js';
 import { closeChargeKey, recordChargeReference } from '../src/modules/checkout/charge-reference.lifecycle.js';
 import { announceDispute } from '../src/modules/disputes/dispute.start.js';
@@ -35,14 +36,14 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
    * transaction, so no lock waits on it.
    */
   const complete = async (sessionId: string, chargeId: string) => {
-    const { livemode } = await chargeRequestOf(deps.orm.em, sessionId);
-    const notice = await processor.disputeNotice({ chargeId, livemode });
+    const payment = await paymentToComplete(deps.orm.em.fork(), sessionId);
+    if (!payment) throw new Error(`checkout session ${sessionId} not found`);
+    const notice = await processor.disputeNotice({ chargeId, livemode: payment.livemode });
     const at = new Date();
     const { status, reserveId } = await em().transactional(async (tx) => {
-      const done = await completePayment(tx, sessionId, chargeId, at);
+      const done = await completePayment(tx, payment, chargeId, at);
       if (done.completed && notice) {
-        const { session } = done;
-        announceDispute(tx, { businessId: session.businessId, livemode: session.livemode, sessionId, amountInCents: session.total }, notice, deps.disputes, at);
+        announceDispute(tx, { businessId: payment.businessId, livemode: payment.livemode, sessionId, amountInCents: payment.total }, notice, deps.disputes, at);
       }
       return done;
     });

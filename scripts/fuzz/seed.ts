@@ -13,7 +13,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../src/config.js';
 import { apiDocument } from '../../src/api/openapi/document.js';
 import type { Business } from '../../src/modules/businesses/business.entity.js';
-import { beginPayment, completePayment } from '../../src/modules/checkout/payment.lifecycle.js';
+import { beginPayment } from '../../src/modules/checkout/payment.lifecycle.js';
+import { completePayment, paymentToComplete } from '../../src/modules/checkout/payment-completion.js';
 import { createSessionInput } from '../../src/modules/checkout/session.schemas.js';
 import { createSession } from '../../src/modules/checkout/session.service.js';
 import { recordDisputeNotice } from '../../src/modules/disputes/dispute.operator.js';
@@ -120,7 +121,8 @@ async function paidSession(ctx: SeedContext): Promise<string> {
   const caller = { businessId: ctx.business.id, livemode: false, keyId: ctx.keyId, scope: 'full' as const, business: ctx.business };
   const { session } = await createSession(ctx.orm.em.fork(), caller, createSessionInput.parse(order(0)), { sessionTtlMs: ctx.config.sessionTtlMs });
   await beginPayment(ctx.orm.em.fork(), session.id, { customerName: 'Fuzz', cardBrand: 'visa', cardLast4: '4242' }, `fuzz-${session.id}`);
-  await ctx.orm.em.fork().transactional((tx) => completePayment(tx, session.id, simulatedChargeId('ok', session.id)));
+  const payment = (await paymentToComplete(ctx.orm.em.fork(), session.id))!;
+  await ctx.orm.em.fork().transactional((tx) => completePayment(tx, payment, simulatedChargeId('ok', session.id)));
   return session.id;
 }
 

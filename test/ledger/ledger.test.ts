@@ -2,7 +2,7 @@ import { DomainError } from '../../src/domain/errors.js';
 import { toApiError } from '../../src/http/errors.js';
 import { LedgerInvariantError, transfer, type PostingLine } from '../../src/modules/ledger/accounts.rules.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { coveredPostingStatement, lockBalance, postTransaction, readBalance, type Owner, type Posting } from '../../src/modules/ledger/ledger.service.js';
+import { postingStatement, lockBalance, postTransaction, readBalance, type Owner, type Posting } from '../../src/modules/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { useStack } from '../support/use-stack.js';
 
@@ -55,12 +55,12 @@ describe('ledger postings', () => {
 
   /** The covered move on its own, as the withdrawal create runs it with its own rows added. */
   async function postCovered(tx: EntityManager, owner: Owner, posting: Posting, refusal: () => Error): Promise<void> {
-    const move = coveredPostingStatement(owner, posting);
+    const move = postingStatement(owner, posting, { covered: true });
     const [{ n }] = await tx.execute<{ n: number }[]>(`with ${move.ctes} select count(*)::int as n from moved`, move.params);
     if (n !== 1) throw refusal();
   }
 
-  it('a covered move (coveredPostingStatement): moves racing locked moves on one balance never overdraw, and each refusal writes nothing', async () => {
+  it('a covered move (postingStatement): moves racing locked moves on one balance never overdraw, and each refusal writes nothing', async () => {
     const { id } = await stack.business();
     const owner = { businessId: id, livemode: false };
     const move = (n: number, lines: PostingLine[]) => ({ kind: 'test.move', referenceId: `${id}-${n}`, lines });

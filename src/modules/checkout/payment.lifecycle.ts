@@ -1,17 +1,9 @@
 import { LockMode, raw, type EntityManager } from '@mikro-orm/postgresql';
-import { centsToDecimalString } from '../../domain/money.js';
-import { Business } from '../businesses/business.entity.js';
 import { recordEvent } from '../events/event.service.js';
-import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
-import { reserveReleaseWorkflowContract } from '../../../contracts/reserves.js';
-import { workflowStart } from '../outbox/workflow-message.rules.js';
-import { createReserve } from '../reserves/reserve.service.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
 import { requireTransaction } from '../../db/transaction.js';
-import { checkoutFailedPayload, checkoutSucceededPayload, paymentLines, paymentSplit } from './payment.rules.js';
+import { checkoutFailedPayload } from './payment.rules.js';
 import { CheckoutSession, type SessionStatus } from './session.entity.js';
-import { reserveReleaseWorkflowId } from '../../../contracts/workflow-ids.js';
 import type { PaymentDetails } from '../../../contracts/checkout.js';
 
 /**
@@ -89,61 +81,6 @@ export async function paymentInDoubt(em: EntityManager, sessionId: string): Prom
 export async function chargeRequestOf(em: EntityManager, sessionId: string) {
   const session = await em.fork().findOneOrFail(CheckoutSession, { id: sessionId });
   return { amountInCents: session.total, currency: 'USD' as const, livemode: session.livemode, status: session.status };
-}
-
-/**
- * processing → completed, in the caller's transaction under the balance lock: the ledger posting, the
- * reserve, `checkout.succeeded` and the start of the reserve's release workflow. Safe to run twice: a
- * session no longer `processing` is left as it is (`completed: false`). Answers the session's owner and
- * total, which a dispute the acquirer already announces (the simulator's dispute cards) starts from in the
- * same transaction.
- */
-export async function completePayment(
-  tx: EntityManager,
-  sessionId: string,
-  chargeId: string,
-  at: Date = new Date(),
-): Promise<{ status: SessionStatus; reserveId: string | null; completed: boolean; session: CheckoutSession }> {
-  requireTransaction(tx);
-  const { businessId, livemode } = await tx.findOneOrFail(CheckoutSession, { id: sessionId }, { fields: ['businessId', 'livemode'] });
-  const balance = await lockBalance(tx, { businessId, livemode });
-  const session = await tx.findOneOrFail(CheckoutSession, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  if (session.status !== 'processing') return { status: session.status, reserveId: null, completed: false, session };
-  const business = await tx.findOneOrFail(Business, { id: businessId });
-
-  session.status = 'completed';
-  session.completedAt = at;
-  session.processorChargeId = chargeId;
-  const split = paymentSplit(session, business.reserveBps);
-  postTransaction(tx, balance, { kind: 'payment', referenceId: session.id, lines: paymentLines(split), at });
-  recordEvent(tx, { businessId, livemode }, 'checkout.succeeded', checkoutSucceededPayload(session, at), at);
-
-  let reserveId: string | null = null;
-  if (split.reserve > 0) {
-    const reserve = createReserve(tx, {
-      businessId,
-      livemode,
-      paymentId: session.id,
-      originalAmountInCents: session.total,
-      reserveAmountInCents: split.reserve,
-      reserveBps: business.reserveBps,
-      reservedAt: at,
-      holdMs: business.reserveHoldMs,
-    });
-    reserveId = reserve.id;
-    // The release's start follows the commit through the outbox; the worker's relay dispatches it.
-    tx.create(OutboxEntry, {
-      createdAt: at,
-      message: workflowStart(reserveReleaseWorkflowContract, {
-        workflowId: reserveReleaseWorkflowId(reserve.id),
-        args: [{ reserveId: reserve.id, releaseAt: reserve.releaseAt.toISOString() }],
-        // PaymentStatus at the start, not upserted by the workflow: one Temporal action fewer (workflows/reserves.ts).
-        searchAttributes: { BusinessId: businessId, Livemode: livemode, PaymentStatus: 'active', AmountInCents: split.reserve },
-        summary: `Release $${centsToDecimalString(split.reserve)} held from checkout ${session.id}`,
-      }),
-    });
-  }
-  return { status: session.status, reserveId, completed: true, session };
 }
 
 /** processing → failed with the decline, and `checkout.failed`, in the caller's transaction. Safe to run twice. */

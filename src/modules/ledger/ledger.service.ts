@@ -37,6 +37,17 @@ export async function lockBalance(em: EntityManager, owner: Owner): Promise<Bala
   return em.findOneOrFail(Balance, where, options);
 }
 
+/**
+ * `lockBalance` without reading the figures into the unit of work: for a move whose own statement applies
+ * its deltas (`postingStatement`) but must hold the balance row before it touches its record's row, the
+ * order every money move takes its locks in. One round trip once the row exists.
+ */
+export async function lockBalanceRow(em: EntityManager, owner: Owner): Promise<void> {
+  requireTransaction(em);
+  const rows = await em.execute('select 1 from balances where business_id = ? and livemode = ? for update', [owner.businessId, owner.livemode]);
+  if (rows.length === 0) await lockBalance(em, owner);
+}
+
 export const figuresOf = (balance: Balance): BalanceFigures => ({
   available: balance.available,
   reserved: balance.reserved,
@@ -86,23 +97,25 @@ export function postTransaction(em: EntityManager, balance: Balance, posting: Po
 }
 
 /**
- * A move that must be covered by the balance (a withdrawal's create), as the first parts of one statement:
- * `moved`, the conditional UPDATE of the balance row that checks no business account goes negative and
- * applies the posting (one row when it covers the posting, none otherwise: also when the business has no
- * balance row yet), then the ledger transaction and its entries, which insert only `from moved`. The caller adds its own rows the same
- * way (`select … from moved`) and selects what it needs: a refused move writes nothing at all, and the
- * caller throws its refusal when `moved` was empty. The row lock is held for that one statement and the commit.
+ * A move as the first parts of one statement: `moved`, the UPDATE of the balance row that applies the
+ * posting (one row when it applies, none otherwise: also when the business has no balance row yet), then
+ * the ledger transaction and its entries, which insert only `from moved`. The caller adds its own rows the
+ * same way (`select … from moved`) and selects what it needs, so a move that does not apply writes nothing.
+ * `covered` (a withdrawal's create): it applies only if no business account goes negative, and the caller
+ * throws its refusal when `moved` was empty. `onlyIf`: an SQL condition of the caller's own, such as a
+ * state change earlier in the same statement having moved its row (a payment's completion). The row lock
+ * is held for that one statement and the commit.
  */
-export function coveredPostingStatement(owner: Owner, posting: Posting): { ctes: string; params: unknown[] } {
+export function postingStatement(owner: Owner, posting: Posting, opts: { covered: boolean; onlyIf?: string }): { ctes: string; params: unknown[] } {
   const delta = postingDeltas(posting.lines); // throws on an unbalanced posting
   const at = posting.at ?? new Date();
   const d = [delta.available, delta.reserved, delta.pending_withdrawal, delta.refunds_in_flight];
+  const covered = opts.covered ? ' and available + ? >= 0 and reserved + ? >= 0 and pending_withdrawal + ? >= 0 and refunds_in_flight + ? >= 0' : '';
   return {
     ctes: `moved as (
         update balances set available = available + ?, reserved = reserved + ?, pending_withdrawal = pending_withdrawal + ?,
           refunds_in_flight = refunds_in_flight + ?, updated_at = ?
-        where business_id = ? and livemode = ?
-          and available + ? >= 0 and reserved + ? >= 0 and pending_withdrawal + ? >= 0 and refunds_in_flight + ? >= 0
+        where business_id = ? and livemode = ?${covered}${opts.onlyIf ? ` and ${opts.onlyIf}` : ''}
         returning business_id),
       posting as (
         insert into ledger_transactions (id, business_id, livemode, kind, reference_id, created_at)
@@ -112,7 +125,7 @@ export function coveredPostingStatement(owner: Owner, posting: Posting): { ctes:
         select posting.id, ?, ?, line.account, line.amount
         from posting, jsonb_to_recordset(?::jsonb) as line(account text, amount bigint))`,
     params: [
-      ...d, at, owner.businessId, owner.livemode, ...d,
+      ...d, at, owner.businessId, owner.livemode, ...(opts.covered ? d : []),
       newId('ltx'), owner.livemode, posting.kind, posting.referenceId, at,
       owner.businessId, owner.livemode, JSON.stringify(posting.lines.map(({ account, amount }) => ({ account, amount }))),
     ],

@@ -6,7 +6,7 @@ import { newId } from '../../domain/ids.js';
 import type { Caller } from '../businesses/caller.js';
 import { DomainError } from '../../domain/errors.js';
 import { methodDestination, type DestinationType } from './withdrawal-method.entity.js';
-import { coveredPostingStatement, lockBalance, postTransaction, ownerOf, readBalance, type Owner } from '../ledger/ledger.service.js';
+import { postingStatement, lockBalance, postTransaction, ownerOf, readBalance, type Owner } from '../ledger/ledger.service.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
 import { OutboxEntry } from '../outbox/outbox.entity.js';
@@ -18,7 +18,7 @@ import { withdrawalCancelled, withdrawalWorkflowStart } from './withdrawal.start
 import { transfer } from '../ledger/accounts.rules.js';
 import { requireTransaction } from '../../db/transaction.js';
 
-// The withdrawal and its workflow's outbox row, written only with the balance move (`coveredPostingStatement`).
+// The withdrawal and its workflow's outbox row, written only with the balance move (`postingStatement`, covered).
 const INSERT_WITHDRAWAL = `,
   withdrawal as (
     insert into withdrawals (id, business_id, livemode, amount_in_cents, status, destination_type, destination_details, notes, requested_at, updated_at)
@@ -85,12 +85,11 @@ function pendingWithdrawal(owner: Owner, input: CreateWithdrawalInput, destinati
  * that writes none of them unless `available` covers the amount. Returns the outbox row's id.
  */
 async function insertIfCovered(tx: EntityManager, owner: Owner, w: Withdrawal, outbox: OutboxEntry): Promise<number> {
-  const move = coveredPostingStatement(owner, {
-    kind: 'withdrawal.created',
-    referenceId: w.id,
-    lines: transfer('available', 'pending_withdrawal', w.amountInCents),
-    at: w.requestedAt,
-  });
+  const move = postingStatement(
+    owner,
+    { kind: 'withdrawal.created', referenceId: w.id, lines: transfer('available', 'pending_withdrawal', w.amountInCents), at: w.requestedAt },
+    { covered: true },
+  );
   const [row] = await tx.execute<{ id: string }[]>(`with ${move.ctes}${INSERT_WITHDRAWAL}`, [
     ...move.params,
     w.id, w.livemode, w.amountInCents, w.status, w.destinationType, w.destinationDetails, w.notes, w.requestedAt, w.updatedAt,
