@@ -24,7 +24,8 @@ import { createFirstAttempts, type FirstAttempts } from '../modules/webhooks/fir
 import { createApiKeyCache } from '../modules/businesses/api-key.cache.js';
 import type { KnownKey } from '../modules/businesses/auth.middleware.js';
 import { webhookEncryptionKey } from '../modules/webhooks/secret-box.crypto.js';
-import { disputeIdOfSession } from '../modules/disputes/dispute.queries.js';
+import { disputeBlockingRefund, disputeIdOfSession } from '../modules/disputes/dispute.queries.js';
+import { stripeEvidenceProblems } from '../modules/stripe/stripe-evidence.rules.js';
 import { connectTemporal, eagerStartClient } from '../temporal/client.js';
 import { payloadKeysFor } from '../temporal/payload-codec.js';
 import { ensureRetentionSchedule, ensureSessionExpirySweep } from '../temporal/schedules.js';
@@ -110,6 +111,8 @@ export async function startApi(opts: {
     checkoutBaseUrl: config.checkoutBaseUrl ?? '',
     processor: paymentProcessor(config, { log }),
     disputeOfSession: disputeIdOfSession,
+    disputeBlockingRefund,
+    acquirerEvidenceRules: { stripe: stripeEvidenceProblems },
     afterCommit: (entries) => {
       track(dispatcher.dispatchClaimed(entries).catch((err) => log.warn({ err }, 'outbox fast path failed; the relay will retry')));
     },

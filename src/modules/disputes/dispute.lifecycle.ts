@@ -7,7 +7,7 @@ import { CheckoutSession } from '../checkout/session.entity.js';
 import { recordEvent } from '../events/event.service.js';
 import type { Balance } from '../ledger/ledger.entity.js';
 import { lockBalance, ownerOf } from '../ledger/ledger.service.js';
-import { Refund } from '../refunds/refund.entity.js';
+import { hasStandingRefund } from '../refunds/refund.queries.js';
 import { isUnderReview, type DisputeNotice, type DisputeProgress } from '../../../contracts/disputes.js';
 import type { EvidenceReview } from '../processor/processor.port.js';
 import { Dispute } from './dispute.entity.js';
@@ -78,7 +78,7 @@ export async function openDispute(
   const existing = await tx.findOne(Dispute, { checkoutSessionId: found.id });
   if (existing) return { dispute: existing, opened: false };
   const session = await tx.findOneOrFail(CheckoutSession, { id: found.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  const refunded = session.status === 'refunded' || (await tx.count(Refund, { checkoutSessionId: session.id, status: { $ne: 'failed' } })) > 0;
+  const refunded = session.status === 'refunded' || (await hasStandingRefund(tx, session.id));
   if (refunded) throw new DomainError('dispute_session_refunded');
   if (session.status !== 'completed') throw new DomainError('dispute_session_not_completed', { params: { status: session.status } });
   const amount = notice.amountInCents ?? session.total;

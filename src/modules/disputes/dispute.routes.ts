@@ -115,7 +115,7 @@ export const disputeOperations: Operation<AppDeps>[] = [
     handler: (deps) => async (ctx) => {
       const input = parseBody(ctx, submitEvidenceInput);
       const outbox = await deps.orm.em.fork().transactional(async (tx) => {
-        const { dispute, outbox } = await saveEvidence(tx, callerOf(ctx), ctx.params.id, input);
+        const { dispute, outbox } = await saveEvidence(tx, callerOf(ctx), ctx.params.id, input, deps.acquirerEvidenceRules);
         await idempotency(ctx).complete(tx, 200, { success: true, data: disputeView(dispute) });
         return outbox;
       });

@@ -61,7 +61,7 @@ export const refundOperations: Operation<AppDeps>[] = [
       requireLivePayments(deps.config.livePayments, callerOf(ctx).livemode);
       const input = await parseRefundInput(deps.orm.em.fork(), callerOf(ctx), ctx.request.body ?? {});
       const outbox = await deps.orm.em.fork().transactional(async (tx) => {
-        const { refund, outbox } = await createRefund(tx, callerOf(ctx), input);
+        const { refund, outbox } = await createRefund(tx, callerOf(ctx), input, deps.disputeBlockingRefund);
         await idempotency(ctx).complete(tx, 201, { success: true, data: refundView(refund) });
         return outbox;
       });
