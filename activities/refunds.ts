@@ -1,9 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { CheckoutSession } from '../src/modules/checkout/session.entity.js';
-import type { PaymentProcessor } from '../src/modules/processor/processor.port.js';
-import { Refund } from '../src/modules/refunds/refund.entity.js';
-import { completeRefund, failRefund, startRefundProcessing } from '../src/modules/refunds/refund.lifecycle.js';
-import { refundView } from '../src/modules/refunds/refund.view.js';
+import { CheckoutSession } from '../src/modules/checkout/index.js';
+import type { PaymentProcessor } from '../src/modules/processor/index.js';
+import { Refund, completeRefund, failRefund, startRefundProcessing, refundView } from '../src/modules/refunds/index.js';
 import { REFUND_DECLINED } from '../contracts/failure-types.js';
 import { declined, withHeartbeats } from './processor-call.js';
 import type { RefundRecord } from '../contracts/refunds.js';

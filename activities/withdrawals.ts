@@ -1,14 +1,13 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { PayoutReference } from '../src/modules/processor/processor.port.js';
-import type { PaymentProcessor } from '../src/modules/processor/processor.port.js';
-import { parseDestination } from '../src/modules/withdrawals/destination.rules.js';
-import { Withdrawal } from '../src/modules/withdrawals/withdrawal.entity.js';
+import type { PayoutReference, PaymentProcessor } from '../src/modules/processor/index.js';
 import {
+  parseDestination,
+  Withdrawal,
   completeWithdrawal,
   failWithdrawal,
   startWithdrawalProcessing,
-} from '../src/modules/withdrawals/withdrawal.lifecycle.js';
-import { withdrawalView } from '../src/modules/withdrawals/withdrawal.view.js';
+  withdrawalView,
+} from '../src/modules/withdrawals/index.js';
 import { declined, withHeartbeats } from './processor-call.js';
 import type { WithdrawalRecord } from '../contracts/withdrawals.js';
 import { PAYOUT_DECLINED } from '../contracts/failure-types.js';

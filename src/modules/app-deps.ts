@@ -3,8 +3,8 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { FieldError } from '../domain/errors.js';
-import type { OutboxEntry } from './outbox/outbox.entity.js';
-import type { PaymentProcessor } from './processor/processor.port.js';
+import type { OutboxEntry } from './outbox/index.js';
+import type { PaymentProcessor } from './processor/index.js';
 
 /**
  * What a module's operations are built from (`Operation<AppDeps>`, src/http/operation.ts); created once

@@ -3,10 +3,10 @@
  * held money into money the merchant may withdraw. The refund-failure card
  * (4000000000005126) pays normally and declines every refund.
  */
-import type { Caller } from '../../src/modules/businesses/caller.js';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import type { Caller } from '../../src/modules/businesses/index.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
 import { createRefund } from '../../src/modules/refunds/refund.service.js';
-import { disputeBlockingRefund } from '../../src/modules/disputes/dispute.queries.js';
+import { disputeBlockingRefund } from '../../src/modules/disputes/index.js';
 
 import { CARDS, createSession, eventually, payToCompletion, payBody, sql } from '../support/payments.js';
 import { balanceOf, creditAvailable, testMode } from '../support/seed.js';

@@ -1,12 +1,11 @@
 import { LockMode, raw, type EntityManager } from '@mikro-orm/postgresql';
 import { centsToDecimalString } from '../../domain/money.js';
-import { Business } from '../businesses/business.entity.js';
-import { recordEvent } from '../events/event.service.js';
-import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { Business } from '../businesses/index.js';
+import { recordEvent } from '../events/index.js';
+import { lockBalance, postTransaction } from '../ledger/index.js';
+import { OutboxEntry, workflowStart } from '../outbox/index.js';
 import { reserveReleaseWorkflowContract } from '../../../contracts/reserves.js';
-import { workflowStart } from '../outbox/workflow-message.rules.js';
-import { createReserve } from '../reserves/reserve.service.js';
+import { createReserve } from '../reserves/index.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
 import { requireTransaction } from '../../db/transaction.js';
 import { checkoutFailedPayload, checkoutSucceededPayload, paymentLines, paymentSplit } from './payment.rules.js';

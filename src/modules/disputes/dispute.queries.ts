@@ -2,7 +2,7 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import { DomainError } from '../../domain/errors.js';
-import type { Owner } from '../ledger/ledger.service.js';
+import type { Owner } from '../ledger/index.js';
 import { Dispute } from './dispute.entity.js';
 import { BLOCKS_REFUND } from './dispute.rules.js';
 

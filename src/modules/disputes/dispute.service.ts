@@ -2,14 +2,13 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { requireTransaction } from '../../db/transaction.js';
 import { DomainError } from '../../domain/errors.js';
 import type { AppDeps } from '../app-deps.js';
-import type { Caller } from '../businesses/caller.js';
-import { recordEvent } from '../events/event.service.js';
-import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
+import type { Caller } from '../businesses/index.js';
+import { recordEvent } from '../events/index.js';
+import { claimForFastPath, OutboxEntry } from '../outbox/index.js';
 import { Dispute, type Evidence } from './dispute.entity.js';
 import { acceptedStatus, awaitsResponse, disputeEventPayload, isClosed, mergeEvidence, submittedStatus } from './dispute.rules.js';
 import { disputeChanged } from './dispute.start.js';
-import { ownerOf } from '../ledger/ledger.service.js';
+import { ownerOf } from '../ledger/index.js';
 
 /**
  * What a merchant does to a dispute through the API, in the request's transaction: save or submit

@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import type { Evidence, EvidenceField } from '../disputes/dispute.entity.js';
+import type { Evidence, EvidenceField } from '../disputes/index.js';
 import type { FieldError } from '../../domain/errors.js';
 
 /**
