@@ -14,6 +14,25 @@ const composition = {
   message: 'A module does not import the composition (src/api/): the route list imports the module, not the other way round.',
 };
 
+/** What production code may not load: src/dev/ (the entry points, src/main/, are the exception). */
+const devTooling = {
+  group: ['**/dev/*', '**/dev/**', './dev/*'],
+  message: 'Production code imports nothing from src/dev/: take the value from configuration, resolved in src/main.',
+};
+
+/**
+ * A module's face (docs/architecture.md, "A module's face"): from outside src/modules/<m>/, only its
+ * `index.js`. Each pattern is the part of an import path that reaches a module's folder; what follows it must
+ * be `index.js`. Regexes, not globs: a glob for "`..`, a folder, a file" would also take `../../http/…`.
+ */
+const faceMessage =
+  "Import another module through its face (src/modules/<m>/index.js): what its index does not name is the module's own. Only test/ reaches inside a module.";
+const throughFace = (reach) => ({ regex: `${reach}(?!index\\.js$)`, message: faceMessage });
+/** A module by a path that names src/modules/, from anywhere. */
+const faceFromAnywhere = throughFace('(^|/)modules/[^/]+/');
+/** A sibling module from a file `depth` folders inside a module (`../refunds/…` from `disputes/x.ts`). */
+const faceOfSibling = (depth) => throughFace(`^${'\\.\\./'.repeat(depth)}[^./][^/]*/`);
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'packages/*/dist/**', '.data/**', 'scratch/**', '.cache/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
   {
@@ -103,18 +122,32 @@ export default tseslint.config(
       ],
     },
   },
+  // `no-restricted-imports` below: a later block that sets it for a file replaces an earlier one, so each
+  // block restates every pattern that applies to its files (the faces; src/dev/ but in the entry points).
+  {
+    // A module's inside is its own: everything but test/ takes another module through its face. Tests
+    // may reach inside, to test a module's parts on their own (docs/architecture.md).
+    files: ['**/*.ts'],
+    ignores: ['test/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [faceFromAnywhere] }] },
+  },
   {
     // src/dev/ is the development machine's tooling (embedded PostgreSQL, the dev server, generated keys
     // and certificates): what runs in production never loads it. Only the entry points (src/main/) reach it.
     files: ['src/**/*.ts', 'activities/**/*.ts', 'contracts/**/*.ts', 'workflows/**/*.ts'],
     ignores: ['src/main/**', 'src/dev/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['**/dev/*', '**/dev/**', './dev/*'], message: 'Production code imports nothing from src/dev/: take the value from configuration, resolved in src/main.' }] },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [devTooling, faceFromAnywhere] }] },
   },
+  {
+    // Beside the modules (src/modules/app-deps.ts), a module is `./<m>/`.
+    files: ['src/modules/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [devTooling, faceFromAnywhere, throughFace('^\\./[^/]+/')] }] },
+  },
+  // Inside a module, a sibling module is as many `../` away as the file is deep; its own files are nearer.
+  ...[1, 2, 3].map((depth) => ({
+    files: [`src/modules/*/${'*/'.repeat(depth - 1)}*.ts`],
+    rules: { 'no-restricted-imports': ['error', { patterns: [devTooling, faceFromAnywhere, faceOfSibling(depth)] }] },
+  })),
   {
     // A workflow is started by reference (in the service, its contract from contracts/; in workflows/, the
     // function), never by a name in a string: the compiler then checks its arguments against the contract.

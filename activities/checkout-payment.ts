@@ -1,11 +1,18 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { beginPayment, chargeRequestOf, failPayment, paymentInDoubt } from '../src/modules/checkout/payment.lifecycle.js';
-import { completePayment, paymentToComplete } from '../src/modules/checkout/payment-completion.js';
+import {
+  beginPayment,
+  chargeRequestOf,
+  completePayment,
+  failPayment,
+  paymentInDoubt,
+  paymentToComplete,
+  closeChargeKey,
+  recordChargeReference,
+} from '../src/modules/checkout/index.js';
 import type { PaymentDetails } from '../contracts/checkout.js';
-import { closeChargeKey, recordChargeReference } from '../src/modules/checkout/charge-reference.lifecycle.js';
-import { announceDispute } from '../src/modules/disputes/dispute.start.js';
-import { DECLINE_MESSAGES, type ChargeLookup, type ChargeOutcome, type PaymentProcessor } from '../src/modules/processor/processor.port.js';
+import { announceDispute } from '../src/modules/disputes/index.js';
+import { DECLINE_MESSAGES, type ChargeLookup, type ChargeOutcome, type PaymentProcessor } from '../src/modules/processor/index.js';
 import { failpoint } from '../src/ops/failpoints.js';
 import { metrics } from '../src/ops/metrics.js';
 import type { DisputeTimes } from '../src/config.js';

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { expireSession } from '../src/modules/checkout/expiry.rules.js';
+import { expireSession } from '../src/modules/checkout/index.js';
 
 export interface CheckoutActivityDeps {
   orm: MikroORM;

@@ -1,10 +1,19 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DomainError } from '../src/domain/errors.js';
-import { decideDispute, expireDispute, openDispute, progressOf, remindEvidenceDue, reviewEvidence } from '../src/modules/disputes/dispute.lifecycle.js';
-import { acceptedAtAcquirer, evidenceForAcquirer, evidenceRefused } from '../src/modules/disputes/dispute-acquirer.lifecycle.js';
-import type { Dispute } from '../src/modules/disputes/dispute.entity.js';
+import {
+  decideDispute,
+  expireDispute,
+  openDispute,
+  progressOf,
+  remindEvidenceDue,
+  reviewEvidence,
+  acceptedAtAcquirer,
+  evidenceForAcquirer,
+  evidenceRefused,
+  type Dispute,
+} from '../src/modules/disputes/index.js';
 import type { DisputeNotice, DisputeProgress, Outcome } from '../contracts/disputes.js';
-import { AcquirerRefusedError, type PaymentProcessor } from '../src/modules/processor/processor.port.js';
+import { AcquirerRefusedError, type PaymentProcessor } from '../src/modules/processor/index.js';
 import { ACQUIRER_REFUSED } from '../contracts/failure-types.js';
 import { declined, withHeartbeats } from './processor-call.js';
 

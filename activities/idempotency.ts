@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { purgeExpiredKeys } from '../src/modules/idempotency/idempotency.store.js';
+import { purgeExpiredKeys } from '../src/modules/idempotency/index.js';
 
 export interface IdempotencyActivityDeps {
   orm: MikroORM;

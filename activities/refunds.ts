@@ -1,12 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { CheckoutSession } from '../src/modules/checkout/session.entity.js';
-import type { PaymentProcessor } from '../src/modules/processor/processor.port.js';
-import { Refund } from '../src/modules/refunds/refund.entity.js';
-import { completeRefund, failRefund, startRefundProcessing } from '../src/modules/refunds/refund.lifecycle.js';
-import { refundView } from '../src/modules/refunds/refund.view.js';
-import type { RefundResource } from '../src/modules/refunds/refund.schemas.js';
+import { CheckoutSession } from '../src/modules/checkout/index.js';
+import type { PaymentProcessor } from '../src/modules/processor/index.js';
+import { Refund, completeRefund, failRefund, startRefundProcessing, refundView } from '../src/modules/refunds/index.js';
 import { REFUND_DECLINED } from '../contracts/failure-types.js';
 import { declined, withHeartbeats } from './processor-call.js';
+import type { RefundRecord } from '../contracts/refunds.js';
 import { failpoint } from '../src/ops/failpoints.js';
 import { metrics } from '../src/ops/metrics.js';
 
@@ -21,7 +19,7 @@ export function createRefundActivities(deps: RefundActivityDeps) {
   const em = () => deps.orm.em.fork();
   return {
     /** `pending` → `processing`; returns the refund either way. */
-    async startRefundProcessing(refundId: string): Promise<RefundResource> {
+    async startRefundProcessing(refundId: string): Promise<RefundRecord> {
       const refund = await startRefundProcessing(em(), refundId);
       await failpoint('refund.after-processing', refund.checkoutSessionId);
       return refundView(refund);
@@ -53,14 +51,14 @@ export function createRefundActivities(deps: RefundActivityDeps) {
       return outcome.refundId;
     },
 
-    async completeRefund(refundId: string, processorRefundId: string): Promise<RefundResource> {
+    async completeRefund(refundId: string, processorRefundId: string): Promise<RefundRecord> {
       const refund = await em().transactional((tx) => completeRefund(tx, refundId, processorRefundId));
       metrics.refund('completed');
       return refundView(refund);
     },
 
     /** `failed`, in one transaction: the reserves' shares back to them, the rest to available. */
-    async failRefund(refundId: string, failureReason: string): Promise<RefundResource> {
+    async failRefund(refundId: string, failureReason: string): Promise<RefundRecord> {
       const refund = await em().transactional((tx) => failRefund(tx, refundId, failureReason));
       metrics.refund('failed');
       return refundView(refund);

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { releaseReserve, type ReleaseOutcome } from '../src/modules/reserves/reserve.lifecycle.js';
+import { releaseReserve, type ReleaseOutcome } from '../src/modules/reserves/index.js';
 
 export interface ReserveActivityDeps {
   orm: MikroORM;

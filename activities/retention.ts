@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RetentionBatch } from '../contracts/retention.js';
-import { applyRetention } from '../src/modules/retention/retention.service.js';
+import { applyRetention } from '../src/modules/retention/index.js';
 
 export interface RetentionActivityDeps {
   orm: MikroORM;

@@ -1,7 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { sweepExpiredSessions } from '../src/modules/checkout/expiry.rules.js';
-import { handOverPaymentsInDoubt, nextInDoubtCheckAt } from '../src/modules/checkout/payments-in-doubt.lifecycle.js';
+import { sweepExpiredSessions, handOverPaymentsInDoubt, nextInDoubtCheckAt } from '../src/modules/checkout/index.js';
 
 export interface SessionSweepActivityDeps {
   orm: MikroORM;

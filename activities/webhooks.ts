@@ -1,7 +1,5 @@
 import type { WebhookAttemptResult, WebhookDeliveryResult } from '../contracts/webhooks.js';
-import { createDeliveryAttempts } from '../src/modules/webhooks/delivery-attempt.service.js';
-import type { AttemptInput, WebhookSendDeps } from '../src/modules/webhooks/delivery-send.service.js';
-import type { FirstAttempts } from '../src/modules/webhooks/first-attempts.service.js';
+import { createDeliveryAttempts, type AttemptInput, type WebhookSendDeps, type FirstAttempts } from '../src/modules/webhooks/index.js';
 
 export type WebhookActivityDeps = WebhookSendDeps & {
   /** The worker's fan-out's first attempts (first-attempts.service.ts), which the workflow's first attempt waits for. */

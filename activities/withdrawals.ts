@@ -1,16 +1,15 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { PayoutReference } from '../src/modules/processor/processor.port.js';
-import type { PaymentProcessor } from '../src/modules/processor/processor.port.js';
-import { parseDestination } from '../src/modules/withdrawals/destination.rules.js';
-import { Withdrawal } from '../src/modules/withdrawals/withdrawal.entity.js';
+import type { PayoutReference, PaymentProcessor } from '../src/modules/processor/index.js';
 import {
+  parseDestination,
+  Withdrawal,
   completeWithdrawal,
   failWithdrawal,
   startWithdrawalProcessing,
-} from '../src/modules/withdrawals/withdrawal.lifecycle.js';
-import { withdrawalView } from '../src/modules/withdrawals/withdrawal.view.js';
-import type { WithdrawalResource } from '../src/modules/withdrawals/withdrawal.schemas.js';
+  withdrawalView,
+} from '../src/modules/withdrawals/index.js';
 import { declined, withHeartbeats } from './processor-call.js';
+import type { WithdrawalRecord } from '../contracts/withdrawals.js';
 import { PAYOUT_DECLINED } from '../contracts/failure-types.js';
 import { failpoint } from '../src/ops/failpoints.js';
 import { metrics } from '../src/ops/metrics.js';
@@ -26,7 +25,7 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
   const em = () => deps.orm.em.fork();
   return {
     /** `pending` → `processing` unless a cancel won; returns the record either way. */
-    async startWithdrawalProcessing(withdrawalId: string): Promise<WithdrawalResource> {
+    async startWithdrawalProcessing(withdrawalId: string): Promise<WithdrawalRecord> {
       const withdrawal = await startWithdrawalProcessing(em(), withdrawalId);
       await failpoint('withdrawal.after-processing', withdrawal.businessId);
       return withdrawalView(withdrawal);
@@ -53,13 +52,13 @@ export function createWithdrawalActivities(deps: WithdrawalActivityDeps) {
       return reference;
     },
 
-    async completeWithdrawal(withdrawalId: string, reference: PayoutReference): Promise<WithdrawalResource> {
+    async completeWithdrawal(withdrawalId: string, reference: PayoutReference): Promise<WithdrawalRecord> {
       const withdrawal = await em().transactional((tx) => completeWithdrawal(tx, withdrawalId, reference));
       metrics.withdrawal('completed');
       return withdrawalView(withdrawal);
     },
 
-    async failWithdrawal(withdrawalId: string, failureReason: string): Promise<WithdrawalResource> {
+    async failWithdrawal(withdrawalId: string, failureReason: string): Promise<WithdrawalRecord> {
       const withdrawal = await em().transactional((tx) => failWithdrawal(tx, withdrawalId, failureReason));
       metrics.withdrawal('failed');
       return withdrawalView(withdrawal);

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { createBusiness, DEMO_BUSINESS } from '../src/modules/businesses/business.service.js';
+import { createBusiness, DEMO_BUSINESS } from '../src/modules/businesses/index.js';
 import { freePort } from '../src/dev/free-port.js';
 import { cpuByGroup, perOperation } from './cpu.js';
 import { GROUPS } from './groups.js';

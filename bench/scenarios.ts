@@ -4,10 +4,9 @@ import { readFileSync } from 'node:fs';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { newId } from '../src/domain/ids.js';
-import { addWithdrawalMethod } from '../src/modules/withdrawals/withdrawal-method.service.js';
-import { recordEvent } from '../src/modules/events/event.service.js';
-import { verifyLedger } from '../src/modules/ledger/ledger-verify.service.js';
-import { lockBalance, postTransaction, readBalance } from '../src/modules/ledger/ledger.service.js';
+import { addWithdrawalMethod } from '../src/modules/withdrawals/index.js';
+import { recordEvent } from '../src/modules/events/index.js';
+import { verifyLedger, lockBalance, postTransaction, readBalance } from '../src/modules/ledger/index.js';
 import { load } from './load.js';
 import { openLoop, percentile, type JsonClient } from './open-loop.js';
 

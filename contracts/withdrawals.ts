@@ -3,10 +3,32 @@
  * (workflows/withdrawals.ts runs it).
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { WithdrawalActivities } from '../activities/withdrawals.js';
 import { workflowContract } from './workflows.js';
 
-export type WithdrawalRecord = Awaited<ReturnType<WithdrawalActivities['startWithdrawalProcessing']>>;
+/**
+ * A withdrawal as its workflow holds it and its `status` query answers: the API's withdrawal resource
+ * (`WithdrawalResource`, src/modules/withdrawals/withdrawal.schemas.ts), which the withdrawal's activities
+ * return as this type, so the compiler checks each resource they return against it. Declared here, as
+ * `RefundRecord` is: read off the activities' type, it closed a loop of types (module → contract →
+ * activities → module).
+ */
+export interface WithdrawalRecord {
+  id: string;
+  amountInCents: number;
+  status: 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
+  destinationType: 'wallet' | 'crypto';
+  /** The destination as JSON text. */
+  destinationDetails: string;
+  requestedAt: string;
+  livemode: boolean;
+  notes?: string;
+  updatedAt: string;
+  completedAt: string | null;
+  cancelledAt?: string;
+  processorTransactionId?: string;
+  transactionHash?: string;
+  failureReason?: string;
+}
 
 export interface WithdrawalWorkflowInput {
   withdrawalId: string;

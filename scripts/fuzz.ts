@@ -26,10 +26,10 @@ import { startFuzzServers } from './fuzz/servers.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { connectTemporalFor, startApi, startWorker } from '../src/main/runtime.js';
-import type { PostOutcome } from '../src/modules/webhooks/delivery.transport.js';
-import { createBusiness, DEMO_BUSINESS } from '../src/modules/businesses/business.service.js';
-import { verifyLedger } from '../src/modules/ledger/ledger-verify.service.js';
-import { addWithdrawalMethod } from '../src/modules/withdrawals/withdrawal-method.service.js';
+import type { PostOutcome } from '../src/modules/webhooks/index.js';
+import { createBusiness, DEMO_BUSINESS } from '../src/modules/businesses/index.js';
+import { verifyLedger } from '../src/modules/ledger/index.js';
+import { addWithdrawalMethod } from '../src/modules/withdrawals/index.js';
 import { createHttpClient } from '../test/support/http.js';
 import { FUZZ_WALLET, fuzzConfig, rotations, seed } from './fuzz/seed.js';
 

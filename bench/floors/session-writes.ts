@@ -13,11 +13,14 @@ import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import pg from 'pg';
 import { newId, newSessionId } from '../../src/domain/ids.js';
-import { hashApiKey } from '../../src/modules/businesses/api-key.crypto.js';
-import type { CheckoutSession, SessionItem } from '../../src/modules/checkout/session.entity.js';
-import { createSessionInput } from '../../src/modules/checkout/session.schemas.js';
-import { sessionView } from '../../src/modules/checkout/session.view.js';
-import { sessionTotals } from '../../src/modules/checkout/totals.rules.js';
+import { hashApiKey } from '../../src/modules/businesses/index.js';
+import {
+  type CheckoutSession,
+  type SessionItem,
+  createSessionInput,
+  sessionView,
+  sessionTotals,
+} from '../../src/modules/checkout/index.js';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const withRequestWork = process.env.REFERENCE === 'work';

@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../src/domain/ids.js';
-import type { Owner } from '../../src/modules/ledger/ledger.service.js';
-import { generateWebhookSecret, sealSecret } from '../../src/modules/webhooks/secret-box.crypto.js';
+import type { Owner } from '../../src/modules/ledger/index.js';
+import { generateWebhookSecret, sealSecret } from '../../src/modules/webhooks/index.js';
 import * as money from './seed-money.js';
 import * as webhooks from './seed-webhooks.js';
 

@@ -23,7 +23,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { newId } from '../../src/domain/ids.js';
 import { freePort } from '../../src/dev/free-port.js';
-import { recordEvent } from '../../src/modules/events/event.service.js';
+import { recordEvent } from '../../src/modules/events/index.js';
 import { webhookDeliveryWorkflowId } from '../../contracts/workflow-ids.js';
 import { jsonClient, openLoop, percentile } from '../open-loop.js';
 import { quiet, startReceivers } from '../scenarios.js';

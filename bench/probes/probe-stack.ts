@@ -1,4 +1,4 @@
-import { createBusiness, DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
+import { createBusiness, DEMO_BUSINESS } from '../../src/modules/businesses/index.js';
 import { buildDist, serviceEnv, startInfrastructure } from '../stack.js';
 
 /**

@@ -12,13 +12,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../src/config.js';
 import { apiDocument } from '../../src/api/openapi/document.js';
-import type { Business } from '../../src/modules/businesses/business.entity.js';
-import { beginPayment } from '../../src/modules/checkout/payment.lifecycle.js';
-import { completePayment, paymentToComplete } from '../../src/modules/checkout/payment-completion.js';
-import { createSessionInput } from '../../src/modules/checkout/session.schemas.js';
-import { createSession } from '../../src/modules/checkout/session.service.js';
-import { recordDisputeNotice } from '../../src/modules/disputes/dispute.operator.js';
-import { simulatedChargeId } from '../../src/modules/processor/simulator/charges.simulator.js';
+import type { Business } from '../../src/modules/businesses/index.js';
+import { beginPayment, completePayment, createSessionInput, createSession, paymentToComplete } from '../../src/modules/checkout/index.js';
+import { recordDisputeNotice } from '../../src/modules/disputes/index.js';
+import { simulatedChargeId } from '../../src/modules/processor/index.js';
 import type { HttpClient } from '../../test/support/http.js';
 
 /** The registered payout destination: the document's own example, so the examples phase names it too. */

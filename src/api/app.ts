@@ -9,16 +9,20 @@ import { ApiError } from '../http/errors.js';
 import { registerOperations, type Operation } from '../http/operation.js';
 import { storableIds } from '../http/text-guard.js';
 import type { AppDeps } from '../modules/app-deps.js';
-import type { ApiKeyCache } from '../modules/businesses/api-key.cache.js';
-import { apiKeyRateLimits } from '../modules/businesses/api-key-rate-limit.middleware.js';
-import { authenticate, authorize, type KnownKey } from '../modules/businesses/auth.middleware.js';
-import { createAuthFailures } from '../modules/businesses/auth-failures.middleware.js';
-import { checkoutPages } from '../modules/checkout-page/page.routes.js';
-import { idempotencyKeys } from '../modules/idempotency/idempotency.middleware.js';
+import {
+  type ApiKeyCache,
+  apiKeyRateLimits,
+  authenticate,
+  authorize,
+  type KnownKey,
+  createAuthFailures,
+} from '../modules/businesses/index.js';
+import { checkoutPages } from '../modules/checkout-page/index.js';
+import { idempotencyKeys } from '../modules/idempotency/index.js';
 import { httpRequestDuration, reportIntake } from '../ops/metrics.js';
 import { apiDocumentRoutes } from './openapi/docs.routes.js';
 import { apiRoutes, publicApiRoutes, type RouteModule } from './routes.js';
-import { stripeEventRoutes } from '../modules/stripe/stripe-events.routes.js';
+import { stripeEventRoutes } from '../modules/stripe/index.js';
 
 /**
  * A known path with an unsupported method: the router answers 405 (501 for a method it does not know)

@@ -1,15 +1,14 @@
 import type Router from '@koa/router';
 import type { Operation } from '../http/operation.js';
 import type { AppDeps } from '../modules/app-deps.js';
-import { balanceTransactionOperations } from '../modules/balance-transactions/balance-transaction.routes.js';
-import { payOperations } from '../modules/checkout/pay.routes.js';
-import { sessionOperations } from '../modules/checkout/session.routes.js';
-import { balanceOperations } from '../modules/ledger/balance.routes.js';
-import { refundOperations } from '../modules/refunds/refund.routes.js';
-import { disputeOperations } from '../modules/disputes/dispute.routes.js';
-import { reserveOperations } from '../modules/reserves/reserve.routes.js';
-import { webhookEventsMethodGuard, webhookOperations } from '../modules/webhooks/webhook.routes.js';
-import { withdrawalOperations } from '../modules/withdrawals/withdrawal.routes.js';
+import { balanceTransactionOperations } from '../modules/balance-transactions/index.js';
+import { payOperations, sessionOperations } from '../modules/checkout/index.js';
+import { balanceOperations } from '../modules/ledger/index.js';
+import { refundOperations } from '../modules/refunds/index.js';
+import { disputeOperations } from '../modules/disputes/index.js';
+import { reserveOperations } from '../modules/reserves/index.js';
+import { webhookEventsMethodGuard, webhookOperations } from '../modules/webhooks/index.js';
+import { withdrawalOperations } from '../modules/withdrawals/index.js';
 
 /**
  * The route list: every API operation, in the order the app registers them (src/api/app.ts) and the

@@ -1,8 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { durationMs } from '../config.js';
-import { Business, RATE_LIMIT_TIERS } from '../modules/businesses/business.entity.js';
-import { approveBusiness, createApiKey, createBusiness, listBusinesses, revokeApiKey, updateBusinessTerms } from '../modules/businesses/business.service.js';
+import {
+  Business,
+  RATE_LIMIT_TIERS,
+  approveBusiness,
+  createApiKey,
+  createBusiness,
+  listBusinesses,
+  revokeApiKey,
+  updateBusinessTerms,
+} from '../modules/businesses/index.js';
 import { money, parseOptions, percent, UsageError, type Command, type CommandCall, type CommandResult } from './options.js';
 
 const businessOptions = z.object({

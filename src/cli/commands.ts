@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { exportBalanceTransactions } from '../modules/balance-transactions/balance-transaction.queries.js';
-import { balanceTransactionsCsv } from '../modules/balance-transactions/balance-transaction.csv.js';
-import { Business } from '../modules/businesses/business.entity.js';
-import { verifyLedger } from '../modules/ledger/ledger-verify.service.js';
+import { exportBalanceTransactions, balanceTransactionsCsv } from '../modules/balance-transactions/index.js';
+import { Business } from '../modules/businesses/index.js';
+import { verifyLedger } from '../modules/ledger/index.js';
 import { queryInstant } from '../http/validate.js';
 import { businessCommands } from './business.commands.js';
 import { disputeCommand, disputeUsage } from './dispute.commands.js';

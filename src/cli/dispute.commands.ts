@@ -2,9 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { centsToDecimalString } from '../domain/money.js';
 import { DISPUTE_REASONS } from '../../contracts/disputes.js';
-import type { Dispute } from '../modules/disputes/dispute.entity.js';
-import { enterDisputeDecision, recordDisputeNotice } from '../modules/disputes/dispute.operator.js';
-import { disputeView } from '../modules/disputes/dispute.view.js';
+import { type Dispute, enterDisputeDecision, recordDisputeNotice, disputeView } from '../modules/disputes/index.js';
 import { money, parseOptions, required, UsageError, type CommandDeps, type CommandResult, type Options } from './options.js';
 
 export const disputeUsage = `  dispute open SESSION_ID [--reason ${DISPUTE_REASONS.join('|')}] [--amount 12.34] [--inquiry]

@@ -1,8 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { destinationSchema, type Destination } from '../modules/withdrawals/destination.rules.js';
-import type { WithdrawalMethod } from '../modules/withdrawals/withdrawal-method.entity.js';
-import { addWithdrawalMethod, listWithdrawalMethods, removeWithdrawalMethod } from '../modules/withdrawals/withdrawal-method.service.js';
+import {
+  destinationSchema,
+  type Destination,
+  type WithdrawalMethod,
+  addWithdrawalMethod,
+  listWithdrawalMethods,
+  removeWithdrawalMethod,
+} from '../modules/withdrawals/index.js';
 import { parseOptions, UsageError, type Command, type CommandCall, type CommandResult, type Options } from './options.js';
 
 async function methodAdd(em: EntityManager, { options, required }: CommandCall): Promise<CommandResult> {

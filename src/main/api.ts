@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '../config.js';
 import { assertCertificate } from './certificate.js';
-import { logLivePayments } from '../modules/processor/live-mode.rules.js';
+import { logLivePayments } from '../modules/processor/index.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
 import { bootService, runEntryPoint } from './boot.js';
 import { startApi } from './runtime.js';

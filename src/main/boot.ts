@@ -5,7 +5,7 @@ import { dependencyWait, StartupTimeout } from './dependency-wait.js';
 import { withKeys } from './keys.js';
 import { startOpsPort, type Connections } from './ops-port.js';
 import { connectTemporalFor, defaultTemporalAddress, openDatabaseFor } from './runtime.js';
-import { checkStripeKey } from '../modules/stripe/stripe-access.js';
+import { checkStripeKey } from '../modules/stripe/index.js';
 
 /**
  * What the API and the worker each do first, in this order: the configuration (an unset NODE_ENV is

@@ -1,15 +1,15 @@
 import type { MikroORM, Options } from '@mikro-orm/postgresql';
 import { openOrm } from '../db/orm.js';
-import { businessesEntities } from '../modules/businesses/entities.js';
-import { withdrawalsEntities } from '../modules/withdrawals/entities.js';
-import { checkoutEntities } from '../modules/checkout/entities.js';
-import { eventsEntities } from '../modules/events/entities.js';
-import { outboxEntities } from '../modules/outbox/entities.js';
-import { ledgerEntities } from '../modules/ledger/entities.js';
-import { reservesEntities } from '../modules/reserves/entities.js';
-import { webhooksEntities } from '../modules/webhooks/entities.js';
-import { refundsEntities } from '../modules/refunds/entities.js';
-import { disputesEntities } from '../modules/disputes/entities.js';
+import { businessesEntities } from '../modules/businesses/index.js';
+import { withdrawalsEntities } from '../modules/withdrawals/index.js';
+import { checkoutEntities } from '../modules/checkout/index.js';
+import { eventsEntities } from '../modules/events/index.js';
+import { outboxEntities } from '../modules/outbox/index.js';
+import { ledgerEntities } from '../modules/ledger/index.js';
+import { reservesEntities } from '../modules/reserves/index.js';
+import { webhooksEntities } from '../modules/webhooks/index.js';
+import { refundsEntities } from '../modules/refunds/index.js';
+import { disputesEntities } from '../modules/disputes/index.js';
 
 /**
  * Every module's entities, collected here, in the composition root: src/db/ knows no module (it sits

@@ -13,11 +13,11 @@ import { asPortInUse, assertPortsFree, npmStartListeners, PortInUseError, whySer
 import { ensureDevCertificate, readTls } from '../dev/tls.js';
 import { removeRunningService, writeRunningService } from '../dev/running.js';
 import { terminalLoggers } from '../dev/terminal-logs.js';
-import { createBusiness, DEMO_BUSINESS, type IssuedKey } from '../modules/businesses/business.service.js';
-import { livePaymentsNotice } from '../modules/processor/live-mode.rules.js';
+import { createBusiness, DEMO_BUSINESS, type IssuedKey } from '../modules/businesses/index.js';
+import { livePaymentsNotice } from '../modules/processor/index.js';
 import { bannerText } from './banner.js';
 import { startOpsPort } from './ops-port.js';
-import { checkStripeKey } from '../modules/stripe/stripe-access.js';
+import { checkStripeKey } from '../modules/stripe/index.js';
 import { connectTemporalFor, embeddedDatabaseDir, openMigratedDatabase, startApi, startWorker } from './runtime.js';
 
 const stops: (() => Promise<void>)[] = [];

@@ -7,7 +7,7 @@ import { startOpsServer, type OpsMount, type OpsServer } from '../ops/ops-server
 import { FAILPOINTS_PATH, serveFailpoints } from '../ops/failpoints.js';
 import { CODEC_PATH, isLoopbackHost, serveCodec, type CodecEndpoint } from '../temporal/codec-server.js';
 import { EncryptionCodec, payloadKeysFor } from '../temporal/payload-codec.js';
-import { stripeKeyReadiness } from '../modules/stripe/stripe-access.js';
+import { stripeKeyReadiness } from '../modules/stripe/index.js';
 
 /** What a process has connected so far: the ops port's checks read it at each request. */
 export interface Connections {

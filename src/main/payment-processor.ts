@@ -1,14 +1,17 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { PaymentProcessor } from '../modules/processor/processor.port.js';
-import { simulatorProcessor, simulatorWithBook } from '../modules/processor/simulator/charges.simulator.js';
-import { postgresChargeBook } from '../modules/processor/simulator/charge-book.store.js';
-import { NO_WITHDRAWAL_RAIL_MESSAGE, refusingLive } from '../modules/processor/live-mode.rules.js';
-import { byMode } from '../modules/processor/processor.modes.js';
-import { simulatedPayout } from '../modules/processor/simulator/payouts.simulator.js';
-import { createStripeClient } from '../modules/stripe/stripe.client.js';
-import { createStripeProcessor } from '../modules/stripe/stripe.processor.js';
+import {
+  type PaymentProcessor,
+  simulatorProcessor,
+  simulatorWithBook,
+  postgresChargeBook,
+  NO_WITHDRAWAL_RAIL_MESSAGE,
+  refusingLive,
+  byMode,
+  simulatedPayout,
+} from '../modules/processor/index.js';
+import { createStripeClient, createStripeProcessor } from '../modules/stripe/index.js';
 
 type LiveSetting = Pick<Config, 'env' | 'livePayments' | 'liveWithdrawals' | 'acquirer'>;
 

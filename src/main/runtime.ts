@@ -11,20 +11,22 @@ import { noWait, type Wait } from './dependency-wait.js';
 import { embeddedUrl } from '../dev/embedded-url.js';
 import { createApp, type ApiDeps } from '../api/app.js';
 import { listen } from '../http/server.js';
-import type { PaymentProcessor } from '../modules/processor/processor.port.js';
-import { refusingLive } from '../modules/processor/live-mode.rules.js';
+import { type PaymentProcessor, refusingLive } from '../modules/processor/index.js';
 import { paymentProcessor } from './payment-processor.js';
-import { createOutboxDispatcher, type OutboxDispatcher } from '../modules/outbox/outbox.dispatcher.js';
-import { startRowCountFolder } from '../modules/lists/row-count.folder.js';
-import { startOutboxRelay } from '../modules/outbox/outbox.relay.js';
-import { createDeliveryAttempts } from '../modules/webhooks/delivery-attempt.service.js';
-import { createWebhookTransport, type WebhookTransport } from '../modules/webhooks/delivery.transport.js';
-import { createEventFanout } from '../modules/webhooks/fanout.service.js';
-import { createFirstAttempts, type FirstAttempts } from '../modules/webhooks/first-attempts.service.js';
-import { createApiKeyCache } from '../modules/businesses/api-key.cache.js';
-import type { KnownKey } from '../modules/businesses/auth.middleware.js';
-import { webhookEncryptionKey } from '../modules/webhooks/secret-box.crypto.js';
-import { disputeIdOfSession } from '../modules/disputes/dispute.queries.js';
+import { createOutboxDispatcher, type OutboxDispatcher, startOutboxRelay } from '../modules/outbox/index.js';
+import { startRowCountFolder } from '../modules/lists/index.js';
+import {
+  createDeliveryAttempts,
+  createWebhookTransport,
+  type WebhookTransport,
+  createEventFanout,
+  createFirstAttempts,
+  type FirstAttempts,
+  webhookEncryptionKey,
+} from '../modules/webhooks/index.js';
+import { createApiKeyCache, type KnownKey } from '../modules/businesses/index.js';
+import { disputeBlockingRefund, disputeIdOfSession } from '../modules/disputes/index.js';
+import { stripeEvidenceProblems } from '../modules/stripe/index.js';
 import { connectTemporal, eagerStartClient } from '../temporal/client.js';
 import { payloadKeysFor } from '../temporal/payload-codec.js';
 import { ensureRetentionSchedule, ensureSessionExpirySweep } from '../temporal/schedules.js';
@@ -110,6 +112,8 @@ export async function startApi(opts: {
     checkoutBaseUrl: config.checkoutBaseUrl ?? '',
     processor: paymentProcessor(config, { log }),
     disputeOfSession: disputeIdOfSession,
+    disputeBlockingRefund,
+    acquirerEvidenceRules: { stripe: stripeEvidenceProblems },
     afterCommit: (entries) => {
       track(dispatcher.dispatchClaimed(entries).catch((err) => log.warn({ err }, 'outbox fast path failed; the relay will retry')));
     },

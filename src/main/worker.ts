@@ -2,7 +2,7 @@
  * The Temporal worker alone (production: scale horizontally). Runs the workflows, the activities and
  * the outbox relay. Uses DATABASE_URL and TEMPORAL_ADDRESS, defaulting to `npm start`'s embedded servers.
  */
-import { logLivePayments } from '../modules/processor/live-mode.rules.js';
+import { logLivePayments } from '../modules/processor/index.js';
 import { bootService, runEntryPoint } from './boot.js';
 import { gracefulShutdown } from './graceful-shutdown.js';
 import { startWorker } from './runtime.js';

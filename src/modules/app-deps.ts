@@ -2,8 +2,9 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { OutboxEntry } from './outbox/outbox.entity.js';
-import type { PaymentProcessor } from './processor/processor.port.js';
+import type { FieldError } from '../domain/errors.js';
+import type { OutboxEntry } from './outbox/index.js';
+import type { PaymentProcessor } from './processor/index.js';
 
 /**
  * What a module's operations are built from (`Operation<AppDeps>`, src/http/operation.ts); created once
@@ -30,4 +31,17 @@ export interface AppDeps {
    * through here, checkout's read needs no import back up.
    */
   disputeOfSession: (em: EntityManager, sessionId: string) => Promise<string | null>;
+  /**
+   * The status of the session's dispute when it blocks a refund, else null (`disputeBlockingRefund` in
+   * disputes/, wired in src/main/runtime.ts), asked in the refund's transaction. A dispute's opening asks
+   * refunds/ whether the session is refunded, so disputes/ sits above refunds/; asked through here, a
+   * refund's check needs no import back up.
+   */
+  disputeBlockingRefund: (tx: EntityManager, sessionId: string) => Promise<string | null>;
+  /**
+   * What a real acquirer would refuse in a dispute's evidence, by the name a dispute records its acquirer
+   * under (`{ stripe: stripeEvidenceProblems }`, wired in src/main/runtime.ts). The Stripe connector reads
+   * disputes/, so disputes/ asks for its limits through here rather than importing it back.
+   */
+  acquirerEvidenceRules: Readonly<Record<string, (evidence: Readonly<Record<string, string | null>>) => FieldError[]>>;
 }

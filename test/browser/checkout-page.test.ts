@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
+import { CheckoutSession } from '../../src/modules/checkout/index.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { launchChromium, startMerchantSite } from './chromium.js';
 

@@ -1,6 +1,6 @@
 import { createLogger } from '../../src/log.js';
 import { API_KEY_LISTENER_NAME, createApiKeyCache, type ApiKeyCache } from '../../src/modules/businesses/api-key.cache.js';
-import { revokeApiKey } from '../../src/modules/businesses/business.service.js';
+import { revokeApiKey } from '../../src/modules/businesses/index.js';
 import { useStack } from '../support/use-stack.js';
 
 /**

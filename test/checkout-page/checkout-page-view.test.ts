@@ -1,7 +1,7 @@
 import { formatCents } from '../../src/modules/checkout-page/format.view.js';
 import { html } from '../../src/modules/checkout-page/html.view.js';
 import { pageState } from '../../src/modules/checkout-page/views/state-pages.js';
-import type { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
+import type { CheckoutSession } from '../../src/modules/checkout/index.js';
 import { originOf } from '../../src/modules/checkout-page/security-headers.middleware.js';
 import { CUSTOMER_DETAILS_SHOWN_MS, showsCustomerDetails } from '../../src/modules/checkout-page/customer-details.rules.js';
 

@@ -1,4 +1,4 @@
-import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
+import { CheckoutSession } from '../../src/modules/checkout/index.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 
 const stack = useStack({}, { fabricatesState: true });

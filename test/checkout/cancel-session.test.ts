@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
-import { cancelSession } from '../../src/modules/checkout/cancel-session.service.js';
+import { cancelSession, CheckoutSession } from '../../src/modules/checkout/index.js';
 
-import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
 import { createLogger } from '../../src/log.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { checkoutWorkflowId } from '../../contracts/workflow-ids.js';

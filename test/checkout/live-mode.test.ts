@@ -5,7 +5,7 @@ import { freePort } from '../../src/dev/free-port.js';
 import { parse } from '../../src/domain/validation.js';
 import { payInput } from '../../src/modules/checkout/pay.schemas.js';
 import { payableSession, payCheckout } from '../../src/modules/checkout/pay.service.js';
-import { simulatorProcessor } from '../../src/modules/processor/simulator/charges.simulator.js';
+import { simulatorProcessor } from '../../src/modules/processor/index.js';
 import { CARDS, createSession, eventually, pay, payToCompletion, payBody, sql } from '../support/payments.js';
 import { addWalletMethod, balanceOf, creditAvailable, WALLET_EMAIL } from '../support/seed.js';
 import { workerTaskQueue } from '../support/names.js';

@@ -11,7 +11,7 @@ import { createLogger } from '../../src/log.js';
 import { startWorker } from '../../src/main/runtime.js';
 import { payInput } from '../../src/modules/checkout/pay.schemas.js';
 import { payableSession, payCheckout, type PayDeps } from '../../src/modules/checkout/pay.service.js';
-import { simulatorProcessor } from '../../src/modules/processor/simulator/charges.simulator.js';
+import { simulatorProcessor } from '../../src/modules/processor/index.js';
 import { failureConverterPath } from '../../src/temporal/payload-codec.js';
 import { workflowInterceptorModules, workflowsPath } from '../../src/temporal/worker.js';
 import { armFailpoint, enableFailpoints, failpointWaiting, releaseFailpoint } from '../../src/ops/failpoints.js';

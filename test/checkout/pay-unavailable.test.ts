@@ -4,7 +4,7 @@ import { toApiError } from '../../src/http/errors.js';
 import { parse } from '../../src/domain/validation.js';
 import { payInput } from '../../src/modules/checkout/pay.schemas.js';
 import { payableSession, payCheckout } from '../../src/modules/checkout/pay.service.js';
-import { simulatorProcessor } from '../../src/modules/processor/simulator/charges.simulator.js';
+import { simulatorProcessor } from '../../src/modules/processor/index.js';
 import { createSession, payBody, payToCompletion, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { freePort as closedPort } from '../../src/dev/free-port.js'; // free now, so nothing listens on it

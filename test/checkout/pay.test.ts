@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { postgresChargeBook } from '../../src/modules/processor/simulator/charge-book.store.js';
+import { postgresChargeBook } from '../../src/modules/processor/index.js';
 import { CHARGE_TIMEOUT_MESSAGE, createSimulatorProcessor, simulatorWithBook } from '../../src/modules/processor/simulator/charges.simulator.js';
 import { PaymentStatus } from '../../contracts/search-attributes.js';
 import { CARDS, createSession, eventually, parsedCard, pay, payBody, paymentPostings, sql } from '../support/payments.js';

@@ -3,9 +3,8 @@
  * statement (src/modules/checkout/payment-completion.ts): what it writes, that it writes it once however
  * often and however concurrently it runs, and that it writes nothing for a session no longer `processing`.
  */
-import { completePayment, paymentToComplete } from '../../src/modules/checkout/payment-completion.js';
-import { beginPayment, failPayment } from '../../src/modules/checkout/payment.lifecycle.js';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import { beginPayment, completePayment, failPayment, paymentToComplete } from '../../src/modules/checkout/index.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
 import { createSession, paymentPostings, sql } from '../support/payments.js';
 import { useStack } from '../support/use-stack.js';
 import type { TestBusiness } from '../support/stack.js';

@@ -1,7 +1,7 @@
-import { handOverPaymentsInDoubt } from '../../src/modules/checkout/payments-in-doubt.lifecycle.js';
+import { handOverPaymentsInDoubt } from '../../src/modules/checkout/index.js';
 import { armFailpoint, enableFailpoints, failpointWaiting, releaseFailpoint, type FailpointName } from '../../src/ops/failpoints.js';
 import { registry } from '../../src/ops/metrics.js';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
 import { PaymentStatus } from '../../contracts/search-attributes.js';
 import { createSession, eventually, pay, payBody, payToCompletion, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';

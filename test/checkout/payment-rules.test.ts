@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { applyPosting } from '../../src/modules/ledger/accounts.rules.js';
 import { checkoutFailedPayload, checkoutSucceededPayload, paymentLines, paymentSplit } from '../../src/modules/checkout/payment.rules.js';
-import { sessionTotals } from '../../src/modules/checkout/totals.rules.js';
+import { sessionTotals } from '../../src/modules/checkout/index.js';
 import { isPastExpiry, MAX_SWEEP_SLEEP_MS, nextSweepAt } from '../../src/modules/checkout/expiry.rules.js';
 
 const zero = { available: 0, reserved: 0, pending_withdrawal: 0, refunds_in_flight: 0 };

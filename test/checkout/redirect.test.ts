@@ -1,4 +1,4 @@
-import { paymentRedirectUrl, withSessionId } from '../../src/modules/checkout/redirect.rules.js';
+import { paymentRedirectUrl, withSessionId } from '../../src/modules/checkout/index.js';
 
 const ID = '0195d7a4-0000-7000-8000-000000000001';
 

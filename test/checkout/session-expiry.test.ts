@@ -1,4 +1,4 @@
-import { CheckoutSession } from '../../src/modules/checkout/session.entity.js';
+import { CheckoutSession } from '../../src/modules/checkout/index.js';
 
 import { createSession, eventually, pay, payToCompletion, payBody, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';

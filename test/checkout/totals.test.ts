@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { sessionTotals } from '../../src/modules/checkout/totals.rules.js';
+import { sessionTotals } from '../../src/modules/checkout/index.js';
 
 describe('session totals', () => {
   it('adds the percentage fee (rounded half up) and the fixed fee to the subtotal', () => {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config.js';
 import { bannerText } from '../../src/main/banner.js';
-import { livePaymentsNotice } from '../../src/modules/processor/live-mode.rules.js';
+import { livePaymentsNotice } from '../../src/modules/processor/index.js';
 import { removeRunningService, writeRunningService } from '../../src/dev/running.js';
 
 const run = promisify(execFile);

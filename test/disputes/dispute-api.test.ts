@@ -3,7 +3,7 @@
  * the evidence and close rules, and the API's usual rules (scopes, businesses and modes, Idempotency-Key,
  * /api/v1). Disputes are opened as an operator enters an acquirer's notice (`dispute open`).
  */
-import { createApiKey } from '../../src/modules/businesses/business.service.js';
+import { createApiKey } from '../../src/modules/businesses/index.js';
 import { paidSession, sql } from '../support/payments.js';
 import { disputeWorkflow, openDispute, TOTAL } from '../support/disputes.js';
 import type { TestBusiness } from '../support/stack.js';

@@ -5,8 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { newId } from '../../src/domain/ids.js';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
-import { lockBalance, postTransaction } from '../../src/modules/ledger/ledger.service.js';
+import { verifyLedger, lockBalance, postTransaction } from '../../src/modules/ledger/index.js';
 import { sql } from '../support/payments.js';
 import { useStack } from '../support/use-stack.js';
 

@@ -7,7 +7,7 @@
  * by hand, with a credit to cover the chargeback.
  */
 import { randomUUID } from 'node:crypto';
-import { enterDisputeDecision } from '../../src/modules/disputes/dispute.operator.js';
+import { enterDisputeDecision } from '../../src/modules/disputes/index.js';
 import { creditAvailable } from '../support/seed.js';
 import { eventually, paidSession, sql } from '../support/payments.js';
 import { disputeIn, disputeWorkflow, openDispute } from '../support/disputes.js';

@@ -5,7 +5,7 @@
  * database of its own: one reserve's release date is moved into the past by hand, which no payment does
  * (the alternative, a hold of seconds, would race the test's own steps on a loaded machine).
  */
-import { enterDisputeDecision } from '../../src/modules/disputes/dispute.operator.js';
+import { enterDisputeDecision } from '../../src/modules/disputes/index.js';
 import { reserveReleaseAgainWorkflowId } from '../../contracts/workflow-ids.js';
 import { addWalletMethod, creditAvailable, testMode, WALLET_EMAIL } from '../support/seed.js';
 import { eventually, paidSession, sql } from '../support/payments.js';

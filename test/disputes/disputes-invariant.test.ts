@@ -6,7 +6,7 @@
  * Bounded: few runs, short sequences, no shrinking (each step is real).
  */
 import fc from 'fast-check';
-import { enterDisputeDecision } from '../../src/modules/disputes/dispute.operator.js';
+import { enterDisputeDecision } from '../../src/modules/disputes/index.js';
 import { CARDS, createSession, payBody, payToEnd } from '../support/payments.js';
 import { balance, balanceTransactions, expectLedgerVerified, openDispute } from '../support/disputes.js';
 import { FAILING_WALLET, settled, withdrawShare } from '../support/money-moves.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { API_KEY_LISTENER_NAME } from '../../src/modules/businesses/api-key.cache.js';
-import { hashApiKey } from '../../src/modules/businesses/api-key.crypto.js';
+import { hashApiKey } from '../../src/modules/businesses/index.js';
 import { expectRateLimited } from '../support/rate-limited.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 

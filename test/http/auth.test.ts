@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { API_KEY_LISTENER_NAME } from '../../src/modules/businesses/api-key.cache.js';
-import { createApiKey, revokeApiKey } from '../../src/modules/businesses/business.service.js';
+import { createApiKey, revokeApiKey } from '../../src/modules/businesses/index.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 
 const stack = useStack({}, { worker: false });

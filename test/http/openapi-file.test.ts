@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { OPENAPI_FILE, openapiText } from '../../scripts/generate-openapi.js';
-import { sessionExample } from '../../src/modules/checkout/session.examples.js';
+import { sessionExample } from '../../src/modules/checkout/index.js';
 import { reserveExample } from '../../src/modules/reserves/reserve.examples.js';
 
 describe('docs/openapi.json', () => {

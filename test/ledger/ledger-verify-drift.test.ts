@@ -5,9 +5,8 @@
  * are append-only).
  */
 import { newId } from '../../src/domain/ids.js';
-import { enterDisputeDecision } from '../../src/modules/disputes/dispute.operator.js';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
-import { lockBalance, postTransaction, type Owner } from '../../src/modules/ledger/ledger.service.js';
+import { enterDisputeDecision } from '../../src/modules/disputes/index.js';
+import { verifyLedger, lockBalance, postTransaction, type Owner } from '../../src/modules/ledger/index.js';
 import { balance, FEE, openDispute, TOTAL } from '../support/disputes.js';
 import { paidSession, sql } from '../support/payments.js';
 import { addWalletMethod, testMode, WALLET_EMAIL } from '../support/seed.js';

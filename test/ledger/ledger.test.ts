@@ -2,8 +2,15 @@ import { DomainError } from '../../src/domain/errors.js';
 import { toApiError } from '../../src/http/errors.js';
 import { LedgerInvariantError, transfer, type PostingLine } from '../../src/modules/ledger/accounts.rules.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { postingStatement, lockBalance, postTransaction, readBalance, type Owner, type Posting } from '../../src/modules/ledger/ledger.service.js';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import {
+  postingStatement,
+  lockBalance,
+  postTransaction,
+  readBalance,
+  type Owner,
+  type Posting,
+  verifyLedger,
+} from '../../src/modules/ledger/index.js';
 import { useStack } from '../support/use-stack.js';
 
 const stack = useStack({}, { worker: false });

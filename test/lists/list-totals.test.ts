@@ -4,9 +4,9 @@
  * cap; page numbers carried by cursors and bounded in depth.
  */
 import { encodeCursor } from '../../src/domain/cursor.js';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
 import { foldRowCounts } from '../../src/modules/lists/row-count.folder.js';
-import { rowCounts } from '../../src/modules/lists/row-count.queries.js';
+import { rowCounts } from '../../src/modules/lists/index.js';
 import { sql } from '../support/payments.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';

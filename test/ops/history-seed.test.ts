@@ -1,5 +1,5 @@
 import { recoveryFailedFor, type SeededHistory } from '../../bench/history/seed.js';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
 import { sql } from '../support/payments.js';
 import { businessWithHistory } from '../support/seed.js';
 import type { TestBusiness } from '../support/stack.js';

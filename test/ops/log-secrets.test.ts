@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/log.js';
 import { startApi, startWorker } from '../../src/main/runtime.js';
-import { createApiKey } from '../../src/modules/businesses/business.service.js';
+import { createApiKey } from '../../src/modules/businesses/index.js';
 import { createHttpClient } from '../support/http.js';
 import { eventually, sessionBody, sql } from '../support/payments.js';
 import { useStack } from '../support/use-stack.js';

@@ -1,6 +1,5 @@
 import { createLogger, NOTABLE, shortLine, shortLineStream } from '../../src/log.js';
-import { EVENT_TYPES } from '../../src/modules/events/event.entity.js';
-import { eventSummary } from '../../src/modules/events/event-summary.rules.js';
+import { EVENT_TYPES, eventSummary } from '../../src/modules/events/index.js';
 
 /** What `npm start` prints under its banner: a line per notable record, nothing for the rest. */
 describe("npm start's short lines", () => {

@@ -1,8 +1,6 @@
 import { createLogger } from '../../src/log.js';
-import { recordEvent } from '../../src/modules/events/event.service.js';
-import { claimForFastPath, createOutboxDispatcher } from '../../src/modules/outbox/outbox.dispatcher.js';
-import { OutboxEntry } from '../../src/modules/outbox/outbox.entity.js';
-import { startOutboxRelay } from '../../src/modules/outbox/outbox.relay.js';
+import { recordEvent } from '../../src/modules/events/index.js';
+import { claimForFastPath, createOutboxDispatcher, OutboxEntry, startOutboxRelay } from '../../src/modules/outbox/index.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually } from '../support/webhook-receiver.js';
 

@@ -5,7 +5,7 @@ import { DomainError } from '../../src/domain/errors.js';
 import { toApiError } from '../../src/http/errors.js';
 import { paymentProcessor } from '../../src/main/payment-processor.js';
 import { LIVE_REFUSED_MESSAGE, livePaymentsNotice, refusingLive, requireLivePayments } from '../../src/modules/processor/live-mode.rules.js';
-import type { PaymentProcessor } from '../../src/modules/processor/processor.port.js';
+import type { PaymentProcessor } from '../../src/modules/processor/index.js';
 
 describe('NODE_ENV and live payments in the configuration', () => {
   it('defaults NODE_ENV to development, or to production where the entry point says so; a set NODE_ENV wins', () => {

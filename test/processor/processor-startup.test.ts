@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import type { Logger } from 'pino';
 import { paymentProcessor } from '../../src/main/payment-processor.js';
-import { simulatorProcessor } from '../../src/modules/processor/simulator/charges.simulator.js';
+import { simulatorProcessor } from '../../src/modules/processor/index.js';
 
 describe('choosing the payment processor at start-up', () => {
   const logger = () => ({ warn: jest.fn() }) as unknown as Logger & { warn: jest.Mock };

@@ -1,5 +1,5 @@
 import { cardBrand, normaliseCardNumber, parseCard, passesLuhn } from '../../src/modules/processor/card.rules.js';
-import { ProcessorUnavailableError } from '../../src/modules/processor/processor.port.js';
+import { ProcessorUnavailableError } from '../../src/modules/processor/index.js';
 import { memoryChargeBook } from '../../src/modules/processor/simulator/charge-book.store.js';
 import { CHARGE_TIMEOUT_MESSAGE, chargeKind, createSimulatorProcessor, simulatorWithBook, tokenBehaviour } from '../../src/modules/processor/simulator/charges.simulator.js';
 

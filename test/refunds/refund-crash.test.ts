@@ -1,4 +1,4 @@
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
 import { eventually, paidSession, sql } from '../support/payments.js';
 import { creditAvailable, testMode } from '../support/seed.js';
 import type { ServiceProcess } from '../support/processes.js';

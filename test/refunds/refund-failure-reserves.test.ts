@@ -3,9 +3,10 @@
  * held money into money the merchant may withdraw. The refund-failure card
  * (4000000000005126) pays normally and declines every refund.
  */
-import type { Caller } from '../../src/modules/businesses/caller.js';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import type { Caller } from '../../src/modules/businesses/index.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
 import { createRefund } from '../../src/modules/refunds/refund.service.js';
+import { disputeBlockingRefund } from '../../src/modules/disputes/index.js';
 
 import { CARDS, createSession, eventually, payToCompletion, payBody, sql } from '../support/payments.js';
 import { balanceOf, creditAvailable, testMode } from '../support/seed.js';
@@ -114,7 +115,7 @@ describe('a failed refund whose reserve is already due', () => {
     // The refund is made now, taking the whole reserve, but its workflow starts only after the hold ended
     // (its outbox row stays claimed until the test lets it go): so it fails after `releaseAt`.
     const caller = { businessId: biz.id, livemode: false } as Caller;
-    const { refund, outbox } = await stack.orm.em.fork().transactional((tx) => createRefund(tx, caller, { checkoutSessionId: session.id }));
+    const { refund, outbox } = await stack.orm.em.fork().transactional((tx) => createRefund(tx, caller, { checkoutSessionId: session.id }, disputeBlockingRefund));
     expect((await reservesOf(biz))[0]).toMatchObject({ status: 'consumed', consumed: HELD });
     // The reserve's own release run reaches `releaseAt`, finds nothing held and finishes.
     expect(await stack.temporal.workflow.getHandle(reserveReleaseWorkflowId(reserve.id)).result()).toBe('nothing_to_release');

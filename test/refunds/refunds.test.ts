@@ -1,4 +1,4 @@
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
 import { refundStatusQuery } from '../../contracts/refunds.js';
 import { AmountInCents, BusinessId, PaymentStatus } from '../../contracts/search-attributes.js';
 import { CARDS, createSession, eventually, pay, payToCompletion, payBody, paidSession, sql } from '../support/payments.js';

@@ -13,11 +13,11 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { DEMO_BUSINESS } from '../../src/modules/businesses/business.service.js';
+import { DEMO_BUSINESS } from '../../src/modules/businesses/index.js';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
 import { payUpdate } from '../../contracts/checkout.js';
-import { simulatorProcessor } from '../../src/modules/processor/simulator/charges.simulator.js';
-import { recordEvent } from '../../src/modules/events/event.service.js';
+import { simulatorProcessor } from '../../src/modules/processor/index.js';
+import { recordEvent } from '../../src/modules/events/index.js';
 import { CARDS, createSession, eventually, parsedCard, pay, payBody, sql } from '../support/payments.js';
 import { addWalletMethod, creditAvailable, testMode } from '../support/seed.js';
 import type { TestBusiness, TestStack } from '../support/stack.js';
@@ -25,7 +25,7 @@ import { useStack } from '../support/use-stack.js';
 import { workerTaskQueue } from '../support/names.js';
 import { startReceiver, type Answer, type Receiver } from '../support/webhook-receiver.js';
 import { readIndex, writeIndex, type Fixture } from './fixtures.js';
-import { enterDisputeDecision, recordDisputeNotice } from '../../src/modules/disputes/dispute.operator.js';
+import { enterDisputeDecision, recordDisputeNotice } from '../../src/modules/disputes/index.js';
 
 import { DISPUTE_CARDS, disputeOfSession, disputeWorkflow } from '../support/disputes.js';
 import { useStripeStack } from '../stripe/stripe-stack.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
-import { webhookEncryptionKey } from '../../src/modules/webhooks/secret-box.crypto.js';
+import { webhookEncryptionKey } from '../../src/modules/webhooks/index.js';
 import { connectWorker, createWorker, workflowInterceptorModules } from '../../src/temporal/worker.js';
 import type { TestStack } from '../support/stack.js';
 import { HISTORIES_DIR, type Fixture } from './fixtures.js';

@@ -1,9 +1,6 @@
 import { jest } from '@jest/globals';
-import { transfer } from '../../src/modules/ledger/accounts.rules.js';
-import { lockBalance, postTransaction } from '../../src/modules/ledger/ledger.service.js';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
-import { releaseReserve } from '../../src/modules/reserves/reserve.lifecycle.js';
-import { consumeReserves } from '../../src/modules/reserves/reserve.service.js';
+import { transfer, lockBalance, postTransaction, verifyLedger } from '../../src/modules/ledger/index.js';
+import { releaseReserve, consumeReserves } from '../../src/modules/reserves/index.js';
 import { eventually, paidSession, sql } from '../support/payments.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';

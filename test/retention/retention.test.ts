@@ -3,8 +3,8 @@
  * `before`, and what has outlived its window goes while everything else (money records, events still
  * being delivered, outbox rows not yet dispatched) stays.
  */
-import { applyRetention } from '../../src/modules/retention/retention.service.js';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import { applyRetention } from '../../src/modules/retention/index.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
 import { sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 

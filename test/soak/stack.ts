@@ -5,7 +5,7 @@
  * environment the test global setup provides (TEST_ROOT, TEST_DATABASE_URL, TEMPORAL_ADDRESS, TEST_TLS_*).
  */
 import { readFileSync } from 'node:fs';
-import { addWithdrawalMethod } from '../../src/modules/withdrawals/withdrawal-method.service.js';
+import { addWithdrawalMethod } from '../../src/modules/withdrawals/index.js';
 import type { ServiceProcess } from '../support/processes.js';
 import { startStack, type Stack } from '../support/stack.js';
 import type { ApiProcess } from '../support/stack-processes.js';

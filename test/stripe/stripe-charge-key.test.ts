@@ -7,12 +7,9 @@
  */
 import { jest } from '@jest/globals';
 import { createPaymentActivities } from '../../activities/checkout-payment.js';
-import { closeChargeKey, recordChargeReference } from '../../src/modules/checkout/charge-reference.lifecycle.js';
-import { createStripeClient } from '../../src/modules/stripe/stripe.client.js';
-import { createStripeProcessor } from '../../src/modules/stripe/stripe.processor.js';
-import { byMode } from '../../src/modules/processor/processor.modes.js';
-import { simulatorProcessor } from '../../src/modules/processor/simulator/charges.simulator.js';
-import { DECLINE_MESSAGES } from '../../src/modules/processor/processor.port.js';
+import { closeChargeKey, recordChargeReference } from '../../src/modules/checkout/index.js';
+import { createStripeClient, createStripeProcessor } from '../../src/modules/stripe/index.js';
+import { byMode, simulatorProcessor, DECLINE_MESSAGES } from '../../src/modules/processor/index.js';
 import { createSession, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { recordedStripe, type RecordedStripe } from '../support/stripe-mock.js';

@@ -9,10 +9,9 @@
 import { jest } from '@jest/globals';
 import Stripe from 'stripe';
 import { createStripeClient, STRIPE_API_VERSION } from '../../src/modules/stripe/stripe.client.js';
-import { checkStripeKey } from '../../src/modules/stripe/stripe-access.js';
+import { checkStripeKey, createStripeProcessor } from '../../src/modules/stripe/index.js';
 import { createLogger } from '../../src/log.js';
-import { createStripeProcessor } from '../../src/modules/stripe/stripe.processor.js';
-import { NO_WITHDRAWAL_RAIL_MESSAGE } from '../../src/modules/processor/live-mode.rules.js';
+import { NO_WITHDRAWAL_RAIL_MESSAGE } from '../../src/modules/processor/index.js';
 import { emptyEvidence } from '../../src/modules/disputes/dispute.rules.js';
 import { recordedStripe, stripeApiDescription, stripeMockUrl, type RecordedStripe } from '../support/stripe-mock.js';
 import { parsedCard } from '../support/payments.js';

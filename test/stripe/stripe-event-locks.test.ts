@@ -5,7 +5,7 @@
  * the event holding the row and asking for the balance: PostgreSQL would end one of the two as a deadlock.
  */
 import { jest } from '@jest/globals';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
 import { eventually, sql } from '../support/payments.js';
 import { disputeEvent } from './stripe-events.js';
 import { useStripeStack } from './stripe-stack.js';

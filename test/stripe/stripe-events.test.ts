@@ -8,7 +8,7 @@
  */
 import { jest } from '@jest/globals';
 import { registry } from '../../src/ops/metrics.js';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
 import { eventually, sql } from '../support/payments.js';
 import { balance, openDispute } from '../support/disputes.js';
 import { disputeEvent } from './stripe-events.js';

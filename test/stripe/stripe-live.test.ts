@@ -7,7 +7,7 @@
  * responses: test/stripe/recorded.ts); every request still goes to the mock, which must accept it.
  */
 import { jest } from '@jest/globals';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
 import { checkoutWorkflowId, disputeWorkflowId } from '../../contracts/workflow-ids.js';
 import { createSession, eventually, payToCompletion, sql } from '../support/payments.js';
 import { disputeEvent } from './stripe-events.js';

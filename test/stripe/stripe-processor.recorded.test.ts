@@ -5,10 +5,13 @@
  * dispute closed) is a recorded answer (test/stripe/recorded.ts). Each test's name says so.
  */
 import { jest } from '@jest/globals';
-import { createStripeClient } from '../../src/modules/stripe/stripe.client.js';
-import { createStripeProcessor } from '../../src/modules/stripe/stripe.processor.js';
-import { NO_WITHDRAWAL_RAIL_MESSAGE } from '../../src/modules/processor/live-mode.rules.js';
-import { AcquirerConfigurationError, AcquirerRefusedError, ProcessorUnavailableError } from '../../src/modules/processor/processor.port.js';
+import { createStripeClient, createStripeProcessor } from '../../src/modules/stripe/index.js';
+import {
+  NO_WITHDRAWAL_RAIL_MESSAGE,
+  AcquirerConfigurationError,
+  AcquirerRefusedError,
+  ProcessorUnavailableError,
+} from '../../src/modules/processor/index.js';
 import { checkStripeKey, keyTaken, stripeKeyReadiness } from '../../src/modules/stripe/stripe-access.js';
 import { ConfigError } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';

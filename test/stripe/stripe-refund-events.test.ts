@@ -5,7 +5,7 @@
  * does; once, however often the failure is told.
  */
 import { jest } from '@jest/globals';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
 import { eventually, sql } from '../support/payments.js';
 import { balance } from '../support/disputes.js';
 import { refundEvent } from './stripe-events.js';

@@ -8,8 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/main/database.js';
 import { createLogger } from '../../src/log.js';
 import { connectTemporalFor, startWorker } from '../../src/main/runtime.js';
-import type { PaymentProcessor } from '../../src/modules/processor/processor.port.js';
-import { simulatorProcessor } from '../../src/modules/processor/simulator/charges.simulator.js';
+import { type PaymentProcessor, simulatorProcessor } from '../../src/modules/processor/index.js';
 
 const holding: PaymentProcessor = {
   ...simulatorProcessor,

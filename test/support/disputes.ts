@@ -1,7 +1,7 @@
 /** Helpers for tests of disputes: the acquirer's notice, waiting for the dispute, the money it moved. */
 import { expect } from '@jest/globals';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
-import { recordDisputeNotice } from '../../src/modules/disputes/dispute.operator.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
+import { recordDisputeNotice } from '../../src/modules/disputes/index.js';
 
 import type { DisputeReason } from '../../contracts/disputes.js';
 import { eventually } from './payments.js';

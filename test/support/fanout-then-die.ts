@@ -14,11 +14,8 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/main/database.js';
 import { createLogger } from '../../src/log.js';
 import { connectTemporalFor } from '../../src/main/runtime.js';
-import { createOutboxDispatcher } from '../../src/modules/outbox/outbox.dispatcher.js';
-import { createDeliveryAttempts } from '../../src/modules/webhooks/delivery-attempt.service.js';
-import { createEventFanout } from '../../src/modules/webhooks/fanout.service.js';
-import { createFirstAttempts } from '../../src/modules/webhooks/first-attempts.service.js';
-import { webhookEncryptionKey } from '../../src/modules/webhooks/secret-box.crypto.js';
+import { createOutboxDispatcher } from '../../src/modules/outbox/index.js';
+import { createDeliveryAttempts, createEventFanout, createFirstAttempts, webhookEncryptionKey } from '../../src/modules/webhooks/index.js';
 
 const config = loadConfig();
 const log = createLogger('silent');

@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { seedHistory, vacuumAnalyze, type SeededHistory } from '../../bench/history/seed.js';
 import { newId } from '../../src/domain/ids.js';
-import { addWithdrawalMethod } from '../../src/modules/withdrawals/withdrawal-method.service.js';
-import { lockBalance, postTransaction, readBalance, type Owner } from '../../src/modules/ledger/ledger.service.js';
+import { addWithdrawalMethod } from '../../src/modules/withdrawals/index.js';
+import { lockBalance, postTransaction, readBalance, type Owner } from '../../src/modules/ledger/index.js';
 import { TEST_WEBHOOK_ENCRYPTION_KEY, type Stack, type TestBusiness } from './stack.js';
 
 /**

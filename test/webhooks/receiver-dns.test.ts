@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createWebhookTransport } from '../../src/modules/webhooks/delivery.transport.js';
+import { createWebhookTransport } from '../../src/modules/webhooks/index.js';
 import { LANE_WAITING_MAX, resolveReceiversWith, type ReceiverDns } from '../../src/modules/webhooks/receiver-dns.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 

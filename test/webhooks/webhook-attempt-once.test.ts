@@ -1,10 +1,7 @@
 import { createWebhookActivities, type WebhookActivityDeps } from '../../activities/webhooks.js';
 import { createLogger } from '../../src/log.js';
-import { recordEvent } from '../../src/modules/events/event.service.js';
-import { createDeliveryAttempts } from '../../src/modules/webhooks/delivery-attempt.service.js';
-import type { PostOutcome } from '../../src/modules/webhooks/delivery.transport.js';
-import { createEventFanout } from '../../src/modules/webhooks/fanout.service.js';
-import { createFirstAttempts } from '../../src/modules/webhooks/first-attempts.service.js';
+import { recordEvent } from '../../src/modules/events/index.js';
+import { createDeliveryAttempts, type PostOutcome, createEventFanout, createFirstAttempts } from '../../src/modules/webhooks/index.js';
 import { TEST_WEBHOOK_ENCRYPTION_KEY } from '../support/stack.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 

@@ -1,9 +1,8 @@
 import { createWebhookActivities } from '../../activities/webhooks.js';
 import { createLogger } from '../../src/log.js';
-import { recordEvent } from '../../src/modules/events/event.service.js';
+import { recordEvent } from '../../src/modules/events/index.js';
 
-import type { PostOutcome } from '../../src/modules/webhooks/delivery.transport.js';
-import { createEventFanout } from '../../src/modules/webhooks/fanout.service.js';
+import { type PostOutcome, createEventFanout } from '../../src/modules/webhooks/index.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from '../../contracts/webhooks.js';
 import { TEST_WEBHOOK_ENCRYPTION_KEY } from '../support/stack.js';
 import { useBusiness, useStack } from '../support/use-stack.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig, TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../src/config.js';
-import { webhookEncryptionKey } from '../../src/modules/webhooks/secret-box.crypto.js';
+import { webhookEncryptionKey } from '../../src/modules/webhooks/index.js';
 import { withKeys } from '../../src/main/keys.js';
 
 const tempDir = () => mkdtempSync(path.join(os.tmpdir(), 'webhook-key-'));

@@ -3,10 +3,8 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { webhookDeliveryWorkflowId } from '../../contracts/workflow-ids.js';
 import { createLogger } from '../../src/log.js';
 import { outboxFor, startWorker } from '../../src/main/runtime.js';
-import { recordEvent } from '../../src/modules/events/event.service.js';
-import { createDeliveryAttempts } from '../../src/modules/webhooks/delivery-attempt.service.js';
-import { createFirstAttempts } from '../../src/modules/webhooks/first-attempts.service.js';
-import { webhookEncryptionKey } from '../../src/modules/webhooks/secret-box.crypto.js';
+import { recordEvent } from '../../src/modules/events/index.js';
+import { createDeliveryAttempts, createFirstAttempts, webhookEncryptionKey } from '../../src/modules/webhooks/index.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver.js';
 

@@ -1,7 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { webhookDeliveryWorkflowId } from '../../contracts/workflow-ids.js';
-import { recordEvent } from '../../src/modules/events/event.service.js';
-import type { EventType } from '../../src/modules/events/event.entity.js';
+import { recordEvent, type EventType } from '../../src/modules/events/index.js';
 import { createSession, payToCompletion } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually, startReceiver, type Answer, type Receiver, type ReceivedWebhook } from '../support/webhook-receiver.js';

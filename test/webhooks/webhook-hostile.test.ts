@@ -1,4 +1,4 @@
-import { recordEvent } from '../../src/modules/events/event.service.js';
+import { recordEvent } from '../../src/modules/events/index.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually, startReceiver, type Answer, type Receiver } from '../support/webhook-receiver.js';
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { EVENT_TYPES } from '../../src/modules/events/event.entity.js';
+import { EVENT_TYPES } from '../../src/modules/events/index.js';
 import { deliveryBody } from '../../src/modules/webhooks/delivery.view.js';
 import { canonicalEventType, EVENT_ALIASES, SUBSCRIBABLE_EVENTS, SUBSCRIBABLE_TYPES, subscribesTo } from '../../src/modules/webhooks/event-subscriptions.rules.js';
 import { isPublicAddress, nonPublicAddresses, receiverLookup } from '../../src/modules/webhooks/private-address.rules.js';

@@ -4,7 +4,7 @@
  * slots, 60 deliveries to a receiver that answers after 28 s held a payment's workflow task until the pay
  * call's 10 s wait ran out, and the customer was told `processing` (src/temporal/worker.ts, the slots).
  */
-import { recordEvent } from '../../src/modules/events/event.service.js';
+import { recordEvent } from '../../src/modules/events/index.js';
 import { createSession, pay } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
 import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver.js';

@@ -1,7 +1,7 @@
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';
 import { eventually } from '../support/payments.js';
-import { addWithdrawalMethod } from '../../src/modules/withdrawals/withdrawal-method.service.js';
+import { addWithdrawalMethod } from '../../src/modules/withdrawals/index.js';
 import { balanceOf, creditAvailable, entrySums, testMode } from '../support/seed.js';
 
 /** A one-second processing delay, so the workflow pays out (or fails) while the test waits. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { simulatedPayoutDecline } from '../../src/modules/processor/simulator/payouts.simulator.js';
-import { simulatorProcessor } from '../../src/modules/processor/simulator/charges.simulator.js';
+import { simulatorProcessor } from '../../src/modules/processor/index.js';
 import { cryptoAddressProblem, destinationKey, destinationText, matchingDestination, parseDestination, type Destination } from '../../src/modules/withdrawals/destination.rules.js';
 import { createWithdrawalInput } from '../../src/modules/withdrawals/withdrawal.schemas.js';
 import { formatWait, processorBackoffMs } from '../../workflows/in-flight.js';

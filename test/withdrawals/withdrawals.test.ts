@@ -1,5 +1,5 @@
 import { createWithdrawalActivities } from '../../activities/withdrawals.js';
-import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
+import { verifyLedger } from '../../src/modules/ledger/index.js';
 import { eventually, paidSession } from '../support/payments.js';
 import type { TestBusiness } from '../support/stack.js';
 import { useStack } from '../support/use-stack.js';

@@ -1,12 +1,12 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
 import { prefixedId, timestamp } from '../../http/envelope.js';
-import { checkoutEventPayloads } from '../../modules/checkout/pay.schemas.js';
-import { disputeEventPayloads } from '../../modules/disputes/dispute.schemas.js';
-import type { EventType } from '../../modules/events/event.entity.js';
-import { refundEventPayloads } from '../../modules/refunds/refund.schemas.js';
-import { webhookEventPayloads } from '../../modules/webhooks/webhook.schemas.js';
-import { withdrawalEventPayloads } from '../../modules/withdrawals/withdrawal.schemas.js';
+import { checkoutEventPayloads } from '../../modules/checkout/index.js';
+import { disputeEventPayloads } from '../../modules/disputes/index.js';
+import type { EventType } from '../../modules/events/index.js';
+import { refundEventPayloads } from '../../modules/refunds/index.js';
+import { webhookEventPayloads } from '../../modules/webhooks/index.js';
+import { withdrawalEventPayloads } from '../../modules/withdrawals/index.js';
 
 /**
  * The webhook events, as OpenAPI 3.1 `webhooks`: one entry and one schema per event type, describing the

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import { DomainError } from '../../domain/errors.js';
-import type { Owner } from '../ledger/ledger.service.js';
+import type { Owner } from '../ledger/index.js';
 import { LEDGER_KINDS, pairsOf, parseBalanceTransactionId, type BalanceTransactionType } from './balance-transaction.rules.js';
 import type { ListBalanceTransactionsQuery } from './balance-transaction.schemas.js';
 import { itemsOf, type ItemRow } from './balance-transaction.view.js';

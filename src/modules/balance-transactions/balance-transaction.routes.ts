@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { callerOf } from '../businesses/auth.middleware.js';
+import { callerOf } from '../businesses/index.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import { ifNoneMatchHeader } from '../../http/openapi/parameters.js';
 import { AUTHENTICATED, errors, linkById, notModified, ok } from '../../http/openapi/responses.js';

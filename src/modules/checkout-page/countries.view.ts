@@ -1,4 +1,4 @@
-import { ISO_COUNTRY_CODES } from '../checkout/countries.rules.js';
+import { ISO_COUNTRY_CODES } from '../checkout/index.js';
 
 /**
  * The shipping country select offers the codes the pay call accepts (one list, in countries.rules.ts).

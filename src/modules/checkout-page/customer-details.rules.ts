@@ -1,4 +1,4 @@
-import type { CheckoutSession } from '../checkout/session.entity.js';
+import type { CheckoutSession } from '../checkout/index.js';
 
 /**
  * How long a paid session's page keeps showing the customer's e-mail and the card's brand and last four:

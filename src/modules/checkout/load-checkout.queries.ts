@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { Business } from '../businesses/business.entity.js';
+import { Business } from '../businesses/index.js';
 import { CheckoutSession, SessionItem } from './session.entity.js';
 
 /** What the hosted page renders: the session, its items in order, and whose shop it is. */

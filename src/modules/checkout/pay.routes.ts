@@ -4,7 +4,7 @@ import type { Operation } from '../../http/operation.js';
 import type { AppDeps } from '../app-deps.js';
 import { createRateLimiter, publicRateLimit, rateLimit } from '../../http/rate-limit.js';
 import { parseBody } from '../../http/validate.js';
-import { acquirerOf } from '../processor/live-mode.rules.js';
+import { acquirerOf } from '../processor/index.js';
 import { payAnswerResource, payInput } from './pay.schemas.js';
 import { payableSession, payCheckout } from './pay.service.js';
 

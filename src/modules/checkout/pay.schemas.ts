@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { cents, decimalDollars, timestamp } from '../../http/envelope.js';
 import { email } from '../../domain/validation.js';
 import { SESSION_STATUSES } from './session.entity.js';
-import { normaliseCardNumber } from '../processor/card.rules.js';
+import { normaliseCardNumber } from '../processor/index.js';
 import { ISO_COUNTRY_CODES } from './countries.rules.js';
 
 /** A whole number given as a JSON number or as digits in a string (form fields are strings). */

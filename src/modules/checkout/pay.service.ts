@@ -10,15 +10,21 @@ import { failpoint } from '../../ops/failpoints.js';
 import { isUnavailable } from '../../ops/unavailable.js';
 import type { LivePayments } from '../../config.js';
 import { DomainError } from '../../domain/errors.js';
-import { requireLivePayments } from '../processor/live-mode.rules.js';
-import { INVALID_CARD_NUMBER, parseCard } from '../processor/card.rules.js';
-import { InvalidCardError, ProcessorUnavailableError, type CardToken, type PaymentProcessor } from '../processor/processor.port.js';
+import {
+  requireLivePayments,
+  INVALID_CARD_NUMBER,
+  parseCard,
+  InvalidCardError,
+  ProcessorUnavailableError,
+  type CardToken,
+  type PaymentProcessor,
+} from '../processor/index.js';
 import type { PayInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.rules.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
 import { attemptRefused, refuseAttempt } from './payment.lifecycle.js';
 import { settleIfInDoubtMessage } from './payment.start.js';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { OutboxEntry } from '../outbox/index.js';
 import { CheckoutSession, type SessionStatus } from './session.entity.js';
 
 export interface PayDeps {

@@ -1,10 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { centsToDecimalString } from '../../domain/money.js';
 import { newId } from '../../domain/ids.js';
-import { lockBalanceRow, postingStatement } from '../ledger/ledger.service.js';
+import { lockBalanceRow, postingStatement } from '../ledger/index.js';
 import { reserveReleaseWorkflowContract } from '../../../contracts/reserves.js';
-import { workflowStart } from '../outbox/workflow-message.rules.js';
-import type { OutboxMessage } from '../outbox/outbox.entity.js';
+import { workflowStart, type OutboxMessage } from '../outbox/index.js';
 import { requireTransaction } from '../../db/transaction.js';
 import { checkoutSucceededPayload, paymentLines, paymentSplit } from './payment.rules.js';
 import type { SessionStatus } from './session.entity.js';

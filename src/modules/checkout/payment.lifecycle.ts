@@ -1,5 +1,5 @@
 import { LockMode, raw, type EntityManager } from '@mikro-orm/postgresql';
-import { recordEvent } from '../events/event.service.js';
+import { recordEvent } from '../events/index.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
 import { requireTransaction } from '../../db/transaction.js';
 import { checkoutFailedPayload } from './payment.rules.js';

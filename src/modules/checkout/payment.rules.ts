@@ -1,5 +1,5 @@
 import { applyRate, centsToDecimalString } from '../../domain/money.js';
-import { lines, type PostingLine } from '../ledger/accounts.rules.js';
+import { lines, type PostingLine } from '../ledger/index.js';
 import type { ShippingAddress } from './session.entity.js';
 
 export interface PaymentSplit {

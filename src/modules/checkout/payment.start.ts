@@ -1,7 +1,7 @@
 import { checkoutWorkflowContract, settlePaymentSignal } from '../../../contracts/checkout.js';
 import { checkoutWorkflowId } from '../../../contracts/workflow-ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
-import { workflowSignal, workflowSignalWithStart, type WorkflowSignal, type WorkflowSignalWithStart } from '../outbox/workflow-message.rules.js';
+import { workflowSignal, workflowSignalWithStart, type WorkflowSignal, type WorkflowSignalWithStart } from '../outbox/index.js';
 
 /**
  * A payment in doubt handed to its owner: the session's checkout workflow is told to settle it, and is

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { OutboxEntry } from '../outbox/index.js';
 import { settlePaymentMessage } from './payment.start.js';
 
 /**

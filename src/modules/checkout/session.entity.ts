@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Business } from '../businesses/business.entity.js';
+import { Business } from '../businesses/index.js';
 import type { ShippingAddress } from '../../../contracts/checkout.js';
 
 export const SESSION_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled', 'refunded'] as const;

@@ -2,9 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { decodeCursor, encodeCursor, pageMeta, type CursorPosition, type ListTotal } from '../../domain/cursor.js';
 import { DomainError } from '../../domain/errors.js';
 import { parse } from '../../domain/validation.js';
-import type { Caller } from '../businesses/caller.js';
-import { pageIds, type Filter } from '../lists/page.queries.js';
-import { cappedTotal, countedTotal } from '../lists/row-count.queries.js';
+import type { Caller } from '../businesses/index.js';
+import { pageIds, type Filter, cappedTotal, countedTotal } from '../lists/index.js';
 import { CheckoutSession } from './session.entity.js';
 import { listSessionsQuery, type ListSessionsQuery } from './session.schemas.js';
 

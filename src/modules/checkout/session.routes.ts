@@ -1,10 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { callerOf } from '../businesses/auth.middleware.js';
+import { callerOf } from '../businesses/index.js';
 import { conditionalGet } from '../../http/conditional-get.js';
-import { idempotency } from '../idempotency/idempotency.middleware.js';
+import { idempotency, idempotencyKeyHeader } from '../idempotency/index.js';
 import { sessionExample, sessionListItemExample } from './session.examples.js';
 import { ifNoneMatchHeader, sessionIdPath } from '../../http/openapi/parameters.js';
-import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok, pageMetaExample } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import type { AppDeps } from '../app-deps.js';

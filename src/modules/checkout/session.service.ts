@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId, newSessionId } from '../../domain/ids.js';
-import type { Caller } from '../businesses/caller.js';
+import type { Caller } from '../businesses/index.js';
 import type { AppDeps } from '../app-deps.js';
 import { DomainError } from '../../domain/errors.js';
 import { CheckoutSession, SessionItem, type NewSession } from './session.entity.js';

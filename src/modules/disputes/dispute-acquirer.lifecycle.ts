@@ -1,9 +1,9 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { requireTransaction } from '../../db/transaction.js';
 import { newId } from '../../domain/ids.js';
-import { recordEvent } from '../events/event.service.js';
-import { lockBalance, ownerOf } from '../ledger/ledger.service.js';
-import type { AcquirerDisputeReference, EvidenceSubmission } from '../processor/processor.port.js';
+import { recordEvent } from '../events/index.js';
+import { lockBalance, ownerOf } from '../ledger/index.js';
+import type { AcquirerDisputeReference, EvidenceSubmission } from '../processor/index.js';
 import { isClosed, isInquiry, isUnderReview, type DisputeNotice, type DisputeReason } from '../../../contracts/disputes.js';
 import { Dispute } from './dispute.entity.js';
 import { decideDispute, openDispute, type DisputeClock } from './dispute.lifecycle.js';

@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { recordEvent } from '../events/event.service.js';
-import type { Balance } from '../ledger/ledger.entity.js';
-import { ownerOf, postTransaction } from '../ledger/ledger.service.js';
-import { consumeReserves, restoreReserves } from '../reserves/reserve.service.js';
+import { recordEvent } from '../events/index.js';
+import { type Balance, ownerOf, postTransaction } from '../ledger/index.js';
+import { consumeReserves, restoreReserves } from '../reserves/index.js';
 import { Dispute, DisputeReservePart } from './dispute.entity.js';
 import { amountFromReserves, chargebackFunding, chargebackLines, disputeEventPayload, reinstatementLines, reinstatementPlan } from './dispute.rules.js';
 

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Business } from '../businesses/business.entity.js';
-import { CheckoutSession } from '../checkout/session.entity.js';
-import { Reserve } from '../reserves/reserve.entity.js';
+import { Business } from '../businesses/index.js';
+import { CheckoutSession } from '../checkout/index.js';
+import { Reserve } from '../reserves/index.js';
 import type { DisputeReason, DisputeStatus } from '../../../contracts/disputes.js';
 
 

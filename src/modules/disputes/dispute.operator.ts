@@ -5,7 +5,7 @@ import type { DisputeTimes } from '../../config.js';
 import { requireTransaction } from '../../db/transaction.js';
 import { DomainError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { OutboxEntry } from '../outbox/index.js';
 import { Dispute } from './dispute.entity.js';
 import { openDispute, type DisputeNotice } from './dispute.lifecycle.js';
 import { isClosed, type Outcome } from './dispute.rules.js';

@@ -2,8 +2,9 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import { DomainError } from '../../domain/errors.js';
-import type { Owner } from '../ledger/ledger.service.js';
+import type { Owner } from '../ledger/index.js';
 import { Dispute } from './dispute.entity.js';
+import { BLOCKS_REFUND } from './dispute.rules.js';
 
 export interface ListDisputesFilter {
   status?: Dispute['status'];
@@ -46,4 +47,14 @@ export async function findDispute(em: EntityManager, owner: Owner, id: string): 
 export async function disputeIdOfSession(em: EntityManager, sessionId: string): Promise<string | null> {
   const dispute = await em.findOne(Dispute, { checkoutSessionId: sessionId }, { fields: ['id'] });
   return dispute?.id ?? null;
+}
+
+/**
+ * The status of the session's dispute when it blocks a refund (the cardholder's bank has the money back,
+ * or is deciding whether to take it), else null. A refund's creation asks it through
+ * `AppDeps.disputeBlockingRefund`, wired in src/main/runtime.ts: disputes/ reads refunds/, not back.
+ */
+export async function disputeBlockingRefund(tx: EntityManager, sessionId: string): Promise<string | null> {
+  const dispute = await tx.findOne(Dispute, { checkoutSessionId: sessionId }, { fields: ['status'] });
+  return dispute && BLOCKS_REFUND.includes(dispute.status) ? dispute.status : null;
 }

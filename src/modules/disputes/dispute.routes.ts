@@ -1,8 +1,7 @@
-import { callerOf } from '../businesses/auth.middleware.js';
+import { callerOf } from '../businesses/index.js';
 import { conditionalGet } from '../../http/conditional-get.js';
-import { idempotency } from '../idempotency/idempotency.middleware.js';
+import { idempotency, idempotencyKeyHeader } from '../idempotency/index.js';
 import { idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
-import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import type { AppDeps } from '../app-deps.js';
@@ -115,7 +114,7 @@ export const disputeOperations: Operation<AppDeps>[] = [
     handler: (deps) => async (ctx) => {
       const input = parseBody(ctx, submitEvidenceInput);
       const outbox = await deps.orm.em.fork().transactional(async (tx) => {
-        const { dispute, outbox } = await saveEvidence(tx, callerOf(ctx), ctx.params.id, input);
+        const { dispute, outbox } = await saveEvidence(tx, callerOf(ctx), ctx.params.id, input, deps.acquirerEvidenceRules);
         await idempotency(ctx).complete(tx, 200, { success: true, data: disputeView(dispute) });
         return outbox;
       });

@@ -1,5 +1,5 @@
 import { isInquiry, type DisputeStatus, type Outcome } from '../../../contracts/disputes.js';
-import { lines, type PostingLine } from '../ledger/accounts.rules.js';
+import { lines, type PostingLine } from '../ledger/index.js';
 import { EVIDENCE_FIELDS, type Evidence } from './dispute.entity.js';
 
 export { awaitsResponse, isClosed, type Outcome } from '../../../contracts/disputes.js';

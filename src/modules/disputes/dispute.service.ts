@@ -1,15 +1,14 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { requireTransaction } from '../../db/transaction.js';
-import { DomainError, type FieldError } from '../../domain/errors.js';
-import { stripeEvidenceProblems } from '../stripe/stripe-evidence.rules.js';
-import type { Caller } from '../businesses/caller.js';
-import { recordEvent } from '../events/event.service.js';
-import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { DomainError } from '../../domain/errors.js';
+import type { AppDeps } from '../app-deps.js';
+import type { Caller } from '../businesses/index.js';
+import { recordEvent } from '../events/index.js';
+import { claimForFastPath, OutboxEntry } from '../outbox/index.js';
 import { Dispute, type Evidence } from './dispute.entity.js';
 import { acceptedStatus, awaitsResponse, disputeEventPayload, isClosed, mergeEvidence, submittedStatus } from './dispute.rules.js';
 import { disputeChanged } from './dispute.start.js';
-import { ownerOf } from '../ledger/ledger.service.js';
+import { ownerOf } from '../ledger/index.js';
 
 /**
  * What a merchant does to a dispute through the API, in the request's transaction: save or submit
@@ -27,9 +26,6 @@ async function lockedDispute(tx: EntityManager, caller: Caller, id: string): Pro
   return dispute;
 }
 
-/** What each real acquirer refuses in evidence, by the name a dispute records it under. */
-const ACQUIRER_EVIDENCE_RULES: Record<string, (evidence: Evidence) => FieldError[]> = { stripe: stripeEvidenceProblems };
-
 const signal = (tx: EntityManager, dispute: Dispute, at: Date) =>
   claimForFastPath(tx.create(OutboxEntry, { createdAt: at, message: disputeChanged(dispute) }));
 
@@ -43,6 +39,7 @@ export async function saveEvidence(
   caller: Caller,
   id: string,
   input: Partial<Evidence> & { submit: boolean },
+  acquirerRules: AppDeps['acquirerEvidenceRules'],
   at: Date = new Date(),
 ): Promise<{ dispute: Dispute; outbox: OutboxEntry | null }> {
   const dispute = await lockedDispute(tx, caller, id);
@@ -54,7 +51,7 @@ export async function saveEvidence(
   const evidence = mergeEvidence(dispute.evidence, fields);
   // A dispute at a real acquirer takes only what that acquirer takes: refused here, by field, rather than
   // told `under_review` and refused there later (Stripe's limits are tighter than the API's 20,000).
-  const problems = dispute.acquirer ? (ACQUIRER_EVIDENCE_RULES[dispute.acquirer]?.(evidence) ?? []) : [];
+  const problems = dispute.acquirer ? (acquirerRules[dispute.acquirer]?.(evidence) ?? []) : [];
   if (problems.length) throw new DomainError('validation_failed', { errors: problems });
   const changed = submit || JSON.stringify(evidence) !== JSON.stringify(mergeEvidence(dispute.evidence, {}));
   if (!changed) return { dispute, outbox: null };

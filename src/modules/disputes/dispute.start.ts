@@ -1,15 +1,14 @@
 import { disputeChangedSignal, disputeWorkflowContract, type DisputeWorkflowInput } from '../../../contracts/disputes.js';
 import type { DisputeTimes } from '../../config.js';
 import { centsToDecimalString } from '../../domain/money.js';
-import type { Owner } from '../ledger/ledger.service.js';
-import { workflowSignal, workflowStart, type WorkflowSignal, type WorkflowStart } from '../outbox/workflow-message.rules.js';
+import type { Owner } from '../ledger/index.js';
+import { workflowSignal, workflowStart, type WorkflowSignal, type WorkflowStart, OutboxEntry } from '../outbox/index.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Dispute } from './dispute.entity.js';
 import { progressOf, type DisputeNotice } from './dispute.lifecycle.js';
 import { disputeWorkflowId } from '../../../contracts/workflow-ids.js';
 import type { AcquirerDisputeNotice } from '../../../contracts/disputes.js';
 import { newId } from '../../domain/ids.js';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
 
 /**
  * The start of a dispute's workflow, for an outbox row written with the notice: by the payment of a

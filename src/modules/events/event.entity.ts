@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Business } from '../businesses/business.entity.js';
+import { Business } from '../businesses/index.js';
 
 export const EVENT_TYPES = [
   'checkout.succeeded',

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../domain/ids.js';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { OutboxEntry } from '../outbox/index.js';
 import { Event, type EventType } from './event.entity.js';
 
 /**

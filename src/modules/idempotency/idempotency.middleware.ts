@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { callerOf } from '../businesses/auth.middleware.js';
+import { callerOf } from '../businesses/index.js';
 import { ApiError } from '../../http/errors.js';
 import { claimKey, leaseLeft, releaseKey, storeAnswer, type Scope } from './idempotency.store.js';
 import { isValidIdempotencyKey, requestFingerprint, requestOperation } from './request-fingerprint.rules.js';

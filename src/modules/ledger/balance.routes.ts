@@ -1,4 +1,4 @@
-import { callerOf } from '../businesses/auth.middleware.js';
+import { callerOf } from '../businesses/index.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import { ifNoneMatchHeader } from '../../http/openapi/parameters.js';
 import { AUTHENTICATED, errors, notModified, ok } from '../../http/openapi/responses.js';

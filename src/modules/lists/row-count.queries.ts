@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { COUNT_CAP, type ListTotal } from '../../domain/cursor.js';
-import type { Owner } from '../ledger/ledger.service.js';
+import type { Owner } from '../ledger/index.js';
 
 /**
  * List totals that cost the same for a business's first row and its millionth. Exact totals by status

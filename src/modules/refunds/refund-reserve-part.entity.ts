@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Reserve } from '../reserves/reserve.entity.js';
+import { Reserve } from '../reserves/index.js';
 import { Refund } from './refund.entity.js';
 
 /** One reserve's share of a refund: what `consumeReserves` took from it when the refund was made. */

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Business } from '../businesses/business.entity.js';
-import { CheckoutSession } from '../checkout/session.entity.js';
+import { Business } from '../businesses/index.js';
+import { CheckoutSession } from '../checkout/index.js';
 
 export const REFUND_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];

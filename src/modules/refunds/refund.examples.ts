@@ -1,4 +1,4 @@
-import { sessionExample } from '../checkout/session.examples.js';
+import { sessionExample } from '../checkout/index.js';
 import type { RefundResource } from './refund.schemas.js';
 
 /** A refund as the API document shows it, typed by its response schema. */

@@ -1,12 +1,9 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { CheckoutSession } from '../checkout/session.entity.js';
-import { recordEvent } from '../events/event.service.js';
-import { finishInFlight, startInFlight } from '../ledger/in-flight.lifecycle.js';
-import { lockBalance, postTransaction, ownerOf } from '../ledger/ledger.service.js';
-import type { Balance } from '../ledger/ledger.entity.js';
+import { CheckoutSession } from '../checkout/index.js';
+import { recordEvent } from '../events/index.js';
+import { finishInFlight, startInFlight, lockBalance, postTransaction, ownerOf, type Balance, transfer } from '../ledger/index.js';
 import { requireTransaction } from '../../db/transaction.js';
-import { transfer } from '../ledger/accounts.rules.js';
-import { restoreReserves } from '../reserves/reserve.service.js';
+import { restoreReserves } from '../reserves/index.js';
 import { RefundReservePart } from './refund-reserve-part.entity.js';
 import { Refund } from './refund.entity.js';
 import { refundCompletedPayload, refundFailedPayload } from './refund.events.js';

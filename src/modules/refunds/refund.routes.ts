@@ -1,17 +1,16 @@
 import { z } from 'zod';
-import { callerOf } from '../businesses/auth.middleware.js';
+import { callerOf } from '../businesses/index.js';
 import { conditionalGet } from '../../http/conditional-get.js';
-import { idempotency } from '../idempotency/idempotency.middleware.js';
+import { idempotency, idempotencyKeyHeader } from '../idempotency/index.js';
 import { refundExample } from './refund.examples.js';
 import { idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
-import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import type { AppDeps } from '../app-deps.js';
 import { parseQuery } from '../../http/validate.js';
 import { failpoint } from '../../ops/failpoints.js';
 import { metrics } from '../../ops/metrics.js';
-import { requireLivePayments } from '../processor/live-mode.rules.js';
+import { requireLivePayments } from '../processor/index.js';
 import { createRefundInput, listRefundsQuery, refundPagination, refundResource } from './refund.schemas.js';
 import { createRefund, findRefund, listRefunds, parseRefundInput } from './refund.service.js';
 import { refundView } from './refund.view.js';
@@ -61,7 +60,7 @@ export const refundOperations: Operation<AppDeps>[] = [
       requireLivePayments(deps.config.livePayments, callerOf(ctx).livemode);
       const input = await parseRefundInput(deps.orm.em.fork(), callerOf(ctx), ctx.request.body ?? {});
       const outbox = await deps.orm.em.fork().transactional(async (tx) => {
-        const { refund, outbox } = await createRefund(tx, callerOf(ctx), input);
+        const { refund, outbox } = await createRefund(tx, callerOf(ctx), input, deps.disputeBlockingRefund);
         await idempotency(ctx).complete(tx, 201, { success: true, data: refundView(refund) });
         return outbox;
       });

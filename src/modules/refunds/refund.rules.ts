@@ -1,4 +1,4 @@
-import { lines, type PostingLine } from '../ledger/accounts.rules.js';
+import { lines, type PostingLine } from '../ledger/index.js';
 
 /**
  * Where a refund's money comes from: `available` first, then what the reserves still hold. Null when

@@ -2,25 +2,21 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { ListTotal } from '../../domain/cursor.js';
 import { newId } from '../../domain/ids.js';
-import type { Caller } from '../businesses/caller.js';
+import type { AppDeps } from '../app-deps.js';
+import type { Caller } from '../businesses/index.js';
 import { DomainError, type FieldError } from '../../domain/errors.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import { unknownFieldMessage } from '../../domain/unknown-fields.js';
 import { parse } from '../../domain/validation.js';
-import { CheckoutSession } from '../checkout/session.entity.js';
-import { recordEvent } from '../events/event.service.js';
-import { cappedTotal, countedTotal } from '../lists/row-count.queries.js';
-import { pageIds } from '../lists/page.queries.js';
-import { lines } from '../ledger/accounts.rules.js';
-import { lockBalance, postTransaction, ownerOf, type Owner } from '../ledger/ledger.service.js';
-import type { Balance } from '../ledger/ledger.entity.js';
-import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
-import { consumeReserves } from '../reserves/reserve.service.js';
-import { Dispute } from '../disputes/dispute.entity.js';
-import { BLOCKS_REFUND } from '../disputes/dispute.rules.js';
+import { CheckoutSession } from '../checkout/index.js';
+import { recordEvent } from '../events/index.js';
+import { cappedTotal, countedTotal, pageIds } from '../lists/index.js';
+import { lines, lockBalance, postTransaction, ownerOf, type Owner, type Balance } from '../ledger/index.js';
+import { claimForFastPath, OutboxEntry } from '../outbox/index.js';
+import { consumeReserves } from '../reserves/index.js';
 import { RefundReservePart } from './refund-reserve-part.entity.js';
 import { Refund } from './refund.entity.js';
+import { hasStandingRefund } from './refund.queries.js';
 import { refundCreatedPayload } from './refund.events.js';
 import { refundFunding } from './refund.rules.js';
 import { refundWorkflowStart } from './refund.start.js';
@@ -60,12 +56,13 @@ export async function createRefund(
   tx: EntityManager,
   caller: Caller,
   input: CreateRefundInput,
+  disputeBlocking: AppDeps['disputeBlockingRefund'],
 ): Promise<{ refund: Refund; outbox: OutboxEntry }> {
   requireTransaction(tx);
   const owner = ownerOf(caller);
   // Lock order for every refund move: the balance row, then the session and the refund.
   const balance = await lockBalance(tx, owner);
-  const session = await refundableSession(tx, owner, input.checkoutSessionId);
+  const session = await refundableSession(tx, owner, input.checkoutSessionId, disputeBlocking);
   const amount = session.total;
   const funds = await takeFunds(tx, owner, balance, amount);
 
@@ -101,17 +98,23 @@ export async function createRefund(
 }
 
 /** The caller's session, locked, if a refund of it may be created; else the spec's error, in the spec's order. */
-async function refundableSession(tx: EntityManager, owner: Owner, checkoutSessionId: string): Promise<CheckoutSession> {
+async function refundableSession(
+  tx: EntityManager,
+  owner: Owner,
+  checkoutSessionId: string,
+  disputeBlocking: AppDeps['disputeBlockingRefund'],
+): Promise<CheckoutSession> {
   const session = UUID.safeParse(checkoutSessionId).success
     ? await tx.findOne(CheckoutSession, { id: checkoutSessionId, ...owner }, { lockMode: LockMode.PESSIMISTIC_WRITE })
     : null;
   if (!session) throw new DomainError('session_not_found');
   // Checked before the status: a refunded session answers "already exists", not "not completed".
-  if (await tx.count(Refund, { checkoutSessionId: session.id, status: { $ne: 'failed' } })) throw new DomainError('refund_already_exists');
+  if (await hasStandingRefund(tx, session.id)) throw new DomainError('refund_already_exists');
   // The cardholder's bank has the money back, or is deciding whether to take it: a refund would pay twice.
   // A dispute's opening takes the same balance lock first, so of a refund and a dispute only one takes the money.
-  const dispute = await tx.findOne(Dispute, { checkoutSessionId: session.id }, { fields: ['status'] });
-  if (dispute && BLOCKS_REFUND.includes(dispute.status)) throw new DomainError('refund_session_disputed', { params: { status: dispute.status } });
+  // Asked through AppDeps: disputes/ reads refunds/, so refunds/ names nothing of disputes/.
+  const disputeStatus = await disputeBlocking(tx, session.id);
+  if (disputeStatus) throw new DomainError('refund_session_disputed', { params: { status: disputeStatus } });
   if (session.status !== 'completed') throw new DomainError('refund_session_not_completed');
   return session;
 }

@@ -1,7 +1,7 @@
 import { refundWorkflowContract, type RefundWorkflowInput } from '../../../contracts/refunds.js';
 import { refundWorkflowId } from '../../../contracts/workflow-ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
-import { workflowStart, type WorkflowStart } from '../outbox/workflow-message.rules.js';
+import { workflowStart, type WorkflowStart } from '../outbox/index.js';
 import type { Refund } from './refund.entity.js';
 import { refundView } from './refund.view.js';
 

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Business } from '../businesses/business.entity.js';
+import { Business } from '../businesses/index.js';
 
 export const RESERVE_STATUSES = ['active', 'partially_released', 'released', 'consumed'] as const;
 export type ReserveStatus = (typeof RESERVE_STATUSES)[number];

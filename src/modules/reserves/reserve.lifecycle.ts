@@ -1,7 +1,6 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { requireTransaction } from '../../db/transaction.js';
-import { transfer } from '../ledger/accounts.rules.js';
-import { lockBalance, postTransaction } from '../ledger/ledger.service.js';
+import { transfer, lockBalance, postTransaction } from '../ledger/index.js';
 import { HOLDING_STATUSES, Reserve, type ReserveStatus } from './reserve.entity.js';
 import { heldOf, releaseReference, reserveStatusOf } from './reserve.rules.js';
 

@@ -1,9 +1,9 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { cursorQuery, decodeCursor, encodeCursor } from '../../domain/cursor.js';
-import type { Owner } from '../ledger/ledger.service.js';
+import type { Owner } from '../ledger/index.js';
 import { DomainError } from '../../domain/errors.js';
-import { rowCounts } from '../lists/row-count.queries.js';
+import { rowCounts } from '../lists/index.js';
 import { RESERVE_STATUSES, Reserve } from './reserve.entity.js';
 import type { ReserveSummaryResource } from './reserve.schemas.js';
 

@@ -1,4 +1,4 @@
-import { callerOf } from '../businesses/auth.middleware.js';
+import { callerOf } from '../businesses/index.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import { reserveExample } from './reserve.examples.js';
 import { idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';

@@ -1,11 +1,10 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../domain/ids.js';
-import type { Owner } from '../ledger/ledger.service.js';
+import type { Owner } from '../ledger/index.js';
 import { requireTransaction } from '../../db/transaction.js';
 import { centsToDecimalString } from '../../domain/money.js';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { OutboxEntry, workflowStart } from '../outbox/index.js';
 import { reserveReleaseWorkflowContract } from '../../../contracts/reserves.js';
-import { workflowStart } from '../outbox/workflow-message.rules.js';
 import { HOLDING_STATUSES, Reserve } from './reserve.entity.js';
 import { planConsumption, reserveStatusOf } from './reserve.rules.js';
 import { reserveReleaseAgainWorkflowId } from '../../../contracts/workflow-ids.js';

@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { DECLINE_MESSAGES, type ChargeLookup, type DeclineCode } from '../processor/processor.port.js';
+import { DECLINE_MESSAGES, type ChargeLookup, type DeclineCode } from '../processor/index.js';
 
 /**
  * How a Stripe PaymentIntent reads as the port's charge. The connector opens one intent per session

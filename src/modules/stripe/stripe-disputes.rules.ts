@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import type { DisputeReason } from '../../../contracts/disputes.js';
-import type { AcquirerStage } from '../disputes/dispute-acquirer.lifecycle.js';
+import type { AcquirerStage } from '../disputes/index.js';
 
 /** The dispute events the acquirer endpoint takes (docs/acquirer.md: the events to select at Stripe). */
 export const STRIPE_DISPUTE_EVENTS = [

@@ -1,4 +1,4 @@
-import type { OutboxEntry } from '../outbox/outbox.entity.js';
+import type { OutboxEntry } from '../outbox/index.js';
 
 /** What an event Stripe delivered came to, recorded on its `acquirer_events` row and counted. */
 export type EventOutcome = 'applied' | 'unchanged' | 'duplicate' | 'ignored' | 'unmatched' | 'refused' | 'disagrees';

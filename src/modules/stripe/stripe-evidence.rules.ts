@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import type { Evidence, EvidenceField } from '../disputes/dispute.entity.js';
+import type { Evidence, EvidenceField } from '../disputes/index.js';
 import type { FieldError } from '../../domain/errors.js';
 
 /**
@@ -78,7 +78,7 @@ const SOURCES: Record<StripeTextField, EvidenceField[]> = {
  * field past its Stripe limit, or the two texts that share `uncategorized_text` past its limit together
  * (with the heading and the blank line between them). Empty when Stripe takes it all.
  */
-export function stripeEvidenceProblems(evidence: Partial<Evidence>): FieldError[] {
+export function stripeEvidenceProblems(evidence: Partial<Evidence> | Readonly<Record<string, string | null>>): FieldError[] {
   const sent = stripeEvidence(evidence) as Record<StripeTextField, string | undefined>;
   const problems: FieldError[] = [];
   for (const [stripeField, limit] of Object.entries(STRIPE_EVIDENCE_LIMITS) as [StripeTextField, number][]) {

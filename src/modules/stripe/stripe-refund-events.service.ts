@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Stripe from 'stripe';
-import { failCompletedRefund } from '../refunds/refund.lifecycle.js';
-import { Refund } from '../refunds/refund.entity.js';
+import { failCompletedRefund, Refund } from '../refunds/index.js';
 import { metrics } from '../../ops/metrics.js';
 import { lateRefundFailureOf } from './stripe-refunds.rules.js';
 import type { ReceivedEvent } from './stripe-event.outcome.js';

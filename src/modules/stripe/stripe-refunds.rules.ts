@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import type { RefundOutcome } from '../processor/processor.port.js';
+import type { RefundOutcome } from '../processor/index.js';
 
 /**
  * Stripe's refund statuses in the port's outcomes, and so in the spec's refund statuses (docs/acquirer.md

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import type { Logger } from 'pino';
-import { INVALID_CARD_NUMBER } from '../processor/card.rules.js';
 import {
+  INVALID_CARD_NUMBER,
   AcquirerConfigurationError,
   AcquirerRefusedError,
   DECLINE_MESSAGES,
@@ -11,8 +11,9 @@ import {
   type ChargeLookup,
   type ChargeOutcome,
   type PaymentProcessor,
-} from '../processor/processor.port.js';
-import type { PayoutOutcome, PayoutRequest } from '../processor/processor.port.js';
+  type PayoutOutcome,
+  type PayoutRequest,
+} from '../processor/index.js';
 import { declineOf, readIntent } from './stripe-charges.rules.js';
 import { refundOutcomeOf } from './stripe-refunds.rules.js';
 import { stripeEvidence } from './stripe-evidence.rules.js';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { recordEvent } from '../events/event.service.js';
+import { recordEvent } from '../events/index.js';
 
 /** Svix's figure: an endpoint failing this long without one success is switched off (WEBHOOK_DISABLE_AFTER). */
 export const DEFAULT_DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;

@@ -1,6 +1,6 @@
 import type { SearchAttributeValues } from '../../../contracts/search-attributes.js';
 import { webhookDeliveryWorkflowContract, type WebhookDeliveryInput } from '../../../contracts/webhooks.js';
-import { workflowStart } from '../outbox/workflow-message.rules.js';
+import { workflowStart } from '../outbox/index.js';
 import { webhookDeliveryWorkflowId } from '../../../contracts/workflow-ids.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Event } from '../events/event.entity.js';
+import type { Event } from '../events/index.js';
 import type { WebhookAttempt, WebhookDelivery } from './webhook.entity.js';
 import type { attemptResource, DeliveryResource } from './webhook.schemas.js';
 

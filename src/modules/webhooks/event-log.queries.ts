@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pageMeta } from '../../domain/cursor.js';
-import type { Caller } from '../businesses/caller.js';
-import { Event } from '../events/event.entity.js';
-import { pageIds } from '../lists/page.queries.js';
-import { cappedTotal, countedTotal } from '../lists/row-count.queries.js';
+import type { Caller } from '../businesses/index.js';
+import { Event } from '../events/index.js';
+import { pageIds, cappedTotal, countedTotal } from '../lists/index.js';
 import { WebhookAttempt, WebhookDelivery } from './webhook.entity.js';
 import type { EventLogEntryResource, EventLogQuery } from './webhook.schemas.js';
 import { deliveryView } from './delivery.view.js';

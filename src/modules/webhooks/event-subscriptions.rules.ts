@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type EventType } from '../events/event.entity.js';
+import { EVENT_TYPES, type EventType } from '../events/index.js';
 
 /**
  * The spec's conflict: examples subscribe to `checkout.completed` and `withdrawal.completed`, the event

@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Caller } from '../businesses/caller.js';
+import type { Caller } from '../businesses/index.js';
 import { DomainError } from '../../domain/errors.js';
-import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { claimForFastPath, OutboxEntry } from '../outbox/index.js';
 import { deliveryWorkflowStart } from './delivery.start.js';
 import { WebhookDelivery, WebhookEndpoint } from './webhook.entity.js';
 import { newDelivery } from './webhook-deliveries.service.js';

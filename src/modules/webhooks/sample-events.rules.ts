@@ -1,4 +1,4 @@
-import type { EventType } from '../events/event.entity.js';
+import type { EventType } from '../events/index.js';
 
 /** The status a real event of each dispute type most often carries. */
 const DISPUTE_SAMPLE_STATUS = {

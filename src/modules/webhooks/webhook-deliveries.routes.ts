@@ -1,11 +1,10 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
-import { callerOf } from '../businesses/auth.middleware.js';
+import { callerOf } from '../businesses/index.js';
 import type { AppDeps } from '../app-deps.js';
-import { idempotency } from '../idempotency/idempotency.middleware.js';
+import { idempotency, idempotencyKeyHeader } from '../idempotency/index.js';
 import { idPath } from '../../http/openapi/parameters.js';
-import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, ok } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import { parseBody, parseQuery } from '../../http/validate.js';

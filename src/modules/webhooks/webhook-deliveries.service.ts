@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../domain/ids.js';
 import { requireTransaction } from '../../db/transaction.js';
-import { Event } from '../events/event.entity.js';
-import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { Event } from '../events/index.js';
+import { claimForFastPath, OutboxEntry } from '../outbox/index.js';
 import { deliveryWorkflowStart } from './delivery.start.js';
 import { deliveryBody } from './delivery.view.js';
 import { TEST_EVENT_TYPE } from './event-subscriptions.rules.js';

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Business } from '../businesses/business.entity.js';
-import { Event } from '../events/event.entity.js';
+import { Business } from '../businesses/index.js';
+import { Event } from '../events/index.js';
 
 export const DISABLED_REASONS = ['manual', 'failing'] as const;
 export type DisabledReason = (typeof DISABLED_REASONS)[number];

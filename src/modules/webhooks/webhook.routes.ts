@@ -1,11 +1,10 @@
 import type { Context } from 'koa';
-import { callerOf } from '../businesses/auth.middleware.js';
+import { callerOf } from '../businesses/index.js';
 import { conditionalGet } from '../../http/conditional-get.js';
 import type { AppDeps } from '../app-deps.js';
-import { idempotency } from '../idempotency/idempotency.middleware.js';
+import { idempotency, idempotencyKeyHeader } from '../idempotency/index.js';
 import { endpointExample } from './webhook.examples.js';
 import { idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
-import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok, pageMetaExample, WRITE } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import { parseBody, parseQuery } from '../../http/validate.js';

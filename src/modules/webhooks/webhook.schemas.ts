@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageMetaSchema, prefixedId, timestamp } from '../../http/envelope.js';
-import { EVENT_TYPES } from '../events/event.entity.js';
+import { EVENT_TYPES } from '../events/index.js';
 import { DELIVERY_STATUSES, DISABLED_REASONS } from './webhook.entity.js';
 import { canonicalEventType, EVENT_ALIASES, SUBSCRIBABLE_EVENTS } from './event-subscriptions.rules.js';
 import { queryInstant } from '../../http/validate.js';

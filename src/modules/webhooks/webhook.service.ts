@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pageMeta } from '../../domain/cursor.js';
 import { newId } from '../../domain/ids.js';
-import type { Caller } from '../businesses/caller.js';
+import type { Caller } from '../businesses/index.js';
 import { DomainError } from '../../domain/errors.js';
 import { nonPublicAddresses, type ResolveAll } from './private-address.rules.js';
 import { receiverResolveAll } from './receiver-dns.js';

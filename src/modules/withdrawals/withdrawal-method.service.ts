@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../domain/ids.js';
-import { Business } from '../businesses/business.entity.js';
+import { Business } from '../businesses/index.js';
 import { destinationSchema, matchingDestination } from './destination.rules.js';
 import { methodDestination, WithdrawalMethod, type DestinationType } from './withdrawal-method.entity.js';
 

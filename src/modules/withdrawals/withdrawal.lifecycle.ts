@@ -1,11 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { recordEvent } from '../events/event.service.js';
-import type { PayoutReference } from '../processor/processor.port.js';
-import { finishInFlight, startInFlight } from '../ledger/in-flight.lifecycle.js';
-import { postTransaction, ownerOf } from '../ledger/ledger.service.js';
+import { recordEvent } from '../events/index.js';
+import type { PayoutReference } from '../processor/index.js';
+import { finishInFlight, startInFlight, postTransaction, ownerOf, transfer } from '../ledger/index.js';
 import { Withdrawal } from './withdrawal.entity.js';
 import { moneyBack } from './withdrawal.rules.js';
-import { transfer } from '../ledger/accounts.rules.js';
 import { withdrawalFailedPayload, withdrawalPaidPayload } from './withdrawal.events.js';
 
 /**

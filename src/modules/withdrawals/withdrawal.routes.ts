@@ -1,16 +1,15 @@
-import { callerOf } from '../businesses/auth.middleware.js';
+import { callerOf } from '../businesses/index.js';
 import { conditionalGet } from '../../http/conditional-get.js';
-import { idempotency } from '../idempotency/idempotency.middleware.js';
+import { idempotency, idempotencyKeyHeader } from '../idempotency/index.js';
 import { withdrawalExample } from './withdrawal.examples.js';
 import { idPath, ifNoneMatchHeader } from '../../http/openapi/parameters.js';
-import { idempotencyKeyHeader } from '../idempotency/idempotency.schemas.js';
 import { AUTHENTICATED, errors, IDEMPOTENT_POST, linkById, notModified, ok, pageMetaExample } from '../../http/openapi/responses.js';
 import type { Operation } from '../../http/operation.js';
 import type { AppDeps } from '../app-deps.js';
 import { parseBody, parseQuery } from '../../http/validate.js';
 import { failpoint } from '../../ops/failpoints.js';
 import { metrics } from '../../ops/metrics.js';
-import { requireLiveWithdrawals } from '../processor/live-mode.rules.js';
+import { requireLiveWithdrawals } from '../processor/index.js';
 import {
   cancelledWithdrawalResource,
   createdWithdrawalResource,

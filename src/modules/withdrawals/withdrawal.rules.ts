@@ -1,5 +1,4 @@
-import { transfer } from '../ledger/accounts.rules.js';
-import type { Posting } from '../ledger/ledger.service.js';
+import { transfer, type Posting } from '../ledger/index.js';
 
 /**
  * A withdrawal that will not be paid (cancelled while pending, or failed by the processor) gives its

@@ -1,21 +1,18 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { pageMeta } from '../../domain/cursor.js';
-import { countedTotal } from '../lists/row-count.queries.js';
-import { pageIds } from '../lists/page.queries.js';
+import { countedTotal, pageIds } from '../lists/index.js';
 import { newId } from '../../domain/ids.js';
-import type { Caller } from '../businesses/caller.js';
+import type { Caller } from '../businesses/index.js';
 import { DomainError } from '../../domain/errors.js';
 import { methodDestination, type DestinationType } from './withdrawal-method.entity.js';
-import { postingStatement, lockBalance, postTransaction, ownerOf, readBalance, type Owner } from '../ledger/ledger.service.js';
+import { postingStatement, lockBalance, postTransaction, ownerOf, readBalance, type Owner, transfer } from '../ledger/index.js';
 import { centsToDecimalString } from '../../domain/money.js';
-import { claimForFastPath } from '../outbox/outbox.dispatcher.js';
-import { OutboxEntry } from '../outbox/outbox.entity.js';
+import { claimForFastPath, OutboxEntry } from '../outbox/index.js';
 import { destinationText, matchingDestination, type Destination } from './destination.rules.js';
 import { Withdrawal } from './withdrawal.entity.js';
 import { moneyBack } from './withdrawal.rules.js';
 import type { CreateWithdrawalInput, ListWithdrawalsQuery } from './withdrawal.schemas.js';
 import { withdrawalCancelled, withdrawalWorkflowStart } from './withdrawal.start.js';
-import { transfer } from '../ledger/accounts.rules.js';
 import { requireTransaction } from '../../db/transaction.js';
 
 // The withdrawal and its workflow's outbox row, written only with the balance move (`postingStatement`, covered).

@@ -1,7 +1,7 @@
 import { withdrawalCancelledSignal, withdrawalWorkflowContract, type WithdrawalWorkflowInput } from '../../../contracts/withdrawals.js';
 import { withdrawalWorkflowId } from '../../../contracts/workflow-ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
-import { workflowSignal, workflowStart, type WorkflowSignal, type WorkflowStart } from '../outbox/workflow-message.rules.js';
+import { workflowSignal, workflowStart, type WorkflowSignal, type WorkflowStart } from '../outbox/index.js';
 import type { Withdrawal } from './withdrawal.entity.js';
 import { withdrawalView } from './withdrawal.view.js';
 

@@ -16,8 +16,8 @@ import { openDatabase } from '../../../src/main/database.js';
 import { createLogger } from '../../../src/log.js';
 import { paymentProcessor } from '../../../src/main/payment-processor.js';
 import { connectTemporalFor, defaultTemporalAddress, outboxFor } from '../../../src/main/runtime.js';
-import { startOutboxRelay } from '../../../src/modules/outbox/outbox.relay.js';
-import { webhookEncryptionKey } from '../../../src/modules/webhooks/secret-box.crypto.js';
+import { startOutboxRelay } from '../../../src/modules/outbox/index.js';
+import { webhookEncryptionKey } from '../../../src/modules/webhooks/index.js';
 import { connectWorker, createWorker } from '../../../src/temporal/worker.js';
 
 type Activity = (...args: unknown[]) => Promise<unknown>;

@@ -4,7 +4,7 @@
  * calls for, no fewer and no more.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { verifyLedger } from '../../../src/modules/ledger/ledger-verify.service.js';
+import { verifyLedger } from '../../../src/modules/ledger/index.js';
 
 /** The ledger postings each status calls for, in order. */
 const WITHDRAWAL_POSTINGS: Record<string, string[]> = {

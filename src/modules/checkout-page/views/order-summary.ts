@@ -1,4 +1,4 @@
-import type { CheckoutSession, SessionItem } from '../../checkout/session.entity.js';
+import type { CheckoutSession, SessionItem } from '../../checkout/index.js';
 import { formatCents } from '../format.view.js';
 import { html, type Html } from '../html.view.js';
 

@@ -1,7 +1,7 @@
 import { COUNTRIES } from '../countries.view.js';
 import { formatCents } from '../format.view.js';
 import { flag, html, type Html } from '../html.view.js';
-import type { CheckoutForPage } from '../../checkout/load-checkout.queries.js';
+import type { CheckoutForPage } from '../../checkout/index.js';
 
 interface FieldOptions {
   id: string;

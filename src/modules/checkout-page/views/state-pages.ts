@@ -1,9 +1,7 @@
-import type { CheckoutSession } from '../../checkout/session.entity.js';
+import { type CheckoutSession, type CheckoutForPage, paymentRedirectUrl } from '../../checkout/index.js';
 import { showsCustomerDetails } from '../customer-details.rules.js';
 import { formatCents, formatDate } from '../format.view.js';
 import { html, type Html } from '../html.view.js';
-import type { CheckoutForPage } from '../../checkout/load-checkout.queries.js';
-import { paymentRedirectUrl } from '../../checkout/redirect.rules.js';
 import { layout } from './layout.js';
 import { orderSummary } from './order-summary.js';
 import { paymentForm } from './payment-form.js';
