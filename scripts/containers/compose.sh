@@ -21,7 +21,8 @@ pc() { "$venv/bin/podman-compose" --podman-run-args=--pull=never -f docker-compo
 log() { printf '%s  %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$state/report.txt"; }
 
 # Secrets made once and kept with the volumes (sealed payloads must open after `down` and `up`).
-if [ ! -s "$state/env" ]; then
+# (A file from before the receiver's settings is made again.)
+if ! grep -q '^REHEARSE_RECEIVER_CA=' "$state/env" 2>/dev/null; then
   openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost -addext 'subjectAltName=DNS:localhost,IP:127.0.0.1' \
     -keyout "$state/key.pem" -out "$state/cert.pem" 2>/dev/null
   cat "$state/cert.pem" "$state/key.pem" >"$state/proxy.pem"
