@@ -86,6 +86,9 @@ up() {
 }
 
 down() {
+  # The app's logs outlive the containers (down removes them): the report's 500s and restarts are read there.
+  mkdir -p "$state/logs"; local c
+  for c in api-1 api-2 worker; do podman logs "$(cname "$c")" >>"$state/logs/$c.log" 2>&1 || true; done
   [ -s "$state/health.pid" ] && kill "$(cat "$state/health.pid")" 2>/dev/null || true; rm -f "$state/health.pid"
   pc down >/dev/null 2>&1; log "down: containers removed, volumes kept ($(podman volume ls -q | grep -c '^payments_') volumes)"
 }
@@ -94,7 +97,7 @@ case "${1:-all}" in
   up) up ;; down) down ;;
   checks) bash "$root/scripts/containers/checks.sh" "${2:-load}" ;;
   all)
-    : >"$state/report.txt"
+    : >"$state/report.txt"; rm -rf "$state/logs"
     # From empty volumes: the checks count every row as one the load was told of.
     pc down -v >/dev/null 2>&1 || true; podman volume rm -f payments_app-db payments_temporal-db >/dev/null 2>&1 || true
     log "all: volumes emptied; report in $state/report.txt"

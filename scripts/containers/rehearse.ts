@@ -102,7 +102,7 @@ async function load(): Promise<boolean> {
   try {
     const businesses = await createLoadBusinesses(databaseUrl, 3, 'Containers rehearsal business');
     await registerWebhooks(client, businesses, () => receiver.url());
-    log(`load on: 3 businesses, 2 buyers and 1 treasurer each, through HAProxy at ${env('REHEARSE_ORIGIN')}; webhooks to ${receiver.url()}`);
+    log(`load on: 3 businesses, 2 buyers and 1 treasurer each, through HAProxy at ${env('REHEARSE_ORIGIN')}; webhooks to the receiver at ${new URL(receiver.url()).origin}`);
     const run = startLoad(client, stats, businesses);
     const started = Date.now();
     const steps: Step[] = [];
