@@ -125,9 +125,10 @@ async function load(): Promise<boolean> {
     }
     const trafficSeconds = (Date.now() - started) / 1000;
     const received = () => receiver.received.map((r) => ({ path: r.path, eventId: String(r.headers['x-webhook-id']) }));
-    // Resent events pass, counted: the worker is SIGKILLed here (natively it is rolled with SIGTERM), and a
-    // worker killed between the receiver's 200 and the delivery's commit posts that event again, the
-    // documented at-least-once delivery (docs/decisions.md, "Webhook POST cut off by a worker crash").
+    // Resent events pass, counted: the worker is SIGKILLed here (natively it is rolled with SIGTERM) and the
+    // app's PostgreSQL stopped under load, and either, between the receiver's 200 and the delivery's commit,
+    // has that event posted again: the documented at-least-once delivery (docs/decisions.md, "Webhook POST
+    // cut off by a worker crash"). Seen: 5 events made as the worker was killed, 3 as PostgreSQL stopped.
     const checks = await checkOutcome(databaseUrl, businesses, received, { resent: true });
     const report = formatReport({ root: state, stats, figures: run.figures, steps, checks, trafficSeconds, totalSeconds: trafficSeconds + checks.settleSeconds, uiOrigin: 'http://127.0.0.1:8080' });
     process.stdout.write(`${report.text.replace('Production rehearsal', 'Containers rehearsal (load and checks of scripts/rehearse)')}\n`);
