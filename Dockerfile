@@ -12,7 +12,9 @@ COPY package.json package-lock.json ./
 # `npm run build`, that the install is done.
 RUN npm install --no-audit --no-fund --loglevel=error && touch node_modules/.payments-install-stamp
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts ./scripts
+# The build's own two scripts only: the rehearsal's scripts beside them are no part of the image, and
+# copying them made every change to them build the service again.
+COPY scripts/run.sh scripts/build.ts ./scripts/
 COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities

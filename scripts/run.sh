@@ -104,6 +104,24 @@ case "$cmd" in
     export SCHEMATHESIS_BIN="$st_venv/bin/schemathesis"
     exec "${tsnode[@]}" scripts/fuzz.ts "$@" ;;
   rehearse)
+    # `--containers`: the Dockerfile and docker-compose.yml run under podman instead, with stand-in base
+    # images made here when missing, and the same load and checks (scripts/containers/, docs/production.md).
+    case " $* " in *" --containers "*)
+      command -v podman >/dev/null && command -v runc >/dev/null && command -v debootstrap >/dev/null ||
+        { echo "run.sh: installing podman, runc, debootstrap (Debian's)" >&2; apt-get install -y -q podman runc debootstrap >&2; }
+      grep -q '^runtime *= *"runc"' /etc/containers/containers.conf 2>/dev/null && grep -q '^default_ulimits *= *\[\]' /etc/containers/containers.conf ||
+        echo 'run.sh: warning: /etc/containers/containers.conf wants [containers] default_ulimits = [] and [engine] runtime = "runc" here (docs/production.md)' >&2
+      images=()
+      podman image exists docker.io/library/node:24-bookworm-slim || images+=(node)
+      { podman image exists docker.io/library/postgres:18 && podman image exists docker.io/library/postgres:16; } || images+=(postgres)
+      for t in server:1.29.1 admin-tools:1.29.1 ui:2.55.0; do podman image exists "docker.io/temporalio/$t" || { images+=(temporal); break; }; done
+      podman image exists docker.io/library/haproxy:2.6 || images+=(haproxy)
+      if [ ${#images[@]} -gt 0 ]; then
+        case " ${images[*]} " in *" temporal "*) bash scripts/provision-temporal.sh cli server ui >/dev/null ;; esac
+        bash scripts/containers/images.sh "${images[@]}"
+      fi
+      exec bash scripts/containers/compose.sh all ;;
+    esac
     # Production's topology natively (real Temporal server and UI built with Go, HAProxy, 2 APIs, 2 workers
     # from dist/), restarted piece by piece under load; see scripts/rehearse/run.ts and docs/rehearsal.md.
     eval "$(bash scripts/provision-temporal.sh cli server ui)"

@@ -37,8 +37,9 @@ const IN_FLIGHT = `
  * `received`: what the receiver got, read after the work in flight settled (deliveries keep arriving until then).
  * `resent`: whether an event posted more than once passes. Delivery is at least once (docs/decisions.md,
  * "Webhook POST cut off by a worker crash"): a primary demoted between the receiver's 200 and the commit of
- * the delivery's outcome leaves it to be sent again, so the failover rehearsal counts such posts (in
- * `webhook_posts`) where the others, whose faults cannot cut that commit off, still demand exactly once.
+ * the delivery's outcome leaves it to be sent again, and so does a worker SIGKILLed or a database stopped
+ * there (the containers rehearsal's faults), so those two count such posts (in `webhook_posts`) where the others, whose faults cannot
+ * cut that commit off, still demand exactly once.
  */
 export async function checkOutcome(
   databaseUrl: string,

@@ -15,16 +15,14 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../../src/main/database.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/dev/embedded-postgres.js';
 import { ensureDevCertificate } from '../../src/dev/tls.js';
-import { createBusiness, DEMO_BUSINESS } from '../../src/modules/businesses/index.js';
-import { addWithdrawalMethod } from '../../src/modules/withdrawals/index.js';
 import { stopAll } from '../../test/support/processes.js';
 import { startReceiver } from '../../test/support/webhook-receiver.js';
+import { createLoadBusinesses, registerWebhooks } from './businesses.js';
 import { checkOutcome } from './checks.js';
 import { createClient, Stats } from './client.js';
-import { startLoad, type LoadBusiness } from './load.js';
+import { startLoad } from './load.js';
 import { lowPort, sleep } from './proc.js';
 import { temporalUsage } from './host-usage.js';
 import { latencyLine, timedClient } from './latency.js';
@@ -98,32 +96,12 @@ try {
   );
   cleanup.unshift(() => services.stop());
 
-  // Businesses as an operator makes them (the admin command's services), each with a registered wallet.
-  const orm = await openDatabase(appDb.url());
-  const businesses: LoadBusiness[] = [];
-  for (let i = 0; i < BUSINESSES; i++) {
-    const { business, keys } = await createBusiness(orm.em.fork(), {
-      ...DEMO_BUSINESS,
-      name: `Rehearsal business ${i + 1}`,
-      rateLimitTier: 'enterprise',
-      rateLimitPerMinute: 1_000_000,
-      rateLimitBurst: 1_000_000,
-      // Reserves of half of them are released within the run, so refunds meet released and held ones.
-      reserveHoldMs: i % 2 ? 20_000 : DEMO_BUSINESS.reserveHoldMs,
-    });
-    const wallet = `payouts+${i}@rehearsal.example`;
-    await addWithdrawalMethod(orm.em.fork(), business.id, 'wallet', { walletEmail: wallet });
-    businesses.push({ id: business.id, key: keys.find((k) => k.mode === 'test')!.secret, wallet, sessions: new Set(), refunds: new Set(), withdrawals: new Set() });
-  }
-  await orm.close();
+  const businesses = await createLoadBusinesses(appDb.url(), BUSINESSES);
 
   const stats = new Stats();
   const client = createClient(services.proxyOrigin, readFileSync(tls.caFile), stats);
   cleanup.unshift(async () => client.close());
-  for (const biz of businesses) {
-    const hook = await client.post('/api/webhooks', { url: receiver.url(), events: ['*'] }, biz.key, [201]);
-    if (hook.status !== 201) throw new Error(`could not register a webhook endpoint: ${hook.status} ${hook.text}`);
-  }
+  await registerWebhooks(client, businesses, () => receiver.url());
 
   log(`load on: ${BUSINESSES} businesses, 2 buyers and 1 treasurer each, through ${services.proxyOrigin}`);
   const timing = timedClient(client);

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import selfsigned from 'selfsigned';
 
@@ -40,7 +41,8 @@ export async function ensureDevCertificate(dataDir: string, hostnames: string[] 
       { name: 'extKeyUsage', serverAuth: true },
       {
         name: 'subjectAltName',
-        altNames: [...hostnames.map((value) => ({ type: 2 as const, value })), { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }],
+        // A name given as an address is an IP entry: TLS matches an address in a URL against those only.
+        altNames: [...hostnames.map((value) => (isIP(value) ? { type: 7 as const, ip: value } : { type: 2 as const, value })), { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }],
       },
     ],
   });

@@ -1,5 +1,10 @@
-/** Socket errors of a dependency that went away or cannot be reached. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/**
+ * Socket errors of a dependency that went away or cannot be reached. ENOTFOUND among them: on a container
+ * network a stopped container's name leaves the network's DNS (podman's aardvark-dns, as Docker's), so
+ * PostgreSQL held down under compose is `getaddrinfo ENOTFOUND postgres-app`, not a refused connection;
+ * the containers rehearsal met it as 500s (docs/production.md).
+ */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
 
 /**
  * PostgreSQL's SQLSTATEs for "not now": class 08 (connection exception), a server shutting down or

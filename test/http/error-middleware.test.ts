@@ -66,6 +66,7 @@ describe('error middleware', () => {
     ['the pool timing out on connect', fault('timeout exceeded when trying to connect')],
     ['a driver error under the ORM\'s', fault('DriverException', { cause: fault('read ECONNRESET', { code: 'ECONNRESET' }) })],
     ['Temporal unreachable', fault('14 UNAVAILABLE: No connection established', { name: 'ServiceError' })],
+    ['a stopped container\'s name gone from the network\'s DNS', fault('DriverException', { cause: fault('getaddrinfo ENOTFOUND postgres-app', { code: 'ENOTFOUND' }) })],
   ])('counts %s as unavailable (503)', (_name, err) => {
     expect(isUnavailable(err)).toBe(true);
   });

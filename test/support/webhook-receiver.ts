@@ -25,10 +25,14 @@ export interface Answer {
 /**
  * A merchant's receiver on this machine: HTTPS with its own self-signed CA (separate from the API's), so
  * the service reaches it only when WEBHOOK_CA_FILE names that CA.
+ * `host`: the address it listens on and its URLs name (loopback, as `localhost`, unless told); `dir`: where
+ * its CA and certificate are kept, made there once, for a service started before the receiver (containers
+ * given the CA file at start).
  */
-export async function startReceiver() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'webhook-receiver-'));
-  const tls = await ensureDevCertificate(dir);
+export async function startReceiver(opts: { host?: string; dir?: string } = {}) {
+  const host = opts.host ?? '127.0.0.1';
+  const dir = opts.dir ?? mkdtempSync(path.join(os.tmpdir(), 'webhook-receiver-'));
+  const tls = await receiverCertificate(dir, host);
   const received: ReceivedWebhook[] = [];
   const scripts = new Map<string, Answer[]>();
   /** Requests of each path that arrived and are still open: held, their sender still waiting. */
@@ -51,7 +55,7 @@ export async function startReceiver() {
       else reply();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as { port: number };
   const stopListening = () =>
     new Promise<void>((resolve) => {
@@ -65,7 +69,7 @@ export async function startReceiver() {
     url(answers?: Answer[]): string {
       const route = `/hooks/${++counter}`;
       if (answers) scripts.set(route, [...answers]);
-      return `https://localhost:${port}${route}`;
+      return `https://${host === '127.0.0.1' ? 'localhost' : host}:${port}${route}`;
     },
     at: (url: string) => received.filter((r) => r.path === new URL(url).pathname),
     /** How many requests to `url` are held open now (answered or cut off by their sender: no longer counted). */
@@ -73,11 +77,14 @@ export async function startReceiver() {
     received,
     /** An outage: the port refuses connections until `recover`. */
     down: stopListening,
-    recover: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
+    recover: () => new Promise<void>((resolve) => server.listen(port, host, resolve)),
     close: () => (server.listening ? stopListening() : Promise.resolve()),
   };
 }
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/** The receiver's CA and certificate (for `localhost`, and `host` when it is another address), made once under `dir`. */
+export const receiverCertificate = (dir: string, host = '127.0.0.1') => ensureDevCertificate(dir, host === '127.0.0.1' ? ['localhost'] : ['localhost', host]);
 
 /** Polls until `check` returns a value (not undefined/false), at most `timeoutMs`. */
 export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
