@@ -17,6 +17,7 @@ import { declineOf, readIntent } from './stripe-charges.rules.js';
 import { refundOutcomeOf } from './stripe-refunds.rules.js';
 import { stripeEvidence } from './stripe-evidence.rules.js';
 import { isRefusedKey, keyRefused } from './stripe-access.js';
+import { createBrowserCharges } from './stripe-browser-charges.js';
 
 /**
  * Stripe behind the processor port (docs/acquirer.md). A charge is a PaymentIntent, created unconfirmed
@@ -83,6 +84,7 @@ export function createStripeProcessor(stripe: Stripe, options: StripeProcessorOp
 
   return {
     name: 'stripe',
+    ...createBrowserCharges(stripe, { settle, unavailable, log: options.log }),
 
     /**
      * The card as a Stripe PaymentMethod (the API posts card numbers here, so the deployment is in PCI DSS
