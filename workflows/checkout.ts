@@ -30,6 +30,11 @@ const { expireSession } = proxyActivities<CheckoutActivities>({
  * paying it here, when no pay has arrived by IN_DOUBT_CHECK_MS after it started (it is started by one), when
  * the expiry sweep signals it, and at `expiresAt`, it settles the payment in doubt from the processor's
  * record of its charge. The database stays the truth; every step is conditional on it.
+ *
+ * A payment the customer confirms in the browser (Stripe.js: `PayRequest.browser`) is answered with the
+ * charge's secret while the session stays `processing` (`confirming`); its end is the acquirer's, read here
+ * each time it has news (`paymentIntentChanged`: its event, the customer's return), or settled at
+ * `expiresAt` when the customer never comes back. Meanwhile it is no payment in doubt, and no other pay runs.
  */
 export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<CheckoutWorkflowState> {
   // Runs begun before this patch neither check a message's session nor settle payments in doubt.

@@ -5,7 +5,8 @@ import type { AcquirerDisputeNotice, Outcome } from '../../../contracts/disputes
 /**
  * The payment processor (acquirer) behind the service: the simulator (simulator/charges.simulator.ts) or a real
  * acquirer's adapter (src/modules/stripe/). Card data stops here: the API exchanges the card for a token
- * in the request, and only the token (never the number or CVC) reaches a workflow, the database or a log.
+ * in the request, and only the token (never the number or CVC) reaches a workflow, the database or a log;
+ * with an acquirer that takes the card from the customer's browser (`openBrowserCharge`), it never arrives.
  * Every method is asynchronous and says its mode, because a real acquirer answers over the network and a
  * deployment may send each mode to another acquirer (`byMode`, processor.modes.ts).
  */
