@@ -7,6 +7,7 @@ import {
   failPayment,
   paymentInDoubt,
   paymentToComplete,
+  chargeReferenceOf,
   closeChargeKey,
   recordChargeReference,
 } from '../src/modules/checkout/index.js';
@@ -102,6 +103,41 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
       const outcome = await processor.charge({ ...request, reference });
       await failpoint('pay.after-charge', sessionId);
       return outcome;
+    },
+
+    /**
+     * Opens the session's charge for the customer's browser to confirm at the acquirer (Stripe.js), and
+     * records its id before the page is given the secret that confirms it: a lookup that closed the key first
+     * means it never may be, and the page is never told the secret.
+     */
+    async openBrowserPayment(sessionId: string, returnUrl: string) {
+      const { amountInCents, currency, livemode } = await chargeRequestOf(deps.orm.em, sessionId);
+      const opened = await processor.openBrowserCharge!({ amountInCents, currency, idempotencyKey: sessionId, livemode });
+      if (opened.status === 'declined') return opened;
+      const recorded = await recordChargeReference(em(), sessionId, opened.reference);
+      if ('closed' in recorded) return { status: 'declined' as const, code: 'processing_error' as const, message: DECLINE_MESSAGES.processing_error };
+      return { status: 'opened' as const, clientSecret: opened.clientSecret, returnUrl };
+    },
+
+    /**
+     * What the browser's confirmation came to, read at the acquirer when it has news (its event, the
+     * customer's return): completes or fails the session as the card flow does, or leaves it `processing`
+     * while the customer may still confirm or authenticate (`pending`). Safe to run twice: both moves are
+     * conditional on `processing`.
+     */
+    async settleBrowserPayment(sessionId: string): Promise<{ outcome: 'completed' | 'failed' | 'pending' | 'not_processing'; status: string }> {
+      const { livemode, status } = await chargeRequestOf(deps.orm.em, sessionId);
+      if (status !== 'processing') return { outcome: 'not_processing', status };
+      const reference = await chargeReferenceOf(em(), sessionId);
+      if (!reference) return { outcome: 'pending', status };
+      const reading = await processor.readBrowserCharge!({ idempotencyKey: sessionId, livemode, reference });
+      if (reading.status === 'pending') return { outcome: 'pending', status };
+      if (reading.status === 'succeeded') {
+        const done = await complete(sessionId, reading.chargeId);
+        return { outcome: done.status === 'completed' ? 'completed' : 'not_processing', status: done.status };
+      }
+      const done = await fail(sessionId, { code: reading.code, message: reading.message });
+      return { outcome: done.status === 'failed' ? 'failed' : 'not_processing', status: done.status };
     },
 
     /**

@@ -20,6 +20,12 @@ export const sessionClosedSignal = defineSignal<[sessionId: string, status?: str
  * workflow settles it (`settlePaymentInDoubt`). Carries the session's id, which must be the workflow's own.
  */
 export const settlePaymentSignal = defineSignal<[sessionId: string]>('settlePayment');
+/**
+ * The acquirer has news of the payment the customer confirms in the browser: Stripe's event
+ * (`payment_intent.succeeded`, `payment_intent.payment_failed`), or the customer back at the page's
+ * `return_url` after 3-D Secure. Carries the session's id; the workflow reads the charge itself.
+ */
+export const paymentIntentChangedSignal = defineSignal<[sessionId: string]>('paymentIntentChanged');
 export const checkoutStateQuery = defineQuery<CheckoutWorkflowState>('status');
 
 /** Where a paid order ships, as the customer entered it (the session's `shipping`). */
@@ -39,15 +45,23 @@ export interface PaymentDetails {
   customerEmail?: string | null;
   /** Only when the session asks for shipping. */
   shipping?: ShippingAddress | null;
-  cardBrand: string;
-  cardLast4: string;
+  /** Null when the card is collected in the browser at the acquirer, which this service never sees. */
+  cardBrand: string | null;
+  cardLast4: string | null;
 }
 
 /** What the API sends: the card's token (never the card) and the customer's details. */
 export interface PayRequest extends PaymentDetails {
   /** The session it pays: the workflow refuses a pay that names another (absent in updates sent before it). */
   sessionId?: string;
+  /** The card's token; empty when the customer confirms the payment in the browser (`browser`). */
   token: string;
+  /**
+   * Present when the card is collected and the charge confirmed in the customer's browser at the acquirer
+   * (Stripe.js, live mode with ACQUIRER=stripe): the charge is opened and its secret handed to the page,
+   * which confirms it and comes back to `returnUrl`. Absent: the card's token is charged here.
+   */
+  browser?: { returnUrl: string };
   /**
    * Names this pay call's attempt in the database (the session's `paymentAttemptId`), so the API can tell
    * whether its call is the one that paid, whatever its update's answer. Absent in updates sent before it.
@@ -62,6 +76,8 @@ export interface PayRequest extends PaymentDetails {
  */
 export type PayResult =
   | { outcome: 'completed' | 'failed'; status: string }
+  /** The charge is opened for the browser to confirm (`PayRequest.browser`); the session stays `processing`. */
+  | { outcome: 'confirm'; status: 'processing'; clientSecret: string; returnUrl: string }
   | { outcome: 'not_payable'; status: string | null; behind?: string };
 
 export const payUpdate = defineUpdate<PayResult, [PayRequest]>('pay');

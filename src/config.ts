@@ -141,7 +141,13 @@ export interface AcquirerConfig {
   secretKey: string;
   webhookSecret: string;
   apiBase?: string;
+  /** The publishable key the hosted page gives Stripe.js, and where it loads Stripe.js from (Stripe's own in production). */
+  publishableKey: string;
+  stripeJsUrl: string;
 }
+
+/** Stripe.js as Stripe serves it: the one address production loads it from (PCI DSS requires it be Stripe's own). */
+export const STRIPE_JS_URL = 'https://js.stripe.com/v3/';
 
 /**
  * The configuration from the environment. `defaultEnv` is the NODE_ENV when none is set: the production
@@ -233,19 +239,23 @@ function assertConsistent(c: Environment): void {
 /** ACQUIRER=stripe needs its two secrets; Stripe's settings without it would be silently ignored, so they are refused. */
 function assertAcquirer(c: Environment): void {
   if (c.ACQUIRER === 'stripe') {
-    for (const name of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
+    for (const name of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_PUBLISHABLE_KEY'] as const) {
       if (!c[name]) throw new ConfigError(`Invalid configuration: ACQUIRER=stripe needs ${name} (docs/acquirer.md)`);
     }
     if (c.ALLOW_SIMULATED_LIVE_PAYMENTS) {
       throw new ConfigError('Invalid configuration: ALLOW_SIMULATED_LIVE_PAYMENTS=true and ACQUIRER=stripe both name what serves live payments; unset one');
     }
   } else {
-    const stray = (['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_API_BASE'] as const).find((name) => c[name]);
+    const stray = (['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_API_BASE', 'STRIPE_PUBLISHABLE_KEY', 'STRIPE_JS_URL'] as const).find((name) => c[name]);
     if (stray) throw new ConfigError(`Invalid configuration: ${stray} is set but ACQUIRER is not stripe; set ACQUIRER=stripe or unset it`);
   }
   // stripe-mock answers with fixtures and moves no money: a production deployment pointed at it would take orders it never charged.
   if (c.STRIPE_API_BASE && c.NODE_ENV === 'production') {
     throw new ConfigError('Invalid configuration: STRIPE_API_BASE is for stripe-mock in tests and development; production talks to Stripe itself');
+  }
+  // The card form runs in the script's frames: served from anywhere but Stripe, it would take the cards.
+  if (c.STRIPE_JS_URL && c.STRIPE_JS_URL !== STRIPE_JS_URL && c.NODE_ENV === 'production') {
+    throw new ConfigError('Invalid configuration: STRIPE_JS_URL is for a stand-in of Stripe.js in tests and development; production loads Stripe.js from Stripe itself');
   }
 }
 
@@ -253,7 +263,14 @@ function assertAcquirer(c: Environment): void {
 function liveModeConfig(c: Environment): Pick<Config, 'livePayments' | 'liveWithdrawals' | 'acquirer'> {
   const simulated = c.ALLOW_SIMULATED_LIVE_PAYMENTS ?? c.NODE_ENV !== 'production';
   const acquirer: AcquirerConfig | null =
-    c.ACQUIRER === 'stripe' ? { name: 'stripe', secretKey: c.STRIPE_SECRET_KEY!, webhookSecret: c.STRIPE_WEBHOOK_SECRET!, apiBase: c.STRIPE_API_BASE } : null;
+    c.ACQUIRER === 'stripe' ? {
+          name: 'stripe',
+          secretKey: c.STRIPE_SECRET_KEY!,
+          webhookSecret: c.STRIPE_WEBHOOK_SECRET!,
+          apiBase: c.STRIPE_API_BASE,
+          publishableKey: c.STRIPE_PUBLISHABLE_KEY!,
+          stripeJsUrl: c.STRIPE_JS_URL ?? STRIPE_JS_URL,
+        } : null;
   return {
     acquirer,
     livePayments: acquirer ? 'acquirer' : simulated ? 'simulated' : 'refused',

@@ -188,6 +188,14 @@ export const environmentSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=_-]+$/, 'must be the endpoint\'s signing secret, whsec_…').optional(),
   /** Another address for Stripe's API: stripe-mock's, in tests and on a laptop (http://127.0.0.1:12111). Never in production. */
   STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
+  /** The account's publishable key (pk_…), which the hosted page gives Stripe.js to collect the card at Stripe. */
+  STRIPE_PUBLISHABLE_KEY: z.string().regex(/^pk_(test|live)_[A-Za-z0-9_]+$/, 'must be a Stripe publishable key, pk_live_… or pk_test_…').optional(),
+  /**
+   * Where the hosted page loads Stripe.js from. Unset: Stripe's own https://js.stripe.com/v3/. Another address
+   * (a stand-in script in tests) is refused in production: a page that loaded the card form from elsewhere
+   * would hand customers' cards to whoever serves it.
+   */
+  STRIPE_JS_URL: z.url({ protocol: /^https?$/ }).optional(),
   /**
    * What pays live withdrawals out: `simulator` lets the card simulator do it (a staging deployment). Unset:
    * the simulator where live payments are simulated, none with a real acquirer or where they are refused.

@@ -12,7 +12,7 @@ const localSteps = proxyLocalActivities<PaymentActivities>(databaseSteps);
 
 // A transient processor fault is retried a few times, quickly: the customer is waiting on the page. The
 // idempotency key (the session id) makes a retry safe. If the fault persists, the outcome is unknown.
-const { chargeCard } = proxyActivities<PaymentActivities>({
+const { chargeCard, openBrowserPayment } = proxyActivities<PaymentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 4 },
 });
@@ -25,7 +25,7 @@ const lookUpOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 } as const;
-const { lookUpCharge, settlePayment } = proxyActivities<PaymentActivities>(lookUpOptions);
+const { lookUpCharge, settlePayment, settleBrowserPayment } = proxyActivities<PaymentActivities>(lookUpOptions);
 
 /**
  * How long after its start a checkout workflow asks whether a payment is in doubt when no pay has reached
@@ -63,11 +63,18 @@ export async function runPayment(sessionId: string, request: PayRequest): Promis
   const attemptId = patched('pay-call-attempt-id') && callAttemptId ? callAttemptId : uuid4();
   const begun = await beginPayment(sessionId, details, attemptId);
   if (!begun.started) return { outcome: 'not_payable', status: begun.status };
-  step('processing', `Charging the ${details.cardBrand} card ending ${details.cardLast4}`);
-
   let charge: ChargeLookup;
   try {
-    charge = await chargeCard(sessionId, token);
+    if (request.browser) {
+      step('processing', 'Opening the charge for the customer to confirm in the browser (Stripe.js)');
+      const opened = await openBrowserPayment(sessionId, request.browser.returnUrl);
+      // Handed to the page; the checkout workflow waits for the acquirer's word (`settleBrowserCharge`).
+      if (opened.status === 'opened') return { outcome: 'confirm', status: 'processing', clientSecret: opened.clientSecret, returnUrl: opened.returnUrl };
+      charge = opened;
+    } else {
+      step('processing', `Charging the ${details.cardBrand} card ending ${details.cardLast4}`);
+      charge = await chargeCard(sessionId, token);
+    }
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     // Versioned: a payment whose charge had already failed under the old code (which declined at once)
@@ -131,6 +138,33 @@ export async function settlePaymentInDoubt(sessionId: string, heard?: (attemptId
   }
   const settled = await settlePayment(sessionId);
   step(settled.status, settled.chargeId ? `Settled: charge ${settled.chargeId} found; the payment is recorded` : `Settled: ${settled.status} (${settled.reason})`);
+  if (settled.status === 'completed' || settled.status === 'failed') return { outcome: settled.status, status: settled.status };
+  return { outcome: 'not_payable', status: settled.status };
+}
+
+/**
+ * A charge the customer confirms in the browser, read at the acquirer when it has news of it (Stripe's event,
+ * the customer's return from 3-D Secure): the session completed or failed as it says, or left `processing`
+ * while the customer may still confirm or authenticate (`pending`: the workflow waits for more news or the
+ * session's expiry, `settleBrowserChargeAtExpiry`).
+ */
+export async function settleBrowserCharge(sessionId: string): Promise<PayResult | { outcome: 'pending' }> {
+  const read = await settleBrowserPayment(sessionId);
+  if (read.outcome === 'pending') return { outcome: 'pending' };
+  step(read.status, `The charge confirmed in the browser came to ${read.status}`);
+  if (read.outcome === 'completed' || read.outcome === 'failed') return { outcome: read.outcome, status: read.status };
+  return { outcome: 'not_payable', status: read.status };
+}
+
+/**
+ * The customer never came back (never confirmed, or left 3-D Secure unfinished) by the session's expiry:
+ * the charge is settled as a payment in doubt is, its key closed and the intent cancelled unless it
+ * succeeded meanwhile (then the payment completes), so nothing can be charged for a failed session.
+ */
+export async function settleBrowserChargeAtExpiry(sessionId: string): Promise<PayResult> {
+  setCurrentDetails('The session expired with the charge still open in the browser; cancelling it at the acquirer');
+  const settled = await settlePayment(sessionId);
+  step(settled.status, `Settled at expiry: ${settled.status} (${settled.reason})`);
   if (settled.status === 'completed' || settled.status === 'failed') return { outcome: settled.status, status: settled.status };
   return { outcome: 'not_payable', status: settled.status };
 }

@@ -1,9 +1,10 @@
 import { allHandlersFinished, condition, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { CheckoutActivities } from '../activities/checkout.js';
-import { IN_DOUBT_CHECK_MS, runPayment, settlePaymentInDoubt } from './checkout-payment.js';
+import { IN_DOUBT_CHECK_MS, runPayment, settleBrowserCharge, settleBrowserChargeAtExpiry, settlePaymentInDoubt } from './checkout-payment.js';
 import {
   checkoutStateQuery,
   payUpdate,
+  paymentIntentChangedSignal,
   sessionClosedSignal,
   settlePaymentSignal,
   type CheckoutWorkflowInput,
@@ -29,6 +30,11 @@ const { expireSession } = proxyActivities<CheckoutActivities>({
  * paying it here, when no pay has arrived by IN_DOUBT_CHECK_MS after it started (it is started by one), when
  * the expiry sweep signals it, and at `expiresAt`, it settles the payment in doubt from the processor's
  * record of its charge. The database stays the truth; every step is conditional on it.
+ *
+ * A payment the customer confirms in the browser (Stripe.js: `PayRequest.browser`) is answered with the
+ * charge's secret while the session stays `processing` (`confirming`); its end is the acquirer's, read here
+ * each time it has news (`paymentIntentChanged`: its event, the customer's return), or settled at
+ * `expiresAt` when the customer never comes back. Meanwhile it is no payment in doubt, and no other pay runs.
  */
 export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<CheckoutWorkflowState> {
   // Runs begun before this patch neither check a message's session nor settle payments in doubt.
@@ -42,6 +48,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<Ch
   const heard = new Map<string, PayRequest>();
   let paysArrived = 0;
   let inDoubt = false;
+  // A charge handed to the customer's browser to confirm (Stripe.js): the session is `processing` with its
+  // owner here, waiting for the acquirer's news (`intentNews`) or the session's expiry, so it is no payment
+  // in doubt, and no other pay runs meanwhile.
+  let confirming = false;
+  let intentNews = false;
   const ours = (sessionId: string | undefined) => !owner || sessionId === input.sessionId;
 
   setHandler(checkoutStateQuery, () => state);
@@ -51,18 +62,24 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<Ch
   setHandler(settlePaymentSignal, (sessionId) => {
     if (ours(sessionId)) inDoubt = true;
   });
+  setHandler(paymentIntentChangedSignal, (sessionId) => {
+    if (sessionId === input.sessionId) intentNews = true;
+  });
   setHandler(
     payUpdate,
     async (request) => {
       paysArrived++;
       if (owner && request.attemptId) heard.set(request.attemptId, request);
       // A second pay while one is under way is answered at once; the database would refuse it anyway.
-      if (payment) return { outcome: 'not_payable', status: 'processing', behind: payingAttempt };
+      if (payment || confirming) return { outcome: 'not_payable', status: 'processing', behind: payingAttempt };
       state = 'paying';
       payingAttempt = request.attemptId;
       const result = await (payment = runPayment(input.sessionId, request));
       payment = null;
-      payingAttempt = undefined;
+      // Handed to the browser: the attempt stays the one under way until the acquirer says how it ended.
+      if (result.outcome === 'confirm') confirming = true;
+      else payingAttempt = undefined;
+      if (result.outcome === 'confirm') return result;
       if (result.outcome !== 'not_payable') closed = true;
       else {
         state = 'awaiting_payment';
@@ -87,7 +104,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<Ch
   }
   if (!closed) {
     const status = await expireSession(input.sessionId);
-    if (status === 'processing' && owner && !payment) await settle();
+    if (status === 'processing' && confirming && !payment) await settleAtExpiry();
+    else if (status === 'processing' && owner && !payment) await settle();
     // While a payment is under way, it reports the status itself when it ends.
     else if (status && !payment) upsertSearchAttributes([{ key: PaymentStatus, value: status }]);
     if (status === 'cancelled') state = 'expired';
@@ -103,10 +121,35 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<Ch
 
   /** Settles every payment in doubt that comes up, until the session is closed or its `expiresAt`. */
   async function settleUntilClosedOrExpired(): Promise<void> {
-    while (await condition(() => closed || (inDoubt && !payment), remainingMs())) {
+    while (await condition(() => closed || (!payment && (confirming ? intentNews : inDoubt)), remainingMs())) {
       if (closed) return;
-      await settle();
+      if (confirming) await readBrowserCharge();
+      else await settle();
     }
+  }
+
+  /** The acquirer has news of the charge the browser confirms: read it, and close the session if it ended. */
+  async function readBrowserCharge(): Promise<void> {
+    intentNews = false;
+    const read = settleBrowserCharge(input.sessionId);
+    payment = read;
+    const result = await read;
+    payment = null;
+    if (result.outcome !== 'pending') end(result);
+  }
+
+  async function settleAtExpiry(): Promise<void> {
+    const settled = settleBrowserChargeAtExpiry(input.sessionId);
+    payment = settled;
+    end(await settled);
+  }
+
+  function end(result: { outcome: string; status: string | null }): void {
+    confirming = false;
+    payingAttempt = undefined;
+    payment = null;
+    closed = result.outcome !== 'not_payable' || result.status !== 'pending';
+    if (closed) state = 'closed';
   }
 
   async function settle(): Promise<void> {

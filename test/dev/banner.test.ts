@@ -14,7 +14,7 @@ import { livePaymentsNotice } from '../../src/modules/processor/index.js';
 import { removeRunningService, writeRunningService } from '../../src/dev/running.js';
 
 const run = promisify(execFile);
-const STRIPE = { ACQUIRER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_banner', STRIPE_WEBHOOK_SECRET: 'whsec_banner' };
+const STRIPE = { ACQUIRER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_banner', STRIPE_WEBHOOK_SECRET: 'whsec_banner', STRIPE_PUBLISHABLE_KEY: 'pk_test_banner' };
 
 const banner = (env: Record<string, string>, dataDir = '/tmp/data') =>
   bannerText({
@@ -71,7 +71,7 @@ describe("the banner's links", () => {
 describe('configuring the acquirer', () => {
   it('takes ACQUIRER=stripe with its keys: live payments to Stripe, withdrawals refused unless a rail is configured apart', () => {
     const config = loadConfig(STRIPE);
-    expect(config).toMatchObject({ livePayments: 'acquirer', liveWithdrawals: 'refused', acquirer: { name: 'stripe', secretKey: 'sk_test_banner', webhookSecret: 'whsec_banner' } });
+    expect(config).toMatchObject({ livePayments: 'acquirer', liveWithdrawals: 'refused', acquirer: { name: 'stripe', secretKey: 'sk_test_banner', webhookSecret: 'whsec_banner', publishableKey: 'pk_test_banner', stripeJsUrl: 'https://js.stripe.com/v3/' } });
     expect(loadConfig({ ...STRIPE, WITHDRAWAL_RAIL: 'simulator' }).liveWithdrawals).toBe('simulated');
   });
 
@@ -87,6 +87,9 @@ describe('configuring the acquirer', () => {
     [{ STRIPE_SECRET_KEY: 'sk_test_x' }, 'Invalid configuration: STRIPE_SECRET_KEY is set but ACQUIRER is not stripe; set ACQUIRER=stripe or unset it'],
     [{ ...STRIPE, ALLOW_SIMULATED_LIVE_PAYMENTS: 'true' }, 'Invalid configuration: ALLOW_SIMULATED_LIVE_PAYMENTS=true and ACQUIRER=stripe both name what serves live payments; unset one'],
     [{ ...STRIPE, NODE_ENV: 'production', STRIPE_API_BASE: 'http://127.0.0.1:12111' }, 'Invalid configuration: STRIPE_API_BASE is for stripe-mock in tests and development; production talks to Stripe itself'],
+    [{ ACQUIRER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }, 'Invalid configuration: ACQUIRER=stripe needs STRIPE_PUBLISHABLE_KEY (docs/acquirer.md)'],
+    [{ ...STRIPE, NODE_ENV: 'production', STRIPE_JS_URL: 'http://127.0.0.1:4000/stripe.js' }, 'Invalid configuration: STRIPE_JS_URL is for a stand-in of Stripe.js in tests and development; production loads Stripe.js from Stripe itself'],
+    [{ STRIPE_JS_URL: 'http://127.0.0.1:4000/stripe.js' }, 'Invalid configuration: STRIPE_JS_URL is set but ACQUIRER is not stripe; set ACQUIRER=stripe or unset it'],
     [{ ACQUIRER: 'adyen' }, /^Invalid configuration: ACQUIRER: /],
     [{ ...STRIPE, STRIPE_SECRET_KEY: 'pk_test_x' }, /^Invalid configuration: STRIPE_SECRET_KEY: must be a Stripe secret key/],
   ])('refuses %j', (env, message) => {

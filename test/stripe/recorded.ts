@@ -28,6 +28,13 @@ export const intentIn =
     },
   });
 
+/**
+ * A PaymentIntent as created: the mock's fixture, whose `client_secret` names another intent than its `id`
+ * (both fixed strings, the id then randomised); Stripe's secret always begins with its intent's id, which is
+ * how Stripe.js knows the intent it confirms.
+ */
+export const intentCreated: Recorded = ({ mock }) => ({ status: 200, body: { ...mock, client_secret: `${mock.id}_secret_recorded` } });
+
 /** A 402 card error, as a confirmation the issuer declined answers: the intent back at `requires_payment_method`. */
 export const cardDeclined =
   (declineCode: string): Recorded =>

@@ -60,3 +60,15 @@ export function signed(event: unknown, secret = WEBHOOK_SECRET, timestamp?: numb
   const signature = new Stripe('sk_test_signing').webhooks.generateTestHeaderString({ payload: body, secret, ...(timestamp ? { timestamp } : {}) });
   return { body, signature };
 }
+
+/** A `payment_intent.*` event for the intent `id` in `status` (stripe-mock's fixture, given the state). */
+export async function intentEvent(
+  type: 'payment_intent.succeeded' | 'payment_intent.payment_failed',
+  intent: { id: string; status: string; amount: number },
+  eventId = `evt_test_${Date.now()}_${++sequence}`,
+): Promise<Stripe.Event> {
+  const envelope = await fromMock(`/v1/events/${eventId}`);
+  const fixture = await fromMock(`/v1/payment_intents/${intent.id}`);
+  const object = { ...fixture, id: intent.id, status: intent.status, amount: intent.amount };
+  return { ...envelope, id: eventId, type, livemode: true, api_version: STRIPE_API_VERSION, created: Math.floor(Date.now() / 1000), data: { object } } as unknown as Stripe.Event;
+}

@@ -233,7 +233,7 @@ describe("/readyz with ACQUIRER=stripe (recorded Stripe responses)", () => {
   afterEach(() => keyTaken());
 
   it('has an acquirer check, ok until Stripe refuses the key, then failing and naming it', async () => {
-    const env = { ACQUIRER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_recorded', STRIPE_WEBHOOK_SECRET: 'whsec_x', STRIPE_API_BASE: stripe.url, ADMIN_PORT: '0', ADMIN_HOST: '127.0.0.1' };
+    const env = { ACQUIRER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_recorded', STRIPE_WEBHOOK_SECRET: 'whsec_x', STRIPE_PUBLISHABLE_KEY: 'pk_test_recorded', STRIPE_API_BASE: stripe.url, ADMIN_PORT: '0', ADMIN_HOST: '127.0.0.1' };
     const admin = await startOpsPort({ config: loadConfig(env), connections: {}, log: silent, worker: false });
     const readyz = async () => (await (await fetch(`http://127.0.0.1:${admin.port}/readyz`)).json()) as { checks: Record<string, string> };
     try {

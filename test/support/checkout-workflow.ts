@@ -27,6 +27,9 @@ export function checkoutMocks(charge: jest.Mock<PaymentActivities['chargeCard']>
     // Asked only when no pay has reached the workflow in time, or one found the session processing.
     paymentInDoubt: jest.fn<PaymentActivities['paymentInDoubt']>().mockResolvedValue({ status: 'pending', attemptId: null, processingForMs: 0 }),
     settlePayment: jest.fn<PaymentActivities['settlePayment']>(),
+    // Asked only for a pay the browser confirms (`browser`); none is opened unless a test says so.
+    openBrowserPayment: jest.fn<PaymentActivities['openBrowserPayment']>(),
+    settleBrowserPayment: jest.fn<PaymentActivities['settleBrowserPayment']>().mockResolvedValue({ outcome: 'pending', status: 'processing' }),
     expireSession: jest.fn<Activities['expireSession']>().mockResolvedValue('cancelled'),
   };
 }

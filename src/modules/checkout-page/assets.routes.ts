@@ -9,6 +9,7 @@ import type { Context } from 'koa';
 const FILES = {
   'checkout.css': 'text/css; charset=utf-8',
   'checkout.js': 'text/javascript; charset=utf-8',
+  'stripe-checkout.js': 'text/javascript; charset=utf-8',
   'card-checks.js': 'text/javascript; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 } as const;

@@ -5,9 +5,10 @@ import type { AppDeps } from '../app-deps.js';
 import { ApiError, toApiError } from '../../http/errors.js';
 import { isUnavailable } from '../../ops/unavailable.js';
 import { publicRateLimit } from '../../http/rate-limit.js';
-import { cancelSession, loadCheckout, withSessionId } from '../checkout/index.js';
+import { cancelSession, confirmsInBrowser, loadCheckout, withSessionId } from '../checkout/index.js';
 import { serveAsset } from './assets.routes.js';
-import { allowOnPage, securityHeaders } from './security-headers.middleware.js';
+import { allowOnPage, allowStripeOnPage, securityHeaders } from './security-headers.middleware.js';
+import { returnFromAcquirer } from './acquirer-return.service.js';
 import { checkoutPage, messagePage } from './views/state-pages.js';
 
 /** The hosted checkout pages live under this path of the checkout origin; nothing else does. */
@@ -61,9 +62,20 @@ export function checkoutPages(deps: AppDeps): Middleware {
   router.get('/checkout/:id', limit, async (ctx) => {
     const view = await loadCheckout(deps.orm.em.fork(), ctx.params.id);
     if (!view) return sendMessage(ctx, 404);
-    const { state, body } = checkoutPage(view);
+    // Back from Stripe (`return_url`, after 3-D Secure): the workflow reads the intent now; the page is
+    // shown again without the query, which carries the intent's client secret.
+    if (ctx.query.payment_intent !== undefined) {
+      await returnFromAcquirer(deps, view.session.id);
+      ctx.status = 303;
+      ctx.set('Cache-Control', 'no-store');
+      return ctx.redirect(`/checkout/${view.session.id}`);
+    }
+    // Live mode with Stripe: the card is entered in Stripe.js's frames, never in this page's own inputs.
+    const stripe = deps.config.acquirer && confirmsInBrowser(deps.config.livePayments, view.session) ? deps.config.acquirer : null;
+    const { state, body } = checkoutPage(view, new Date(), stripe ? { publishableKey: stripe.publishableKey, jsUrl: stripe.stripeJsUrl } : undefined);
     allowOnPage(ctx, 'img', view.items.map((item) => item.imageUrl));
     if (state === 'payable') allowOnPage(ctx, 'formAction', [view.session.cancelUrl]);
+    if (state === 'payable' && stripe) allowStripeOnPage(ctx, stripe.stripeJsUrl);
     sendHtml(ctx, 200, body);
   });
 

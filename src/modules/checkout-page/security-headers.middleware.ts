@@ -7,7 +7,9 @@ import helmet from 'koa-helmet';
  * business's cancel URL (the Cancel form's redirect goes there, and browsers hold a form's redirects to
  * `form-action`). Keyed by the raw response so that helmet's per-request directive functions can read it.
  */
-const pageOrigins = new WeakMap<ServerResponse, { img: Set<string>; formAction: Set<string> }>();
+type PageSource = 'img' | 'formAction' | 'script' | 'frame' | 'connect';
+const pageOrigins = new WeakMap<ServerResponse, Record<PageSource, Set<string>>>();
+const noOrigins = (): Record<PageSource, Set<string>> => ({ img: new Set(), formAction: new Set(), script: new Set(), frame: new Set(), connect: new Set() });
 
 /** Only a plain scheme://host[:port] can reach the header: a merchant URL cannot inject a directive. */
 const SAFE_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
@@ -18,8 +20,8 @@ export function originOf(url: string | null | undefined): string | null {
   return SAFE_ORIGIN.test(origin) ? origin : null;
 }
 
-export function allowOnPage(ctx: Context, kind: 'img' | 'formAction', urls: (string | null | undefined)[]): void {
-  const entry = pageOrigins.get(ctx.res) ?? { img: new Set<string>(), formAction: new Set<string>() };
+export function allowOnPage(ctx: Context, kind: PageSource, urls: (string | null | undefined)[]): void {
+  const entry = pageOrigins.get(ctx.res) ?? noOrigins();
   for (const url of urls) {
     const origin = originOf(url);
     if (origin) entry[kind].add(origin);
@@ -27,7 +29,21 @@ export function allowOnPage(ctx: Context, kind: 'img' | 'formAction', urls: (str
   pageOrigins.set(ctx.res, entry);
 }
 
-const extra = (kind: 'img' | 'formAction') => (_req: IncomingMessage, res: ServerResponse) =>
+/**
+ * Stripe.js on a live page (and only there): its script, its frames (the Payment Element, and 3-D Secure's
+ * challenge from hooks.stripe.com) and its calls to Stripe's API. `jsUrl` is Stripe's own in production
+ * (src/config.ts refuses another); a stand-in elsewhere is allowed from its own origin, frames and calls too.
+ */
+export function allowStripeOnPage(ctx: Context, jsUrl: string): void {
+  allowOnPage(ctx, 'script', [jsUrl]);
+  allowOnPage(ctx, 'frame', [jsUrl, 'https://hooks.stripe.com']);
+  allowOnPage(ctx, 'connect', ['https://api.stripe.com', jsUrl]);
+}
+
+/** `'self'` and the page's own origins of `kind`, with no trailing space when there are none. */
+const selfAnd = (kind: PageSource) => (req: IncomingMessage, res: ServerResponse) => ["'self'", extra(kind)(req, res)].filter(Boolean).join(' ');
+
+const extra = (kind: PageSource) => (_req: IncomingMessage, res: ServerResponse) =>
   [...(pageOrigins.get(res)?.[kind] ?? [])].join(' ');
 
 /**
@@ -40,10 +56,12 @@ const helmetHeaders = helmet({
     useDefaults: false,
     directives: {
       defaultSrc: ["'none'"],
-      scriptSrc: ["'self'"],
+      scriptSrc: [selfAnd('script')],
       styleSrc: ["'self'"],
       imgSrc: ["'self'", extra('img')],
-      connectSrc: ["'self'"],
+      connectSrc: [selfAnd('connect')],
+      // Nothing framed but Stripe's own frames, on a live page (default-src alone would say the same otherwise).
+      frameSrc: [(req: IncomingMessage, res: ServerResponse) => extra('frame')(req, res) || "'none'"],
       formAction: ["'self'", extra('formAction')],
       frameAncestors: ["'none'"],
       baseUri: ["'none'"],

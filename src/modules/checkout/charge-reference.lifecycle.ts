@@ -51,3 +51,9 @@ export async function sessionOfChargeReference(em: EntityManager, reference: str
   const [row] = await em.execute<{ session_id: string }[]>('select session_id from charge_references where reference = ?', [reference]);
   return row?.session_id ?? null;
 }
+
+/** The acquirer's id recorded for the session's charge, read without closing its key (a charge the browser confirms is read while it may still land). */
+export async function chargeReferenceOf(em: EntityManager, sessionId: string): Promise<string | null> {
+  const [row] = await em.execute<ReferenceRow[]>('select reference, closed_at from charge_references where session_id = ?', [sessionId]);
+  return row?.reference ?? null;
+}

@@ -4,13 +4,15 @@
  * (docs/architecture.md, "A module's face").
  */
 export { cancelSession } from './cancel-session.service.js';
-export { closeChargeKey, recordChargeReference, sessionOfChargeReference } from './charge-reference.lifecycle.js';
+export { chargeReferenceOf, closeChargeKey, recordChargeReference, sessionOfChargeReference } from './charge-reference.lifecycle.js';
 export { ISO_COUNTRY_CODES } from './countries.rules.js';
 export { checkoutEntities } from './entities.js';
 export { expireSession, sweepExpiredSessions } from './expiry.rules.js';
 export { loadCheckout } from './load-checkout.queries.js';
 export type { CheckoutForPage } from './load-checkout.queries.js';
 export { payOperations } from './pay.routes.js';
+export { confirmsInBrowser } from './pay.service.js';
+export { paymentIntentChangedMessage } from './payment.start.js';
 export { checkoutEventPayloads } from './pay.schemas.js';
 export { beginPayment, chargeRequestOf, failPayment, paymentInDoubt } from './payment.lifecycle.js';
 export { completePayment, paymentToComplete } from './payment-completion.js';

@@ -5,8 +5,9 @@ import type { AppDeps } from '../app-deps.js';
 import { createRateLimiter, publicRateLimit, rateLimit } from '../../http/rate-limit.js';
 import { parseBody } from '../../http/validate.js';
 import { acquirerOf } from '../processor/index.js';
-import { payAnswerResource, payInput } from './pay.schemas.js';
-import { payableSession, payCheckout } from './pay.service.js';
+import { payAnswerResource, payInBrowserInput, payInput, payRequestBody } from './pay.schemas.js';
+import { checkoutUrl } from './session.view.js';
+import { confirmsInBrowser, payableSession, payCheckout } from './pay.service.js';
 
 /** How long a pay call waits for the outcome before answering `processing`. */
 export const PAY_WAIT_MS = 10_000;
@@ -37,14 +38,14 @@ export const payOperations: Operation<AppDeps>[] = [
       tags: ['Hosted checkout'],
       summary: 'Pay a checkout session (the hosted page)',
       description:
-        "Called by the hosted checkout page; no API key: the session id is the capability. The card is tokenized at once and never stored. The call waits up to 10 seconds for the outcome, then answers `processing`; read the session for the final state. Limited to 10 calls a minute per session. `shipping` is required when the session asks for it. Idempotency-Key is not used here: the session's own state makes a repeat harmless (a paid session answers 400).",
+        "Called by the hosted checkout page; no API key: the session id is the capability. The card is tokenized at once and never stored. In live mode with Stripe the body carries no card (one is refused): the answer's `confirmation` holds the PaymentIntent's client secret, which the page confirms with Stripe.js, and the outcome follows from Stripe. The call waits up to 10 seconds for the outcome, then answers `processing`; read the session for the final state. Limited to 10 calls a minute per session. `shipping` is required when the session asks for it. Idempotency-Key is not used here: the session's own state makes a repeat harmless (a paid session answers 400).",
       security: [],
       requestParams: { path: sessionIdPath },
       requestBody: {
         required: true,
         content: {
           'application/json': {
-            schema: payInput,
+            schema: payRequestBody,
             examples: {
               card: {
                 value: {
@@ -53,6 +54,10 @@ export const payOperations: Operation<AppDeps>[] = [
                   email: 'ada@example.com',
                   shipping: { addressLine1: '1 Main St', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'US' },
                 },
+              },
+              browser: {
+                summary: 'Live mode with Stripe: no card; the page confirms the answer\'s client secret with Stripe.js',
+                value: { name: 'Ada Lovelace', email: 'ada@example.com' },
               },
             },
           },
@@ -76,6 +81,8 @@ export const payOperations: Operation<AppDeps>[] = [
         livePayments: deps.config.livePayments,
         acquirerOf: (livemode: boolean) => acquirerOf(deps.config, livemode),
         log: deps.log,
+        // Read when asked: the process learns its own origin once it listens (src/main/runtime.ts).
+        pageUrlOf: (sessionId: string) => checkoutUrl(deps.checkoutBaseUrl, sessionId),
       };
       return [
         publicRateLimit(deps),
@@ -83,7 +90,7 @@ export const payOperations: Operation<AppDeps>[] = [
         async (ctx) => {
           // The session's own checks come before anything about the body (docs/decisions.md, Order of pay checks).
           const session = await payableSession(payDeps, ctx.params.id);
-          const input = parseBody(ctx, payInput);
+          const input = confirmsInBrowser(payDeps.livePayments, session) ? parseBody(ctx, payInBrowserInput) : parseBody(ctx, payInput);
           ctx.body = { success: true, data: await payCheckout(payDeps, session, input) };
         },
       ];

@@ -86,12 +86,30 @@ export const payInput = z.strictObject({
 });
 export type PayInput = z.output<typeof payInput>;
 
+/**
+ * `POST /api/checkout/:id/pay` for a session whose card is collected in the browser by Stripe.js (live mode
+ * with ACQUIRER=stripe): the customer's details alone. A `card` is refused as an unknown field: no card
+ * number may reach this service in that mode (docs/production.md, PCI DSS).
+ */
+export const payInBrowserInput = payInput.omit({ card: true });
+export type PayInBrowserInput = z.output<typeof payInBrowserInput>;
+
+/** The document's request body: one form or the other, as the session's mode says. */
+export const payRequestBody = z.union([payInput, payInBrowserInput]);
+
 /** The pay call's answer: the outcome so far, and where the customer goes next (null: stay on the page). */
 export const payAnswerResource = z
   .object({
     sessionId: z.uuid(),
     status: z.enum(SESSION_STATUSES).meta({ description: '`completed`, `failed`, or `processing` while the outcome is not known yet.' }),
     redirectUrl: z.string().nullable(),
+    confirmation: z
+      .object({ clientSecret: z.string(), returnUrl: z.string() })
+      .optional()
+      .meta({
+        description:
+          'Only when the card is collected in the browser (live mode with Stripe): the PaymentIntent\'s client secret, which the page confirms with Stripe.js, and the page to come back to after 3-D Secure.',
+      }),
   })
   .meta({ id: 'PayAnswer' });
 

@@ -19,7 +19,7 @@ import {
   type CardToken,
   type PaymentProcessor,
 } from '../processor/index.js';
-import type { PayInput } from './pay.schemas.js';
+import type { PayInBrowserInput, PayInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.rules.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
 import { attemptRefused, refuseAttempt } from './payment.lifecycle.js';
@@ -40,7 +40,16 @@ export interface PayDeps {
   acquirerOf?: (livemode: boolean) => string;
   /** Where a pay answered without its database is told (pay-in-doubt.service.ts). */
   log?: Logger;
+  /** The session's hosted page: a payment confirmed in the browser comes back to it (`return_url`). */
+  pageUrlOf?: (sessionId: string) => string;
 }
+
+/**
+ * Whether the session's card is collected and its charge confirmed in the customer's browser (Stripe.js),
+ * never reaching this service: live mode served by the acquirer. Test mode, and live mode simulated, keep
+ * the page's own card form and the simulator.
+ */
+export const confirmsInBrowser = (livePayments: LivePayments | undefined, session: { livemode: boolean }) => session.livemode && livePayments === 'acquirer';
 
 
 const UUID = z.uuid();
@@ -72,13 +81,15 @@ export async function payableSession(deps: PayDeps, sessionId: string): Promise<
  * this process dies. The request waits a bounded time for the outcome, then answers what the database says:
  * the database is read before any answer, so an answer never contradicts a move this call made.
  */
-export async function payCheckout(deps: PayDeps, session: CheckoutSession, input: PayInput): Promise<PayAnswer> {
+export async function payCheckout(deps: PayDeps, session: CheckoutSession, input: PayInput | PayInBrowserInput): Promise<PayAnswer> {
   if (session.askShipping && !input.shipping) {
     throw new DomainError('validation_failed', { errors: [{ path: ['shipping'], message: 'Shipping address is required' }] });
   }
-  const card = await tokenize(deps.processor, input.card, session.livemode);
+  // In the browser's mode the body has no card (its schema refuses one): the page confirms at the acquirer.
+  const card = 'card' in input ? await tokenize(deps.processor, input.card, session.livemode) : null;
+  const browser = card ? undefined : { returnUrl: deps.pageUrlOf?.(session.id) ?? `/checkout/${session.id}` };
   // This call's name for its payment attempt (and its update's id): the database records it if this call pays.
-  const request = payRequest(randomUUID(), card, input, session);
+  const request = { ...payRequest(randomUUID(), card, input, session), ...(browser ? { browser } : {}) };
   const deadline = Date.now() + deps.waitMs;
   // One bound for every wait past the deadline, whichever path the call takes: a checkout page waits 30 s.
   const holdUntil = deadline + IN_DOUBT_HOLD_MS;
@@ -103,6 +114,12 @@ async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attem
   let heard = heardFirst;
   let current = await sessionAfter(deps, session, heard);
   if (!current) return answerOfResult(session, heard);
+  // Opened for the browser to confirm, and the database shows this call's attempt under way: the page gets
+  // the secret at once (it has nothing to wait for here; the outcome comes from the acquirer, later).
+  if (heard.kind === 'answered' && heard.result.outcome === 'confirm' && current.paymentAttemptId === attemptId && current.status === 'processing') {
+    const { clientSecret, returnUrl } = heard.result;
+    return { sessionId: current.id, status: 'processing', redirectUrl: null, confirmation: { clientSecret, returnUrl } };
+  }
   // Unanswered and nothing moved: `processing` is true only if the update is in the workflow's history
   // (accepted), where no restart of the server can lose it; one merely admitted is fenced off below instead,
   // once the server has held it unaccepted for the hold (a worker slow to take its task accepts it late).
@@ -174,13 +191,13 @@ const cardRefused = (field: InvalidCardError['field'], message: string) =>
   new DomainError('validation_failed', { errors: [{ path: ['card', field], message }] });
 
 /** What the workflow is asked: the token and who pays, never the card itself. */
-function payRequest(attemptId: string, card: CardToken, input: PayInput, session: CheckoutSession): AttemptRequest {
+function payRequest(attemptId: string, card: CardToken | null, input: PayInput | PayInBrowserInput, session: CheckoutSession): AttemptRequest {
   return {
     sessionId: session.id,
     attemptId,
-    token: card.token,
-    cardBrand: card.brand,
-    cardLast4: card.last4,
+    token: card?.token ?? '',
+    cardBrand: card?.brand ?? null,
+    cardLast4: card?.last4 ?? null,
     customerName: input.name,
     customerEmail: input.email ?? null,
     shipping: session.askShipping && input.shipping ? { ...input.shipping, addressLine2: input.shipping.addressLine2 ?? null } : null,

@@ -1,4 +1,4 @@
-import { checkoutWorkflowContract, settlePaymentSignal } from '../../../contracts/checkout.js';
+import { checkoutWorkflowContract, paymentIntentChangedSignal, settlePaymentSignal } from '../../../contracts/checkout.js';
 import { checkoutWorkflowId } from '../../../contracts/workflow-ids.js';
 import { centsToDecimalString } from '../../domain/money.js';
 import { workflowSignal, workflowSignalWithStart, type WorkflowSignal, type WorkflowSignalWithStart } from '../outbox/index.js';
@@ -25,3 +25,11 @@ export function settlePaymentMessage(session: { id: string; businessId: string; 
  */
 export const settleIfInDoubtMessage = (sessionId: string): WorkflowSignal =>
   workflowSignal(settlePaymentSignal, { workflowId: checkoutWorkflowId(sessionId), args: [sessionId] });
+
+/**
+ * The acquirer has news of the charge the session's customer confirms in the browser (its event, or the
+ * customer back from 3-D Secure): the session's run reads the charge itself, so a forged or repeated nudge
+ * can only make it read again. A closed run needs nothing.
+ */
+export const paymentIntentChangedMessage = (sessionId: string): WorkflowSignal =>
+  workflowSignal(paymentIntentChangedSignal, { workflowId: checkoutWorkflowId(sessionId), args: [sessionId] });

@@ -23,6 +23,7 @@ export {
 } from './processor.port.js';
 export type {
   AcquirerDisputeReference,
+  BrowserChargeReading,
   CardDetails,
   CardToken,
   ChargeLookup,

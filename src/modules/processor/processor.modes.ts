@@ -13,6 +13,8 @@ export function byMode(test: PaymentProcessor, live: PaymentProcessor): PaymentP
     prepareCharge: (request) => of(request.livemode).prepareCharge(request),
     charge: (request) => of(request.livemode).charge(request),
     retrieveCharge: (charge) => of(charge.livemode).retrieveCharge(charge),
+    openBrowserCharge: (request) => browserCharges(of(request.livemode)).openBrowserCharge(request),
+    readBrowserCharge: (charge) => browserCharges(of(charge.livemode)).readBrowserCharge(charge),
     payout: (request) => of(request.livemode).payout(request),
     refund: (request) => of(request.livemode).refund(request),
     disputeNotice: (charge) => of(charge.livemode).disputeNotice(charge),
@@ -20,4 +22,11 @@ export function byMode(test: PaymentProcessor, live: PaymentProcessor): PaymentP
     submitDisputeEvidence: (submission) => of(submission.livemode).submitDisputeEvidence(submission),
     acceptDispute: (dispute) => of(dispute.livemode).acceptDispute(dispute),
   };
+}
+
+/** The processor's browser-confirmed charges; only a mode whose acquirer has them is ever asked (the pay route decides). */
+function browserCharges(processor: PaymentProcessor): Required<Pick<PaymentProcessor, 'openBrowserCharge' | 'readBrowserCharge'>> {
+  const { openBrowserCharge, readBrowserCharge } = processor;
+  if (!openBrowserCharge || !readBrowserCharge) throw new Error(`${processor.name} takes no charge confirmed in the browser`);
+  return { openBrowserCharge: openBrowserCharge.bind(processor), readBrowserCharge: readBrowserCharge.bind(processor) };
 }

@@ -5,7 +5,8 @@ import type { AcquirerDisputeNotice, Outcome } from '../../../contracts/disputes
 /**
  * The payment processor (acquirer) behind the service: the simulator (simulator/charges.simulator.ts) or a real
  * acquirer's adapter (src/modules/stripe/). Card data stops here: the API exchanges the card for a token
- * in the request, and only the token (never the number or CVC) reaches a workflow, the database or a log.
+ * in the request, and only the token (never the number or CVC) reaches a workflow, the database or a log;
+ * with an acquirer that takes the card from the customer's browser (`openBrowserCharge`), it never arrives.
  * Every method is asynchronous and says its mode, because a real acquirer answers over the network and a
  * deployment may send each mode to another acquirer (`byMode`, processor.modes.ts).
  */
@@ -41,6 +42,19 @@ export interface PaymentProcessor {
    * a charged one. A transient fault throws, to be asked again.
    */
   retrieveCharge(charge: ChargeKey): Promise<ChargeLookup>;
+  /**
+   * Opens a charge that the customer confirms in the browser, at the acquirer (Stripe.js: the card never
+   * reaches this service), keyed by the idempotency key: the same key opens the same charge. Answers the
+   * acquirer's id for it, which the service records before the page may confirm it, and the secret the page
+   * confirms it with. Absent: an acquirer that takes the card through this service (the simulator).
+   */
+  openBrowserCharge?(request: BrowserChargeRequest): Promise<OpenedBrowserCharge>;
+  /**
+   * What a charge the browser confirms has come to: its outcome, a decline made final (the charge closed, so
+   * nothing can confirm it again), or `pending` while the customer may still confirm or authenticate it.
+   * A transient fault throws, to be asked again.
+   */
+  readBrowserCharge?(charge: ChargeKey & { reference: string }): Promise<BrowserChargeReading>;
   /** Pays a withdrawal out to a wallet or crypto address, keyed by the withdrawal id (`payouts.ts`). */
   payout(request: PayoutRequest): Promise<PayoutOutcome>;
   /** Refunds a charge in full, keyed by the refund id (`refunds.ts`); `pending` while the acquirer has not settled it. */
@@ -106,6 +120,14 @@ export interface ChargeRequest {
   /** The acquirer's id for the charge that `prepareCharge` opened and the service recorded; null when it gave none. */
   reference: string | null;
 }
+
+/** A charge the customer confirms in the browser: its amount, key and mode (`openBrowserCharge`). */
+export type BrowserChargeRequest = Omit<ChargeRequest, 'token' | 'reference'>;
+
+export type OpenedBrowserCharge = { status: 'opened'; reference: string; clientSecret: string } | Extract<ChargeOutcome, { status: 'declined' }>;
+
+/** A browser-confirmed charge as read now: final, or `pending` (the acquirer's own status said). */
+export type BrowserChargeReading = ChargeOutcome | { status: 'pending'; acquirerStatus: string };
 
 /** A charge as a lookup names it: its key, its mode, and the acquirer's id for it when one was recorded. */
 export interface ChargeKey {

@@ -28,8 +28,9 @@ export function declineOf(error: { code?: string | null; decline_code?: string |
  *   confirm it again).
  * - `requires_confirmation` (never confirmed), or `requires_payment_method` with no attempt: no charge, and
  *   the intent is cancelled before `not_found` is answered, so none can land afterwards.
- * - `requires_action`: the card asks for authentication (3-D Secure), which the hosted page cannot do:
- *   declined, the intent cancelled.
+ * - `requires_action` at a lookup: authentication (3-D Secure) left unfinished. A charge the browser
+ *   confirms waits for it (`readBrowserCharge`, stripe-browser-charges.ts) until the session's expiry,
+ *   whose lookup lands here: declined, the intent cancelled, so it cannot complete afterwards.
  * - `canceled`: no charge, and none can come.
  * - `processing`, `requires_capture`: not settled yet; ask again.
  */

@@ -37,3 +37,8 @@ export const stripeRefundShape = z.looseObject({
   failure_reason: z.string().max(255).nullable().optional(),
   metadata: z.looseObject({ refund_id: z.string().max(255).optional() }).nullable().optional(),
 });
+
+export const stripeIntentShape = z.looseObject({
+  id,
+  status: z.string().min(1).max(64),
+});

@@ -9,7 +9,8 @@ import { AcquirerReportConflict, applyAcquirerReport, disputeChanged, disputeWor
 import { isClosed } from '../../../contracts/disputes.js';
 import { claimForFastPath, OutboxEntry } from '../outbox/index.js';
 import { parse } from '../../domain/validation.js';
-import { stripeDisputeShape, stripeRefundShape } from './stripe-events.schemas.js';
+import { stripeDisputeShape, stripeIntentShape, stripeRefundShape } from './stripe-events.schemas.js';
+import { applyIntentEvent, isStripeIntentEvent } from './stripe-intent-events.service.js';
 import { isStripeRefundEvent } from './stripe-refunds.rules.js';
 import { applyRefundEvent } from './stripe-refund-events.service.js';
 import type { EventOutcome, ReceivedEvent } from './stripe-event.outcome.js';
@@ -22,7 +23,9 @@ import { isStripeDisputeEvent, paymentIntentOf, reasonOf, stageOf, type StripeDi
  * `charge.dispute.*` events feed the dispute workflow the simulator's notices feed: each carries the whole
  * dispute, which is applied forward only (an event older than what is known moves nothing), so their
  * order does not matter. Its refund events (`refund.failed`, `charge.refund.updated`) fail a completed
- * refund that Stripe failed later (stripe-refund-events.service.ts). An event for a charge this service never made, or one it cannot apply, is
+ * refund that Stripe failed later (stripe-refund-events.service.ts). Its `payment_intent.succeeded` and
+ * `payment_intent.payment_failed` hand a payment confirmed in the browser to its checkout workflow
+ * (stripe-intent-events.service.ts). An event for a charge this service never made, or one it cannot apply, is
  * recorded and alerted (an error log line and `acquirer_events_total`), and acknowledged: Stripe sending it
  * again for days would not make it apply.
  */
@@ -51,7 +54,9 @@ export async function receiveStripeEvent(tx: EntityManager, event: Stripe.Event,
     ? await applyDisputeEvent(tx, event.type, parse(stripeDisputeShape, event.data.object) as unknown as Stripe.Dispute, deps, at)
     : isStripeRefundEvent(event.type)
       ? await applyRefundEvent(tx, parse(stripeRefundShape, event.data.object) as unknown as Stripe.Refund)
-      : { outcome: 'ignored' as const, disputeId: null, detail: `${event.type} is not an event this service takes`, outbox: [] };
+      : isStripeIntentEvent(event.type)
+        ? await applyIntentEvent(tx, parse(stripeIntentShape, event.data.object) as unknown as Stripe.PaymentIntent, at)
+        : { outcome: 'ignored' as const, disputeId: null, detail: `${event.type} is not an event this service takes`, outbox: [] };
   await tx.flush(); // the dispute this event opened, before the event's row names it
   await tx.execute(`update acquirer_events set outcome = ?, detail = ?, dispute_id = ? where acquirer = 'stripe' and id = ?`, [
     result.outcome,

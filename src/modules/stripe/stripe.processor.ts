@@ -18,9 +18,11 @@ import { declineOf, readIntent } from './stripe-charges.rules.js';
 import { refundOutcomeOf } from './stripe-refunds.rules.js';
 import { stripeEvidence } from './stripe-evidence.rules.js';
 import { isRefusedKey, keyRefused } from './stripe-access.js';
+import { createBrowserCharges } from './stripe-browser-charges.js';
 
 /**
- * Stripe behind the processor port (docs/acquirer.md). A charge is a PaymentIntent, created unconfirmed
+ * Stripe behind the processor port (docs/acquirer.md). The hosted page's charge is a PaymentIntent the
+ * customer's browser confirms with Stripe.js (stripe-browser-charges.ts). The port's card flow: a PaymentIntent, created unconfirmed
  * (`prepareCharge`, its id recorded by the service) and then confirmed with the card's PaymentMethod, each
  * call with an Idempotency-Key derived from the session id; a lookup reads the recorded intent, and
  * cancels one never confirmed, so `not_found` is final (docs/decisions.md, Payments). Refunds are keyed by
@@ -84,10 +86,12 @@ export function createStripeProcessor(stripe: Stripe, options: StripeProcessorOp
 
   return {
     name: 'stripe',
+    ...createBrowserCharges(stripe, { settle, unavailable, log: options.log }),
 
     /**
-     * The card as a Stripe PaymentMethod (the API posts card numbers here, so the deployment is in PCI DSS
-     * scope: docs/production.md). The card comes parsed (`parseCard`): Luhn passed, and the brand and last
+     * The card as a Stripe PaymentMethod. The hosted page's live payments never come here: their card goes
+     * from the browser to Stripe (`openBrowserCharge`), and the pay call refuses a card for them; this and
+     * `charge` remain the port's card flow, held to Stripe's API by the contract tests. The card comes parsed (`parseCard`): Luhn passed, and the brand and last
      * four read from the number itself, not from Stripe's answer.
      */
     async tokenize(card) {

@@ -11,6 +11,8 @@ export interface LayoutOptions {
   main: Html;
   /** Only the payment form needs script; every state page works without it. */
   script?: boolean;
+  /** Live mode with Stripe: Stripe.js is loaded from here, and the Stripe form script replaces the card form's. */
+  stripeJsUrl?: string;
   /** Re-read the page every few seconds (a payment still processing), with no script needed. */
   refreshSeconds?: number;
 }
@@ -28,7 +30,9 @@ ${opts.refreshSeconds ? html`<meta http-equiv="refresh" content="${opts.refreshS
 <title>${title}</title>
 <link rel="icon" href="${ASSET_PATH}/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${ASSET_PATH}/checkout.css">
-${opts.script ? html`<script type="module" src="${ASSET_PATH}/checkout.js"></script>` : ''}
+${opts.script && opts.stripeJsUrl ? html`<script src="${opts.stripeJsUrl}"></script>
+<script type="module" src="${ASSET_PATH}/stripe-checkout.js"></script>` : ''}
+${opts.script && !opts.stripeJsUrl ? html`<script type="module" src="${ASSET_PATH}/checkout.js"></script>` : ''}
 </head>
 <body>
 <a class="skip-link" href="#main">Skip to content</a>

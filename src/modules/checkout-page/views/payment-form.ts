@@ -57,21 +57,40 @@ function shippingFields(): Html {
 </fieldset>`;
 }
 
+/** Live mode with Stripe: the publishable key Stripe.js is started with, and where it is loaded from. */
+export interface StripeOnPage {
+  publishableKey: string;
+  jsUrl: string;
+}
+
+/**
+ * The card as Stripe.js takes it: the Payment Element is mounted here once the pay call has opened the
+ * PaymentIntent, in Stripe's own frames, so the card number is typed into Stripe and never into this page.
+ */
+function stripeCardFields(): Html {
+  return html`<fieldset class="group">
+    <legend>Card details</legend>
+    ${field({ id: 'name', label: 'Name on card', autocomplete: 'cc-name' })}
+    <div id="payment-element" class="payment-element" aria-live="polite"></div>
+    <p class="notice">Your card details are entered in Stripe's secure form and go to Stripe directly.</p>
+  </fieldset>`;
+}
+
 /** The payable form of a pending session, and the Cancel form beside it. */
-export function paymentForm({ session, business }: CheckoutForPage): Html {
+export function paymentForm({ session, business }: CheckoutForPage, stripe?: StripeOnPage): Html {
   const businessName = business.name;
   const total = formatCents(session.total);
   return html`<section class="pay" aria-labelledby="pay-heading">
 <h2 id="pay-heading">Pay ${businessName}</h2>
 <form id="payment-form" class="payment-form" method="post" novalidate
   data-pay-url="/api/checkout/${session.id}/pay" data-page-url="/checkout/${session.id}"
-  data-ask-shipping="${String(session.askShipping)}">
+  data-ask-shipping="${String(session.askShipping)}"${stripe ? html` data-stripe-key="${stripe.publishableKey}"` : ''}>
   <div id="form-errors" class="form-errors" role="alert" tabindex="-1"></div>
   <fieldset class="group">
     <legend>Contact</legend>
     ${field({ id: 'email', label: 'Email', type: 'email', autocomplete: 'email', inputmode: 'email', value: session.customerEmail })}
   </fieldset>
-  <fieldset class="group">
+  ${stripe ? stripeCardFields() : html`<fieldset class="group">
     <legend>Card details</legend>
     ${field({ id: 'number', label: 'Card number', autocomplete: 'cc-number', inputmode: 'numeric', placeholder: '1234 1234 1234 1234', maxlength: 23 })}
     <div class="row">
@@ -79,7 +98,7 @@ export function paymentForm({ session, business }: CheckoutForPage): Html {
       ${field({ id: 'cvc', label: 'Security code (CVC)', autocomplete: 'cc-csc', inputmode: 'numeric', placeholder: '123', maxlength: 4 })}
     </div>
     ${field({ id: 'name', label: 'Name on card', autocomplete: 'cc-name' })}
-  </fieldset>
+  </fieldset>`}
   ${session.askShipping ? shippingFields() : ''}
   <noscript><p class="notice">Paying needs JavaScript. Please turn it on and reload this page.</p></noscript>
   <button type="submit" id="pay-button" class="pay-button" disabled>Pay ${total}</button>

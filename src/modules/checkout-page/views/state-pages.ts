@@ -4,7 +4,7 @@ import { formatCents, formatDate } from '../format.view.js';
 import { html, type Html } from '../html.view.js';
 import { layout } from './layout.js';
 import { orderSummary } from './order-summary.js';
-import { paymentForm } from './payment-form.js';
+import { paymentForm, type StripeOnPage } from './payment-form.js';
 
 /** What the page shows for a session, by status. Only a pending, unexpired session is payable. */
 export type PageState = 'payable' | 'processing' | 'completed' | 'failed' | 'cancelled' | 'expired' | 'refunded';
@@ -97,14 +97,14 @@ function stateMain(view: CheckoutForPage, state: Exclude<PageState, 'payable'>, 
 }
 
 /** The whole page of a session: the payment form when payable, otherwise its state and never a form. */
-export function checkoutPage(view: CheckoutForPage, now = new Date()): { state: PageState; body: string } {
+export function checkoutPage(view: CheckoutForPage, now = new Date(), stripe?: StripeOnPage): { state: PageState; body: string } {
   const { session, items } = view;
   const businessName = view.business.name;
   const state = pageState(session, now);
   if (state === 'payable') {
     const main = html`<h1 class="visually-hidden">Checkout</h1>
-<div class="checkout">${orderSummary(session, items)}${paymentForm(view)}</div>`;
-    return { state, body: layout({ title: 'Checkout', businessName, livemode: session.livemode, main, script: true }) };
+<div class="checkout">${orderSummary(session, items)}${paymentForm(view, stripe)}</div>`;
+    return { state, body: layout({ title: 'Checkout', businessName, livemode: session.livemode, main, script: true, stripeJsUrl: stripe?.jsUrl }) };
   }
   const heading = state === 'completed' ? 'Receipt' : 'Order summary';
   const main = html`<div class="checkout checkout--closed">${stateMain(view, state, now)}${orderSummary(session, items, heading)}</div>`;
