@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isLoopbackHost } from './temporal/codec-server.js';
+import { isLoopbackHost } from './loopback.js';
 import { encryptionKey, environmentSchema, payloadKeyRing, TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_WEBHOOK_ENCRYPTION_KEY, type Environment, type PayloadKey } from './environment.js';
 import { derivePorts, PortSchemeError, type DerivedPorts } from './port-scheme.js';
 

@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { startOpsServer, type OpsMount, type OpsServer } from '../ops/ops-server.js';
 import { FAILPOINTS_PATH, serveFailpoints } from '../ops/failpoints.js';
-import { CODEC_PATH, isLoopbackHost, serveCodec, type CodecEndpoint } from '../temporal/codec-server.js';
+import { CODEC_PATH, serveCodec, type CodecEndpoint } from '../temporal/codec-server.js';
+import { isLoopbackHost } from '../loopback.js';
 import { EncryptionCodec, payloadKeysFor } from '../temporal/payload-codec.js';
 import { stripeKeyReadiness } from '../modules/stripe/index.js';
 

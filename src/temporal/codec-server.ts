@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
-import ipaddr from 'ipaddr.js';
+import { isLoopbackHost } from '../loopback.js';
 
 /**
  * Temporal's remote codec protocol, which the Web UI (`--ui-codec-endpoint`, or its Data Encoder
@@ -37,15 +37,6 @@ const toWire = (p: Payload) => ({
   metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
   data: Buffer.from(p.data ?? []).toString('base64'),
 });
-
-/** `localhost`, 127.0.0.0/8 or ::1, with or without a port: a name only this machine answers to. */
-export function isLoopbackHost(host: string | undefined): boolean {
-  const raw = (host ?? '').toLowerCase();
-  // `[::1]:9464` and `localhost:9464` carry a port; a bare IPv6 address (`::1`) is all colons and no port.
-  const name = raw.startsWith('[') ? raw.slice(1, raw.indexOf(']')) : raw.split(':').length === 2 ? raw.split(':')[0] : raw;
-  if (name === 'localhost') return true;
-  return ipaddr.isValid(name) && ipaddr.process(name).range() === 'loopback';
-}
 
 /**
  * Without a token the endpoint is open only where `openWithoutToken` says (development, on a loopback

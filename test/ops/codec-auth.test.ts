@@ -1,5 +1,6 @@
 import { EncryptionCodec } from '../../src/temporal/payload-codec.js';
-import { authorised, isLoopbackHost, type CodecEndpoint } from '../../src/temporal/codec-server.js';
+import { authorised, type CodecEndpoint } from '../../src/temporal/codec-server.js';
+import { isLoopbackHost } from '../../src/loopback.js';
 
 const endpoint = (over: Partial<CodecEndpoint>): CodecEndpoint => ({
   codec: new EncryptionCodec([{ id: 'k', key: Buffer.alloc(32, 1) }]),
