@@ -107,8 +107,10 @@ case "$cmd" in
     # `--containers`: the Dockerfile and docker-compose.yml run under podman instead, with stand-in base
     # images made here when missing, and the same load and checks (scripts/containers/, docs/production.md).
     case " $* " in *" --containers "*)
-      command -v podman >/dev/null && command -v runc >/dev/null && command -v debootstrap >/dev/null ||
-        { echo "run.sh: installing podman, runc, debootstrap (Debian's)" >&2; apt-get install -y -q podman runc debootstrap >&2; }
+      # A fresh machine's package lists may be empty: install, and on failure update them and install again.
+      command -v podman >/dev/null && command -v runc >/dev/null && command -v debootstrap >/dev/null && python3 -c 'import ensurepip' 2>/dev/null ||
+        { echo "run.sh: installing podman, runc, debootstrap, python3-venv (Debian's)" >&2
+          apt-get install -y -q podman runc debootstrap python3-venv >&2 || { apt-get update -q >&2 && apt-get install -y -q podman runc debootstrap python3-venv >&2; }; }
       grep -q '^runtime *= *"runc"' /etc/containers/containers.conf 2>/dev/null && grep -q '^default_ulimits *= *\[\]' /etc/containers/containers.conf ||
         echo 'run.sh: warning: /etc/containers/containers.conf wants [containers] default_ulimits = [] and [engine] runtime = "runc" here (docs/production.md)' >&2
       images=()

@@ -242,6 +242,13 @@ function assertAcquirer(c: Environment): void {
     for (const name of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_PUBLISHABLE_KEY'] as const) {
       if (!c[name]) throw new ConfigError(`Invalid configuration: ACQUIRER=stripe needs ${name} (docs/acquirer.md)`);
     }
+    // A publishable key of the other mode than the secret key would make every live confirmation in the
+    // browser fail at Stripe, each session then waiting on the customer until its expiry.
+    const modeOf = (key: string) => (/^(sk|rk|pk)_live_/.test(key) ? 'live' : /^(sk|rk|pk)_test_/.test(key) ? 'test' : null);
+    const [secretMode, publishableMode] = [modeOf(c.STRIPE_SECRET_KEY!), modeOf(c.STRIPE_PUBLISHABLE_KEY!)];
+    if (secretMode && publishableMode && secretMode !== publishableMode) {
+      throw new ConfigError(`Invalid configuration: STRIPE_PUBLISHABLE_KEY is a ${publishableMode} key and STRIPE_SECRET_KEY a ${secretMode} one; both must be of one Stripe mode`);
+    }
     if (c.ALLOW_SIMULATED_LIVE_PAYMENTS) {
       throw new ConfigError('Invalid configuration: ALLOW_SIMULATED_LIVE_PAYMENTS=true and ACQUIRER=stripe both name what serves live payments; unset one');
     }

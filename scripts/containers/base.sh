@@ -3,7 +3,7 @@
 # reachable from this machine, imported into podman as localhost/payments-standin/bookworm. The root file
 # system is cached as a tar under ~/.cache/payments-service/containers (debootstrap takes about a minute).
 set -euo pipefail
-cache="${PAYMENTS_CACHE:-$HOME/.cache/payments-service}/containers"
+cache="${PAYMENTS_CACHE:-${PAYMENTS_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/payments-service}}/containers"
 tarball="$cache/bookworm-minbase.tar"
 mkdir -p "$cache"
 if [ ! -s "$tarball" ]; then

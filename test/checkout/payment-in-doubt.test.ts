@@ -69,6 +69,15 @@ describe('a payment left in doubt by a terminated run', () => {
     expect(await handOverPaymentsInDoubt(stack.orm.em.fork())).not.toContain(sessionId);
   }, 300_000);
 
+  it('a charge the customer confirms in the browser (no card seen, so no brand) is awaited, not in doubt, until its session expires', async () => {
+    const session = await createSession(stack, biz.testKey);
+    // As the live browser flow leaves it while the customer is at Stripe: processing, no card brand, long since.
+    await sql(stack, `update checkout_sessions set status = 'processing', card_brand = null, card_last4 = null, updated_at = now() - interval '11 minutes' where id = ?`, [session.id]);
+    expect(await handOverPaymentsInDoubt(stack.orm.em.fork())).not.toContain(session.id);
+    await sql(stack, `update checkout_sessions set expires_at = now() - interval '1 minute' where id = ?`, [session.id]);
+    expect(await handOverPaymentsInDoubt(stack.orm.em.fork())).toContain(session.id);
+  });
+
   it('a session processing for less than the hand-over time is left to its own run', async () => {
     const session = await createSession(stack, biz.testKey);
     armFailpoint('pay.after-charge', session.id);

@@ -90,6 +90,8 @@ describe('configuring the acquirer', () => {
     [{ ACQUIRER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }, 'Invalid configuration: ACQUIRER=stripe needs STRIPE_PUBLISHABLE_KEY (docs/acquirer.md)'],
     [{ ...STRIPE, NODE_ENV: 'production', STRIPE_JS_URL: 'http://127.0.0.1:4000/stripe.js' }, 'Invalid configuration: STRIPE_JS_URL is for a stand-in of Stripe.js in tests and development; production loads Stripe.js from Stripe itself'],
     [{ STRIPE_JS_URL: 'http://127.0.0.1:4000/stripe.js' }, 'Invalid configuration: STRIPE_JS_URL is set but ACQUIRER is not stripe; set ACQUIRER=stripe or unset it'],
+    [{ ...STRIPE, STRIPE_SECRET_KEY: 'sk_live_x' }, 'Invalid configuration: STRIPE_PUBLISHABLE_KEY is a test key and STRIPE_SECRET_KEY a live one; both must be of one Stripe mode'],
+    [{ ...STRIPE, STRIPE_PUBLISHABLE_KEY: 'pk_live_x' }, 'Invalid configuration: STRIPE_PUBLISHABLE_KEY is a live key and STRIPE_SECRET_KEY a test one; both must be of one Stripe mode'],
     [{ ACQUIRER: 'adyen' }, /^Invalid configuration: ACQUIRER: /],
     [{ ...STRIPE, STRIPE_SECRET_KEY: 'pk_test_x' }, /^Invalid configuration: STRIPE_SECRET_KEY: must be a Stripe secret key/],
   ])('refuses %j', (env, message) => {

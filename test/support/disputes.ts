@@ -32,8 +32,9 @@ export async function disputeOfSession(stack: TestStack, biz: TestBusiness, sess
  */
 async function polled(stack: TestStack, path: string, key: string): Promise<any> {
   const res = await stack.http.get(path, { key });
-  if (res.status === 429) {
-    await new Promise((r) => setTimeout(r, Math.min(Number(res.headers['retry-after']) || 1, 10) * 1000));
+  // 429, or a 503 of a busy machine's moment: both carry Retry-After, and both mean "ask again".
+  if (res.status === 429 || res.status === 503) {
+    await new Promise((r) => setTimeout(r, Math.min(Number(res.headers['retry-after']) || 1, 3) * 1000));
     return undefined;
   }
   expect(res.status).toBe(200);

@@ -94,8 +94,14 @@ export type PayInput = z.output<typeof payInput>;
 export const payInBrowserInput = payInput.omit({ card: true });
 export type PayInBrowserInput = z.output<typeof payInBrowserInput>;
 
-/** The document's request body: one form or the other, as the session's mode says. */
-export const payRequestBody = z.union([payInput, payInBrowserInput]);
+/**
+ * The document's request body: both forms in one strict object, `card` required or refused as the
+ * session's mode says (the route parses with `payInput` or `payInBrowserInput`). One object rather than
+ * a union, so that the document states every field it takes and a field it does not is refused by name.
+ */
+export const payRequestBody = payInput.extend({
+  card: cardInput.optional().meta({ description: 'Required in test mode and on simulated live pages; refused (an unknown field) where the card is collected by Stripe.js.' }),
+});
 
 /** The pay call's answer: the outcome so far, and where the customer goes next (null: stay on the page). */
 export const payAnswerResource = z

@@ -38,6 +38,9 @@ export async function handOverPaymentsInDoubt(em: EntityManager, log?: Logger, o
   const rows = await em.getConnection().execute<{ id: string; business_id: string; livemode: boolean; total: string; expires_at: Date }[]>(
     `select id, business_id, livemode, total, expires_at from checkout_sessions
      where status = 'processing' and updated_at < now() - make_interval(secs => ?)
+       -- A charge the customer confirms in the browser (no card seen here, so no brand) is awaited, not in
+       -- doubt: its workflow settles it at the session's expiry. Past that it is in doubt like any other.
+       and (card_brand is not null or expires_at < now())
      order by updated_at limit ?`,
     [olderThanMs / 1000, HAND_OVER_BATCH],
   );

@@ -56,7 +56,7 @@ export type paths = {
         put?: never;
         /**
          * Pay a checkout session (the hosted page)
-         * @description Called by the hosted checkout page; no API key: the session id is the capability. The card is tokenized at once and never stored. The call waits up to 10 seconds for the outcome, then answers `processing`; read the session for the final state. Limited to 10 calls a minute per session. `shipping` is required when the session asks for it. Idempotency-Key is not used here: the session's own state makes a repeat harmless (a paid session answers 400).
+         * @description Called by the hosted checkout page; no API key: the session id is the capability. The card is tokenized at once and never stored. In live mode with Stripe the body carries no card (one is refused): the answer's `confirmation` holds the PaymentIntent's client secret, which the page confirms with Stripe.js, and the outcome follows from Stripe. The call waits up to 10 seconds for the outcome, then answers `processing`; read the session for the final state. Limited to 10 calls a minute per session. `shipping` is required when the session asks for it. Idempotency-Key is not used here: the session's own state makes a repeat harmless (a paid session answers 400).
          */
         post: operations["payCheckoutSession"];
         delete?: never;
@@ -872,6 +872,11 @@ export type components = {
              */
             status: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
             redirectUrl: string | null;
+            /** @description Only when the card is collected in the browser (live mode with Stripe): the PaymentIntent's client secret, which the page confirms with Stripe.js, and the page to come back to after 3-D Secure. */
+            confirmation?: {
+                clientSecret: string;
+                returnUrl: string;
+            };
         };
         BalanceTransaction: {
             /** @example txn_0190f4c2a7e07b3c9d1e2f3a4b5c6d40_a */
@@ -1821,7 +1826,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    card: {
+                    /** @description Required in test mode and on simulated live pages; refused (an unknown field) where the card is collected by Stripe.js. */
+                    card?: {
                         /**
                          * @description 12 to 19 digits; spaces and dashes are ignored.
                          * @example 4242 4242 4242 4242
