@@ -161,9 +161,12 @@ describe('per-endpoint throttle: rateLimitPerSecond', () => {
     for (let i = 0; i < count; i++) await emit('checkout.succeeded', { sessionId: `ses-${i}` });
     const arrivals = (await hits(hook.url, count, 30_000)).map((hit) => hit.at);
 
-    // The spacing, as the receiver sees it: 1/rate s between two arrivals.
-    const gaps = arrivals.slice(1).map((at, i) => at - arrivals[i]);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000 / rate - JITTER_MS);
+    // The spacing, as the receiver sees it: the i-th arrival no sooner than i/rate s after the first. Judged
+    // against its turn rather than its neighbour: one attempt's handshake held up on a loaded machine and
+    // the next on time arrive closer than 1/rate s apart (237 ms, seen once under stress-ng), yet neither
+    // came before its turn. Without the throttle all eight arrive within tens of milliseconds.
+    const late = arrivals.map((at, i) => at - arrivals[0] - (i * 1000) / rate);
+    expect(Math.min(...late)).toBeGreaterThanOrEqual(-JITTER_MS);
     // How many arrive per second: no second that begins at an arrival (less the allowance) holds more than `rate`.
     const perSecond = arrivals.map((from) => arrivals.filter((at) => at >= from && at < from + 1000 - JITTER_MS).length);
     expect(Math.max(...perSecond)).toBeLessThanOrEqual(rate);
