@@ -79,7 +79,8 @@ export async function payableSession(deps: PayDeps, sessionId: string): Promise<
  * Pays a payable session from the hosted page. The card becomes a token here, in the request; the payment
  * itself runs in the session's checkout workflow (started if it is not running yet), which finishes even if
  * this process dies. The request waits a bounded time for the outcome, then answers what the database says:
- * the database is read before any answer, so an answer never contradicts a move this call made.
+ * the outcome the workflow answered for this call's own payment is the status its last step committed;
+ * anything else is read in the database before the answer, so an answer never contradicts a move this call made.
  */
 export async function payCheckout(deps: PayDeps, session: CheckoutSession, input: PayInput | PayInBrowserInput): Promise<PayAnswer> {
   if (session.askShipping && !input.shipping) {
@@ -112,6 +113,9 @@ export async function payCheckout(deps: PayDeps, session: CheckoutSession, input
  */
 async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attemptId: string, heardFirst: PayHeard, deadline: number, holdUntil: number): Promise<PayAnswer> {
   let heard = heardFirst;
+  // The workflow answered this call's own payment with the status its last step committed (completed or
+  // failed): the database has just said it, in the step's own transaction, so it is not asked again.
+  if (endedOwnPayment(heard)) return answerOfResult(session, heard);
   let current = await sessionAfter(deps, session, heard);
   if (!current) return answerOfResult(session, heard);
   // Opened for the browser to confirm, and the database shows this call's attempt under way: the page gets
@@ -154,6 +158,10 @@ async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attem
   }
   return { sessionId: current.id, status: verdict.status, redirectUrl: paymentRedirectUrl(current) };
 }
+
+/** Whether the workflow's answer is this attempt's own payment ended, with the status the database committed. */
+const endedOwnPayment = (heard: PayHeard) =>
+  heard.kind === 'answered' && (heard.result.outcome === 'completed' || heard.result.outcome === 'failed') && heard.result.status === heard.result.outcome;
 
 /**
  * The session as the database has it after the call. When the database cannot be read but the workflow

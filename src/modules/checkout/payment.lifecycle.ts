@@ -79,7 +79,8 @@ export async function paymentInDoubt(em: EntityManager, sessionId: string): Prom
 
 /** What the charge needs, read from the database (the truth) rather than carried in workflow history. */
 export async function chargeRequestOf(em: EntityManager, sessionId: string) {
-  const session = await em.fork().findOneOrFail(CheckoutSession, { id: sessionId });
+  // Only the three columns: on the pay's path, between the charge and the customer's answer.
+  const session = await em.fork().findOneOrFail(CheckoutSession, { id: sessionId }, { fields: ['total', 'livemode', 'status'] });
   return { amountInCents: session.total, currency: 'USD' as const, livemode: session.livemode, status: session.status };
 }
 
