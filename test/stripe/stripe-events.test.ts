@@ -9,6 +9,7 @@
 import { jest } from '@jest/globals';
 import { registry } from '../../src/ops/metrics.js';
 import { verifyLedger } from '../../src/modules/ledger/index.js';
+import { receiveStripeEvent } from '../../src/modules/stripe/stripe-events.service.js';
 import { eventually, sql } from '../support/payments.js';
 import { balance, openDispute } from '../support/disputes.js';
 import { disputeEvent } from './stripe-events.js';
@@ -105,6 +106,21 @@ describe('an event this service cannot apply', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ outcome: 'unmatched', disputeId: null });
     expect(await eventRow(event.id)).toMatchObject({ outcome: 'unmatched', detail: expect.stringMatching(/which no payment of this service made$/) });
+    expect(await alerts('unmatched')).toBe(before + 1);
+  });
+
+  it('counts an event only once its transaction commits: one rolled back (Stripe sends it again) is neither counted nor recorded', async () => {
+    const before = await alerts('unmatched');
+    const event = await disputeEvent('charge.dispute.created', { id: newDisputeId(), paymentIntent: 'pi_never_ours', status: 'needs_response', amount: 1000 });
+    const lost = new Error('the database went away before the commit');
+    const applied = stack.orm.em.fork().transactional(async (tx) => {
+      expect((await receiveStripeEvent(tx, event, { disputes: stack.config.disputes })).outcome).toBe('unmatched');
+      throw lost;
+    });
+    await expect(applied).rejects.toBe(lost);
+    expect(await eventRow(event.id)).toBeUndefined();
+    expect(await alerts('unmatched')).toBe(before);
+    expect((await postEvent(event)).body.data).toMatchObject({ outcome: 'unmatched' });
     expect(await alerts('unmatched')).toBe(before + 1);
   });
 

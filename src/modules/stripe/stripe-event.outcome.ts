@@ -10,4 +10,6 @@ export interface ReceivedEvent {
   detail: string | null;
   /** Outbox rows to hand to the process's dispatcher once the transaction has committed. */
   outbox: OutboxEntry[];
+  /** A refund of ours moved to `failed`: counted with the event, after its transaction commits. */
+  refundFailed?: true;
 }

@@ -6,7 +6,7 @@ import type { AppDeps } from '../app-deps.js';
 import { ApiError } from '../../http/errors.js';
 import { DomainError } from '../../domain/errors.js';
 import { createStripeClient } from './stripe.client.js';
-import { receiveStripeEvent } from './stripe-events.service.js';
+import { receiveStripeEvent, reportStripeEvent } from './stripe-events.service.js';
 import { stripeEventShape } from './stripe-events.schemas.js';
 import { parse } from '../../domain/validation.js';
 import { metrics } from '../../ops/metrics.js';
@@ -38,7 +38,8 @@ export function stripeEventRoutes(deps: AppDeps): Middleware {
     }
     const { event } = verified;
     parse(stripeEventShape, event);
-    const received = await deps.orm.em.fork().transactional((tx) => receiveStripeEvent(tx, event, { log: deps.log, disputes: deps.config.disputes }));
+    const received = await deps.orm.em.fork().transactional((tx) => receiveStripeEvent(tx, event, { disputes: deps.config.disputes }));
+    reportStripeEvent(event, deps.log, received);
     deps.afterCommit(received.outbox);
     ctx.body = { success: true, data: { eventId: event.id, outcome: received.outcome, disputeId: received.disputeId } };
   });

@@ -32,7 +32,6 @@ import { isStripeDisputeEvent, paymentIntentOf, reasonOf, stageOf, type StripeDi
 
 
 export interface StripeEventDeps {
-  log: Logger;
   disputes: DisputeTimes;
 }
 
@@ -41,7 +40,7 @@ const ALERTS: readonly EventOutcome[] = ['unmatched', 'refused', 'disagrees'];
 /** The status a dispute Stripe says is closed has here, when the two agree. */
 const CLOSED_AS = { won: 'won', lost: 'lost', inquiry_closed: 'warning_closed' } as const;
 
-/** In the caller's transaction: records the verified event and applies it. */
+/** In the caller's transaction: records the verified event and applies it. The caller reports it after commit (`reportStripeEvent`). */
 export async function receiveStripeEvent(tx: EntityManager, event: Stripe.Event, deps: StripeEventDeps, at: Date = new Date()): Promise<ReceivedEvent> {
   const object = event.data.object as { id?: string };
   const recorded = await tx.execute<{ id: string }[]>(
@@ -49,7 +48,7 @@ export async function receiveStripeEvent(tx: EntityManager, event: Stripe.Event,
      values ('stripe', ?, ?, ?, ?, to_timestamp(?), ?, 'received', ?) on conflict (acquirer, id) do nothing returning id`,
     [event.id, event.type, event.livemode, object.id ?? null, event.created, at, JSON.stringify(event)],
   );
-  if (!recorded.length) return report(event, deps, { outcome: 'duplicate', disputeId: null, detail: null, outbox: [] });
+  if (!recorded.length) return { outcome: 'duplicate', disputeId: null, detail: null, outbox: [] };
   const result = isStripeDisputeEvent(event.type)
     ? await applyDisputeEvent(tx, event.type, parse(stripeDisputeShape, event.data.object) as unknown as Stripe.Dispute, deps, at)
     : isStripeRefundEvent(event.type)
@@ -64,7 +63,7 @@ export async function receiveStripeEvent(tx: EntityManager, event: Stripe.Event,
     result.disputeId,
     event.id,
   ]);
-  return report(event, deps, result);
+  return result;
 }
 
 async function applyDisputeEvent(tx: EntityManager, type: StripeDisputeEvent, dispute: Stripe.Dispute, deps: StripeEventDeps, at: Date): Promise<ReceivedEvent> {
@@ -112,10 +111,14 @@ async function applyDisputeEvent(tx: EntityManager, type: StripeDisputeEvent, di
   }
 }
 
-function report(event: Stripe.Event, deps: StripeEventDeps, result: ReceivedEvent): ReceivedEvent {
+/**
+ * Counts and logs what an event came to, once its transaction has committed: a rolled-back event (the
+ * database lost mid-way; Stripe sends it again) was not received, and counting it would say it was.
+ */
+export function reportStripeEvent(event: Stripe.Event, log: Logger, result: ReceivedEvent): void {
   metrics.acquirerEvent('stripe', event.type, result.outcome);
+  if (result.refundFailed) metrics.refund('failed');
   const fields = { acquirer: 'stripe', eventId: event.id, type: event.type, outcome: result.outcome, disputeId: result.disputeId };
-  if (ALERTS.includes(result.outcome)) deps.log.error(fields, `Stripe event ${event.id} (${event.type}) ${result.outcome}: ${result.detail}`);
-  else deps.log.info(fields, `Stripe event ${event.id} (${event.type}) ${result.outcome}`);
-  return result;
+  if (ALERTS.includes(result.outcome)) log.error(fields, `Stripe event ${event.id} (${event.type}) ${result.outcome}: ${result.detail}`);
+  else log.info(fields, `Stripe event ${event.id} (${event.type}) ${result.outcome}`);
 }

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Stripe from 'stripe';
 import { failCompletedRefund, Refund } from '../refunds/index.js';
-import { metrics } from '../../ops/metrics.js';
 import { lateRefundFailureOf } from './stripe-refunds.rules.js';
 import type { ReceivedEvent } from './stripe-event.outcome.js';
 
@@ -23,6 +22,6 @@ export async function applyRefundEvent(tx: EntityManager, refund: Stripe.Refund)
   const failure = lateRefundFailureOf(refund);
   if (!failure) return { outcome: 'unchanged', disputeId: null, detail: `${refund.id} is ${refund.status} at Stripe; ${ours.id} is ${ours.status}`, outbox: [] };
   const { refund: after, moved } = await failCompletedRefund(tx, ours.id, failure);
-  if (moved) metrics.refund('failed');
-  return { outcome: moved ? 'applied' : 'unchanged', disputeId: null, detail: `${refund.id} is ${refund.status} at Stripe; ${ours.id} is ${after.status}`, outbox: [] };
+  const detail = `${refund.id} is ${refund.status} at Stripe; ${ours.id} is ${after.status}`;
+  return { outcome: moved ? 'applied' : 'unchanged', disputeId: null, detail, outbox: [], ...(moved ? { refundFailed: true as const } : {}) };
 }
