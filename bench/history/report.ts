@@ -4,29 +4,24 @@
  * p99 on the long history.
  */
 import type { Target } from '../targets.js';
-import { judgeAtMost, type Judged } from '../verdict.js';
+import { judgeAtMost, judgeRatio, pairRounds, type Judged } from '../verdict.js';
 import type { OperationResult } from './measure.js';
 
 export const RATIO_GOAL = 1.5;
 export const READ_P99_GOAL_MS = 50;
 const TEMPORAL = 'dev server';
 
-const round2 = (x: number) => Math.round(x * 100) / 100;
 const count = (n: number) => n.toLocaleString('en-US');
 const finite = (x: number) => (Number.isFinite(x) ? x : null);
 
 /**
- * An operation's p50 at the long history over its p50 at the short one, judged. A p50 of 0 ms, or none
- * (no sample: `percentile` gives NaN), is no measurement, and a ratio to it would be 0 or Infinity: the
- * goal is not measured then, where a ratio set to 0 had called it met.
+ * An operation's p50 at the long history over its p50 at the short one, judged as every ratio goal is
+ * (bench/verdict.ts), as one round: a p50 of 0 ms, or none (no sample), is no measurement, where a ratio
+ * set to 0 had called it met.
  */
 export function p50Ratio(op: OperationResult): Judged {
-  const why = (side: 'A' | 'B', m: OperationResult['a']) =>
-    !m.n ? `no sample on ${side}` : !Number.isFinite(m.p50) || m.p50 <= 0 ? `p50 on ${side} ${m.p50} ms, which no measurement gives` : undefined;
-  const whys = [why('A', op.a), why('B', op.b)].filter((w): w is string => w !== undefined);
-  if (whys.length) return { verdict: 'not measured', why: whys.join('; ') };
-  const ratio = round2(op.a.p50 / op.b.p50);
-  return ratio <= RATIO_GOAL ? { verdict: 'met', ratio } : { verdict: 'missed', ratio, why: `${ratio} > ${RATIO_GOAL}` };
+  const p50 = (m: OperationResult['a']) => (m.n ? m.p50 : NaN);
+  return judgeRatio(pairRounds({ measured: [p50(op.a)], reference: [p50(op.b)], rounds: 1, latency: true }), 'atMost', RATIO_GOAL);
 }
 
 /** Two targets per read (the p50 ratio, the p99 at the long history), one per write (the ratio); scenarios `history: …`. */

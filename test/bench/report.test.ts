@@ -23,23 +23,23 @@ describe('the history goals (bench/history/report.ts)', () => {
     const [p50, p99] = historyTargets([op({})], 1_000_000, 10_000);
     expect(p50).toMatchObject({ ratio: 1.2, verdict: 'met', met: true });
     expect(p99).toMatchObject({ measured: 12, verdict: 'met' });
-    expect(p50Ratio(op({ p50: 8 }))).toEqual({ verdict: 'missed', ratio: 1.6, why: '1.6 > 1.5' });
+    expect(p50Ratio(op({ p50: 8 }))).toMatchObject({ verdict: 'missed', ratio: 1.6, why: 'median 1.6 > 1.5' });
   });
 
   it('marks a ratio to a p50 of 0 not measured, where it had been a ratio of 0 and met', () => {
-    expect(p50Ratio(op({}, { p50: 0 }))).toEqual({ verdict: 'not measured', why: 'p50 on B 0 ms, which no measurement gives' });
+    expect(p50Ratio(op({}, { p50: 0 }))).toEqual({ verdict: 'not measured', why: 'round 1: reference 0, which no measurement gives' });
   });
 
   it('marks an operation without samples not measured, its p99 too', () => {
     const [p50, p99] = historyTargets([op({ n: 0, p50: NaN, p99: NaN })], 1_000_000, 10_000);
-    expect(p50).toMatchObject({ measured: null, verdict: 'not measured', met: false, why: 'no sample on A' });
+    expect(p50).toMatchObject({ measured: null, verdict: 'not measured', met: false, why: 'round 1: no figure' });
     expect(p99).toMatchObject({ measured: null, verdict: 'not measured', why: 'no p99' });
   });
 
   it('shows the verdict in the table', () => {
     const summary = { date: 'd', config: { sessionsA: 1_000_000, sessionsB: 10_000 }, seed: { msA: 1, msB: 1, vacuumAnalyzeMs: 1, ledgerVerifyMs: 1 }, loadAverage: {} };
     const rows = historyMarkdown({ ...summary, operations: [op({}, { p50: 0 }), op({ p50: 8, p99: 60 })] });
-    expect(rows.at(-2)).toContain('| **not measured**: p50 on B 0 ms, which no measurement gives | yes |');
+    expect(rows.at(-2)).toContain('| **not measured**: round 1: reference 0, which no measurement gives | yes |');
     expect(rows.at(-1)).toContain('| **1.6** | **no** |');
   });
 });
