@@ -120,13 +120,17 @@ export async function profileCpu(inspector: Inspector, during: () => Promise<unk
   return profile;
 }
 
-/** A sampling heap profile of what `during()` allocates, the objects already collected included. */
-export async function profileAllocations(inspector: Inspector, during: () => Promise<unknown>, intervalBytes = 4096): Promise<HeapNode> {
+/**
+ * A sampling heap profile of what `during()` allocates, the objects already collected included; with
+ * `survivorsOnly`, only what outlived a scavenge (promoted to the old space, or alive still): what makes
+ * the old space grow, and so the mark-compacts.
+ */
+export async function profileAllocations(inspector: Inspector, during: () => Promise<unknown>, intervalBytes = 4096, survivorsOnly = false): Promise<HeapNode> {
   await inspector.send('HeapProfiler.enable');
   await inspector.send('HeapProfiler.startSampling', {
     samplingInterval: intervalBytes,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMinorGC: !survivorsOnly,
   });
   await during();
   const { profile } = await inspector.send<{ profile: { head: HeapNode } }>('HeapProfiler.stopSampling');

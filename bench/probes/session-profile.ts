@@ -10,7 +10,8 @@
  *
  * PROBE_DISTS (`label=dir,…`) names builds of the API to measure in turn (`node --import tsx
  * scripts/build.ts --out-dir dir`); without it, the current tree's. PROBE_SECONDS (5) a window,
- * PROBE_ROUNDS (2), PROBE_TOP (25) functions listed, PROBE_API_ENV (`NAME=value,…`, say LOG_LEVEL=info)
+ * PROBE_ROUNDS (2), PROBE_TOP (25) functions listed, PROBE_SURVIVORS=1 counts only the bytes that outlived a
+ * scavenge (what the old space grows by), PROBE_API_ENV (`NAME=value,…`, say LOG_LEVEL=info)
  * added to the API's environment. PROBE_PROFILE=0 measures the CPU per create alone (an A/B of builds
  * over more rounds); PROBE_SAVE_DIR keeps each window's `.cpuprofile` and `.heapprofile` (DevTools opens
  * both). Writes bench/results/<date>-session-profile[-PROBE_OUT].json.
@@ -28,6 +29,8 @@ import { startProbe } from './probe-stack.js';
 
 const SECONDS = Number(process.env.PROBE_SECONDS ?? 5);
 const TOP = Number(process.env.PROBE_TOP ?? 25);
+/** PROBE_SURVIVORS=1: the bytes counted are only those that outlived a scavenge (bench/inspector.ts). */
+const SURVIVORS = process.env.PROBE_SURVIVORS === '1';
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 /** A process's user and system CPU so far (ms). */
@@ -122,7 +125,7 @@ async function main() {
       const profiled = process.env.PROBE_PROFILE !== '0';
       let allocated = 0;
       let creates = 0;
-      const heap = profiled ? await profileAllocations(t.inspector, async () => (allocated = (await run()).rps * SECONDS)) : undefined;
+      const heap = profiled ? await profileAllocations(t.inspector, async () => (allocated = (await run()).rps * SECONDS), 4096, SURVIVORS) : undefined;
       const bytes = heap ? bytesByPlace(heap) : { places: new Map<string, number>(), functions: new Map<string, number>(), totalBytes: 0 };
       const profile = profiled ? await profileCpu(t.inspector, async () => (creates = (await run()).rps * SECONDS)) : undefined;
       const self = profile ? cpuByPlace(profile) : { places: new Map<string, number>(), functions: new Map<string, number>() };
