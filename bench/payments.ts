@@ -92,6 +92,20 @@ function addStepMeans(run: PassRun, when: string, before: Map<string, { sum: num
   }
 }
 
+/** The API's pay call phases (pay_call_phase_seconds: session, token, workflow, answer), summed so far. */
+async function payPhases(run: PassRun): Promise<Map<string, { sum: number; count: number }>> {
+  const text = await (await fetch(`http://127.0.0.1:${run.apiAdminPort}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+  return sumsByLabel(text, 'pay_call_phase_seconds', 'phase');
+}
+
+/** Each phase's mean (ms) over a measurement: the API's side of the pay's breakdown, beside the workflow's steps. */
+function addPhaseMeans(run: PassRun, before: Map<string, { sum: number; count: number }>, after: Map<string, { sum: number; count: number }>) {
+  for (const [phase, h] of after) {
+    const count = h.count - (before.get(phase)?.count ?? 0);
+    if (count > 0) run.add(`(p) at half rate, mean pay call phase: ${phase} (ms)`, Math.round(((h.sum - (before.get(phase)?.sum ?? 0)) / count) * 10_000) / 10);
+  }
+}
+
 /** The floor's two processes on this pass's Temporal, on a task queue of their own. */
 async function startFloor(run: PassRun): Promise<{ port: number; api: ChildProcess; worker: ChildProcess }> {
   const port = await freePort();
@@ -128,11 +142,13 @@ export async function payments(run: PassRun, round: number): Promise<void> {
     const sessions = await createSessions(run, Math.ceil(halfRate * (o.seconds + WARMUP_SEC)) + 1);
     await quiet(o.orm);
     const steps = await stepTimes(run);
+    const phases = await payPhases(run);
     const before = run.cpuNow();
     const half = await fixedRateLatency({ url: (i) => `${run.origin}/api/checkout/${sessions[i]}/pay`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payBody), ca: o.ca, rate: halfRate, durationSec: o.seconds, warmupSec: WARMUP_SEC, outcomeOf: payOutcome });
     await quiet(o.orm);
     for (const [group, ms] of Object.entries(perOperation(before, run.cpuNow(), half.offered + halfRate * WARMUP_SEC))) add(`CPU ms per payment at half rate: ${group}`, ms);
     addStepMeans(run, 'at half rate', steps, await stepTimes(run));
+    addPhaseMeans(run, phases, await payPhases(run));
     add(P.p50, half.p50);
     add(P.p99, half.p99);
     add(P.counts.offered, half.offered);

@@ -37,6 +37,15 @@ const payAnswersInDoubtTotal = new Counter({
   registers: [registry],
 });
 
+/** Where a pay call's time goes, so a slow "Pay" names its cause: this process's own work, Temporal, or the database after. */
+const payCallPhase = new Histogram({
+  name: 'pay_call_phase_seconds',
+  help: "A pay call's time by phase: session (its read and checks), token (the card's token), workflow (Temporal's round trip: the update and the payment's steps), answer (what the call reads or writes after it)",
+  labelNames: ['phase'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
 const acquirerEventsTotal = new Counter({
   name: 'acquirer_events_total',
   help: "Verified events a real acquirer's webhook delivered, by acquirer, type and outcome (applied, unchanged, duplicate, ignored, unmatched, refused, disagrees); unmatched, refused and disagrees are alerts",
@@ -138,6 +147,12 @@ export const metrics = {
   payment: (outcome: 'succeeded' | 'failed') => paymentsTotal.inc({ outcome }),
   paymentSettled: (outcome: 'completed' | 'failed') => paymentsSettledTotal.inc({ outcome }),
   payAnswerInDoubt: (answer: string) => payAnswersInDoubtTotal.inc({ answer }),
+  /** One phase of a pay call ended: `since` is `performance.now()` at its start; answers now, for the next phase's start. */
+  payPhase: (phase: 'session' | 'token' | 'workflow' | 'answer', since: number): number => {
+    const now = performance.now();
+    payCallPhase.observe({ phase }, (now - since) / 1000);
+    return now;
+  },
   acquirerEvent: (acquirer: string, type: string, outcome: string) => acquirerEventsTotal.inc({ acquirer, type, outcome }),
   acquirerEventUnverified: (acquirer: string, reason: string) => acquirerEventsUnverifiedTotal.inc({ acquirer, reason }),
   refund: (outcome: 'created' | 'completed' | 'failed') => refundsTotal.inc({ outcome }),

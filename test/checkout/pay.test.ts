@@ -8,12 +8,34 @@ import { useBusiness, useStack } from '../support/use-stack.js';
 import { EncryptionCodec } from '../../src/temporal/payload-codec.js';
 import { encryptedPayloads, plainText } from '../support/history-payloads.js';
 import { checkoutWorkflowId } from '../../contracts/workflow-ids.js';
+import { registry } from '../../src/ops/metrics.js';
 
 const stack = useStack();
 const biz = useBusiness(stack);
 
 const eventsOf = (sessionId: string) =>
   sql(stack, `select id, type, payload, livemode from events where payload->>'sessionId' = ? order by created_at`, [sessionId]);
+
+describe("a pay call's time by phase (pay_call_phase_seconds, for an operator and the bench)", () => {
+  const phases = async () => {
+    const metric = await registry.getSingleMetric('pay_call_phase_seconds')!.get();
+    const counts: Record<string, number> = {};
+    for (const v of metric.values as { metricName?: string; labels: Record<string, unknown>; value: number }[]) {
+      if (v.metricName === 'pay_call_phase_seconds_count') counts[String(v.labels.phase)] = v.value;
+    }
+    return counts;
+  };
+
+  it('observes each of its four phases once per pay, and none for a pay refused before its checks end', async () => {
+    const before = await phases();
+    const session = await createSession(stack, biz.testKey);
+    expect((await pay(stack, session.id)).body.data.status).toBe('completed');
+    const after = await phases();
+    for (const phase of ['session', 'token', 'workflow', 'answer']) expect((after[phase] ?? 0) - (before[phase] ?? 0)).toBe(1);
+    expect((await pay(stack, session.id)).status).toBe(400); // not payable: refused at the session's checks
+    expect(await phases()).toEqual(after);
+  });
+});
 
 describe('POST /api/checkout/:id/pay: card outcomes', () => {
   it('pays with 4242…: completed, ledger split, reserve, checkout.succeeded in the outbox, redirect to successUrl', async () => {

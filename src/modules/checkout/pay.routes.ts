@@ -4,6 +4,7 @@ import type { Operation } from '../../http/operation.js';
 import type { AppDeps } from '../app-deps.js';
 import { createRateLimiter, publicRateLimit, rateLimit } from '../../http/rate-limit.js';
 import { parseBody } from '../../http/validate.js';
+import { metrics } from '../../ops/metrics.js';
 import { acquirerOf } from '../processor/index.js';
 import { payAnswerResource, payInBrowserInput, payInput, payRequestBody } from './pay.schemas.js';
 import { checkoutUrl } from './session.view.js';
@@ -88,10 +89,11 @@ export const payOperations: Operation<AppDeps>[] = [
         publicRateLimit(deps),
         rateLimit(limiter, (ctx) => canonicalSessionId(ctx.params.id)),
         async (ctx) => {
+          const started = performance.now();
           // The session's own checks come before anything about the body (docs/decisions.md, Order of pay checks).
           const session = await payableSession(payDeps, ctx.params.id);
           const input = confirmsInBrowser(payDeps.livePayments, session) ? parseBody(ctx, payInBrowserInput) : parseBody(ctx, payInput);
-          ctx.body = { success: true, data: await payCheckout(payDeps, session, input) };
+          ctx.body = { success: true, data: await payCheckout(payDeps, session, input, metrics.payPhase('session', started)) };
         },
       ];
     },

@@ -8,6 +8,7 @@ import { answerInDoubt, IN_DOUBT_HOLD_MS } from './pay-in-doubt.service.js';
 import { askWorkflowToPay, updateAccepted, type AttemptRequest } from './pay.transport.js';
 import { failpoint } from '../../ops/failpoints.js';
 import { isUnavailable } from '../../ops/unavailable.js';
+import { metrics } from '../../ops/metrics.js';
 import type { LivePayments } from '../../config.js';
 import { DomainError } from '../../domain/errors.js';
 import {
@@ -82,12 +83,13 @@ export async function payableSession(deps: PayDeps, sessionId: string): Promise<
  * the outcome the workflow answered for this call's own payment is the status its last step committed;
  * anything else is read in the database before the answer, so an answer never contradicts a move this call made.
  */
-export async function payCheckout(deps: PayDeps, session: CheckoutSession, input: PayInput | PayInBrowserInput): Promise<PayAnswer> {
+export async function payCheckout(deps: PayDeps, session: CheckoutSession, input: PayInput | PayInBrowserInput, started = performance.now()): Promise<PayAnswer> {
   if (session.askShipping && !input.shipping) {
     throw new DomainError('validation_failed', { errors: [{ path: ['shipping'], message: 'Shipping address is required' }] });
   }
   // In the browser's mode the body has no card (its schema refuses one): the page confirms at the acquirer.
   const card = 'card' in input ? await tokenize(deps.processor, input.card, session.livemode) : null;
+  const tokenized = metrics.payPhase('token', started);
   const browser = card ? undefined : { returnUrl: deps.pageUrlOf?.(session.id) ?? `/checkout/${session.id}` };
   // This call's name for its payment attempt (and its update's id): the database records it if this call pays.
   const request = { ...payRequest(randomUUID(), card, input, session), ...(browser ? { browser } : {}) };
@@ -96,6 +98,7 @@ export async function payCheckout(deps: PayDeps, session: CheckoutSession, input
   const holdUntil = deadline + IN_DOUBT_HOLD_MS;
   const acquirer = deps.acquirerOf?.(session.livemode) ?? 'simulator';
   const heard = await askWorkflowToPay(deps.temporal, deps.taskQueue, session, request, deadline, acquirer);
+  const answering = metrics.payPhase('workflow', tokenized);
   await failpoint('pay.before-answer', session.id);
   try {
     return await answerFromDatabase(deps, session, request.attemptId, heard, deadline, holdUntil);
@@ -104,6 +107,8 @@ export async function payCheckout(deps: PayDeps, session: CheckoutSession, input
     // was written: a generic 503 here could be followed by this attempt's charge. See pay-in-doubt.service.ts.
     if (!isUnavailable(err)) throw err;
     return answerInDoubt({ ...deps, acquirer }, session, request, holdUntil, (heardNow, by) => answerFromDatabase(deps, session, request.attemptId, heardNow, by, holdUntil));
+  } finally {
+    metrics.payPhase('answer', answering);
   }
 }
 
