@@ -186,19 +186,28 @@ export async function startStack(env: StackEnv = {}, opts: StackOptions = {}): P
       await stopStep('the API', () => api?.close());
       await stopStep('the worker', () => worker?.stop());
       await stopStep('the Temporal connection', () => temporal.connection.close());
-      await stopStep('the database pool', () => orm.close());
+      await stopStep('the database pool', () => orm.close(), () => poolState(orm));
     },
   };
   return api ? { ...stack, origin: api.origin, http: client(api.origin) } : stack;
+}
+
+/** The pool's connections while it closes: one still checked out is what its close waits for. */
+async function poolState(orm: MikroORM): Promise<string> {
+  const pool = (await orm.em.getConnection().getNativeClient().catch(() => null)) as { totalCount?: number; idleCount?: number; waitingCount?: number } | null;
+  return pool ? ` (pool: ${pool.totalCount} connections, ${pool.idleCount} idle, ${pool.waitingCount} waiting for one)` : '';
 }
 
 /**
  * One step of a stack's stop. A step still running after 10 s says so on stderr, with its name: a hook
  * that times out (once, under stress-ng, after 60 s) otherwise names only the file.
  */
-async function stopStep(name: string, run: () => unknown): Promise<void> {
+async function stopStep(name: string, run: () => unknown, state: () => Promise<string> = async () => ''): Promise<void> {
   const started = Date.now();
-  const slow = setInterval(() => process.stderr.write(`test stack stop: ${name} still running after ${Math.round((Date.now() - started) / 1000)} s\n`), 10_000);
+  const slow = setInterval(
+    () => void state().then((what) => process.stderr.write(`test stack stop: ${name} still running after ${Math.round((Date.now() - started) / 1000)} s${what}\n`)),
+    10_000,
+  );
   try {
     await run();
   } finally {

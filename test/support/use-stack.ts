@@ -17,7 +17,9 @@ export function useStack(env: StackEnv | (() => Promise<StackEnv>) = {}, opts: S
   const stack = late<TestStack | Stack>('the stack');
   // Generous: `env` may start a server and migrate a database first, on a machine whose two cores are busy.
   beforeAll(async () => stack.set(await startStack(typeof env === 'function' ? await env() : env, opts)), 180_000);
-  afterAll(async () => stack.current()?.stop());
+  // As generous: a worker drains its running steps first, and on a machine whose cores are taken a stop
+  // (each step named on stderr when slow, stack.ts) ran past jest's 60 s after every test had passed.
+  afterAll(async () => stack.current()?.stop(), 180_000);
   return stack.value;
 }
 
