@@ -2,7 +2,6 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import { answerOfResult, payVerdict, type PayAnswer, type PayHeard } from './pay-answer.rules.js';
 import { answerInDoubt, IN_DOUBT_HOLD_MS } from './pay-in-doubt.service.js';
 import { askWorkflowToPay, updateAccepted, type AttemptRequest } from './pay.transport.js';
@@ -23,10 +22,11 @@ import {
 import type { PayInBrowserInput, PayInput } from './pay.schemas.js';
 import { paymentRedirectUrl } from './redirect.rules.js';
 import { expireSession, isPastExpiry } from './expiry.rules.js';
-import { attemptRefused, refuseAttempt } from './payment.lifecycle.js';
+import { refuseAttempt } from './payment.lifecycle.js';
+import { behindPayAhead, loadSession, sessionAfter, sessionLeaving } from './pay-session.queries.js';
 import { settleIfInDoubtMessage } from './payment.start.js';
 import { OutboxEntry } from '../outbox/index.js';
-import { CheckoutSession, type SessionStatus } from './session.entity.js';
+import type { CheckoutSession } from './session.entity.js';
 
 export interface PayDeps {
   orm: MikroORM;
@@ -52,14 +52,6 @@ export interface PayDeps {
  */
 export const confirmsInBrowser = (livePayments: LivePayments | undefined, session: { livemode: boolean }) => session.livemode && livePayments === 'acquirer';
 
-
-const UUID = z.uuid();
-
-async function loadSession(deps: PayDeps, sessionId: string): Promise<CheckoutSession> {
-  const session = UUID.safeParse(sessionId).success ? await deps.orm.em.fork().findOne(CheckoutSession, { id: sessionId }) : null;
-  if (!session) throw new DomainError('session_not_found');
-  return session;
-}
 
 /**
  * The session a pay call names, if it can be paid: known, still `pending`, and in a mode this server pays.
@@ -169,20 +161,6 @@ const endedOwnPayment = (heard: PayHeard) =>
   heard.kind === 'answered' && (heard.result.outcome === 'completed' || heard.result.outcome === 'failed') && heard.result.status === heard.result.outcome;
 
 /**
- * The session as the database has it after the call. When the database cannot be read but the workflow
- * answered this call's own outcome, that answer stands (null): the payment is recorded, and telling the
- * customer to retry a paid session would not be true.
- */
-async function sessionAfter(deps: PayDeps, session: CheckoutSession, heard: PayHeard): Promise<CheckoutSession | null> {
-  try {
-    return await loadSession(deps, session.id);
-  } catch (err) {
-    if (heard.kind === 'answered' && heard.result.outcome !== 'not_payable') return null;
-    throw err;
-  }
-}
-
-/**
  * The card as a token. A number that fails Luhn is refused here, the one place the card is checked, before
  * any processor sees it (after the body and shipping: docs/decisions.md, Order of pay checks); a card the
  * acquirer refuses is the same validation error on its field, and an acquirer that cannot be reached a 503
@@ -215,39 +193,4 @@ function payRequest(attemptId: string, card: CardToken | null, input: PayInput |
     customerEmail: input.email ?? null,
     shipping: session.askShipping && input.shipping ? { ...input.shipping, addressLine2: input.shipping.addressLine2 ?? null } : null,
   };
-}
-
-/**
- * The session once the pay ahead of this one (`ahead`, the attempt the run was paying) has moved it, or as it
- * is once that attempt is fenced off (it then runs to nothing) or at the deadline. While that attempt is not
- * fenced it is waited for until `holdUntil`: a worker or database slow on a busy machine moves it late, and
- * this customer is then told the truth (the session's status) rather than to retry. Not named (a run from
- * before the name was given), it is waited for until the deadline alone.
- */
-async function behindPayAhead(deps: PayDeps, sessionId: string, ahead: string | undefined, deadline: number, holdUntil: number): Promise<CheckoutSession> {
-  const until = ahead ? holdUntil : deadline;
-  let current = await loadSession(deps, sessionId);
-  while (current.status === 'pending' && Date.now() < until && !(ahead && (await attemptRefused(deps.orm.em.fork(), sessionId, ahead)))) {
-    current = await sessionLeaving('pending', deps, sessionId, Math.min(Date.now() + 1_000, until));
-  }
-  return current;
-}
-
-/**
- * The session once it has left `status`, or as it is at the deadline. A poll, for the two calls that wait on
- * the database: one whose payment is under way without its outcome heard (`processing`), and one the run
- * refused behind another pay that has not moved the session yet (`pending`). A read that fails after the
- * first leaves the last one read, which is true: never a 503 for a session this call moved.
- */
-async function sessionLeaving(status: SessionStatus, deps: PayDeps, sessionId: string, deadline: number): Promise<CheckoutSession> {
-  let current = await loadSession(deps, sessionId);
-  while (current.status === status && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    try {
-      current = await loadSession(deps, sessionId);
-    } catch {
-      return current;
-    }
-  }
-  return current;
 }
