@@ -67,13 +67,23 @@ async function payFlatOut(run: PassRun, ids: string[], seconds: number) {
   return { completed, outcomes, perSec: Math.round((completed * 10_000) / (Date.now() - started)) / 10 };
 }
 
-/** The worker SDK's step histograms (ms), summed over the workers: each activity's and local activity's time, by type. */
+/** The worker SDK's histograms (ms), summed over the workers: each step's time by type, each workflow's tasks, the queues' waits. */
 async function stepTimes(run: PassRun): Promise<Map<string, { sum: number; count: number }>> {
   const all = new Map<string, { sum: number; count: number }>();
   for (const port of run.workerAdminPorts) {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
-    for (const metric of ['temporal_activity_execution_latency', 'temporal_local_activity_execution_latency', 'temporal_local_activity_total_latency']) {
-      for (const [type, h] of sumsByLabel(text, metric, 'activity_type')) {
+    // Beside the steps, the workflow's own tasks (by workflow type) and the waits on the queues: what the
+    // pay's Temporal round trip spends outside its steps.
+    const histograms: [string, string][] = [
+      ['temporal_activity_execution_latency', 'activity_type'],
+      ['temporal_local_activity_execution_latency', 'activity_type'],
+      ['temporal_local_activity_total_latency', 'activity_type'],
+      ['temporal_activity_schedule_to_start_latency', 'activity_type'],
+      ['temporal_workflow_task_execution_latency', 'workflow_type'],
+      ['temporal_workflow_task_schedule_to_start_latency', 'namespace'],
+    ];
+    for (const [metric, label] of histograms) {
+      for (const [type, h] of sumsByLabel(text, metric, label)) {
         const key = `${metric.replace(/^temporal_/, '')}: ${type}`;
         const entry = all.get(key) ?? { sum: 0, count: 0 };
         all.set(key, { sum: entry.sum + h.sum, count: entry.count + h.count });
@@ -86,7 +96,7 @@ async function stepTimes(run: PassRun): Promise<Map<string, { sum: number; count
 /** Each step's mean time (ms) over a measurement, from two readings of stepTimes, for the payment's own steps. */
 function addStepMeans(run: PassRun, when: string, before: Map<string, { sum: number; count: number }>, after: Map<string, { sum: number; count: number }>) {
   for (const [key, h] of after) {
-    if (!/beginPayment|chargeCard|completePayment/.test(key)) continue;
+    if (!/beginPayment|chargeCard|completePayment|checkoutWorkflow|reserveRelease|schedule_to_start_latency: default/.test(key)) continue;
     const count = h.count - (before.get(key)?.count ?? 0);
     if (count > 0) run.add(`(p) ${when}, mean ${key} (ms)`, Math.round(((h.sum - (before.get(key)?.sum ?? 0)) / count) * 10) / 10);
   }
