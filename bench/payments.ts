@@ -96,7 +96,7 @@ async function stepTimes(run: PassRun): Promise<Map<string, { sum: number; count
 /** Each step's mean time (ms) over a measurement, from two readings of stepTimes, for the payment's own steps. */
 function addStepMeans(run: PassRun, when: string, before: Map<string, { sum: number; count: number }>, after: Map<string, { sum: number; count: number }>) {
   for (const [key, h] of after) {
-    if (!/beginPayment|chargeCard|completePayment|checkoutWorkflow|reserveRelease|schedule_to_start_latency: default/.test(key)) continue;
+    if (!/beginPayment|chargeCard|completePayment|checkoutWorkflow|reserveRelease|workflow_task_schedule_to_start_latency/.test(key)) continue;
     const count = h.count - (before.get(key)?.count ?? 0);
     if (count > 0) run.add(`(p) ${when}, mean ${key} (ms)`, Math.round(((h.sum - (before.get(key)?.sum ?? 0)) / count) * 10) / 10);
   }

@@ -59,7 +59,8 @@ async function toChallenge() {
   await page.getByLabel('Name on card').fill('Ada Lovelace');
   await page.getByRole('button', { name: /^Pay / }).click();
   const card = page.frameLocator('#payment-element iframe');
-  await card.getByLabel('Card number').fill(CARD);
+  // The card form comes with the pay's answer, which may take the pay's whole bound (30 s) on a busy machine.
+  await card.getByLabel('Card number').fill(CARD, { timeout: 60_000 });
   await card.getByLabel('Expiry').fill('12 / 34');
   await card.getByLabel('CVC').fill('123');
   await page.getByRole('button', { name: /^Pay / }).click();

@@ -9,7 +9,7 @@
 import { jest } from '@jest/globals';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { createSession, eventually, sql } from '../support/payments.js';
-import { intentIn } from './recorded.js';
+import { intentCreated, intentIn } from './recorded.js';
 import { intentEvent } from './stripe-events.js';
 import { BROWSER_PAY_BODY, useStripeStack } from './stripe-stack.js';
 
@@ -46,6 +46,26 @@ describe('POST /api/checkout/:id/pay in live mode with Stripe.js', () => {
     expect(res.body.error.type).toBe('validation_error');
     expect(stripe().requests).toEqual([]);
     expect((await sessionRow(session.id)).status).toBe('pending');
+  });
+
+  it('answers the client secret even when opening the intent outlasts the pay\'s 10 s wait (a slow acquirer): the page has its card form', async () => {
+    let slowed = false;
+    stripe().answer('POST', /^\/v1\/payment_intents$/, async (request) => {
+      // Once: the intents of later tests open at once.
+      if (!slowed) {
+        slowed = true;
+        await new Promise((resolve) => setTimeout(resolve, 12_000));
+      }
+      return intentCreated(request);
+    });
+    const session = await createSession(stack, biz.liveKey);
+    const started = Date.now();
+    const res = await stack.http.post(`/api/checkout/${session.id}/pay`, BROWSER_PAY_BODY);
+    expect(Date.now() - started).toBeGreaterThan(10_000);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ status: 'processing', redirectUrl: null, confirmation: { clientSecret: expect.stringContaining('_secret_'), returnUrl: session.checkoutUrl } });
+    const [row] = await sql(stack, 'select reference from charge_references where session_id = ?', [session.id]);
+    expect(res.body.data.confirmation.clientSecret.startsWith(`${row.reference}_secret_`)).toBe(true);
   });
 
   it('refuses a second pay while the customer confirms the first at Stripe', async () => {

@@ -6,6 +6,7 @@
  */
 import { jest } from '@jest/globals';
 import { verifyLedger } from '../../src/modules/ledger/index.js';
+import { registry } from '../../src/ops/metrics.js';
 import { eventually, sql } from '../support/payments.js';
 import { balance } from '../support/disputes.js';
 import { refundEvent } from './stripe-events.js';
@@ -17,6 +18,7 @@ const { stack, biz, livePayment, postEvent } = useStripeStack();
 
 const refundOf = async (id: string) => (await stack.http.get(`/api/refunds/${id}`, { key: biz.liveKey })).body.data;
 const sessionOf = async (id: string) => (await stack.http.get(`/api/checkout/sessions/${id}`, { key: biz.liveKey })).body.data;
+const refundsFailed = async () => (await registry.getSingleMetric('refunds_total')!.get()).values.find((v) => v.labels.outcome === 'failed')?.value ?? 0;
 const eventsOf = async (refundId: string) => sql(stack, `select type from events where payload->>'refundId' = ? order by created_at, id`, [refundId]);
 
 /** A live payment refunded through Stripe (the mock's refund: `succeeded`), once the refund is `completed`. */
@@ -37,6 +39,7 @@ describe('a refund Stripe fails after it succeeded', () => {
   it.each(['refund.failed', 'charge.refund.updated'] as const)('%s moves the completed refund to failed and puts its money back, once', async (type) => {
     const { paid, refund, before } = await completedRefund();
     const event = await refundEvent(type, { id: 're_late_failure', refundId: refund.id, status: 'failed', failureReason: 'expired_or_canceled_card' });
+    const failedBefore = await refundsFailed();
     const res = await postEvent(event);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ eventId: event.id, outcome: 'applied', disputeId: null });
@@ -54,6 +57,8 @@ describe('a refund Stripe fails after it succeeded', () => {
     expect((await postEvent(other)).body.data.outcome).toBe('unchanged');
     expect(await balance(stack, biz.liveKey)).toEqual(after);
     expect((await eventsOf(refund.id)).map((e: any) => e.type)).toEqual(['refund.created', 'refund.completed', 'refund.failed']);
+    // Counted once, with the event that moved it, after its commit.
+    expect(await refundsFailed()).toBe(failedBefore + 1);
   });
 
   it('leaves a completed refund as it is when Stripe still says succeeded, and records a refund it never made as unmatched', async () => {

@@ -186,17 +186,22 @@ export async function startStack(env: StackEnv = {}, opts: StackOptions = {}): P
       await stopStep('the API', () => api?.close());
       await stopStep('the worker', () => worker?.stop());
       await stopStep('the Temporal connection', () => temporal.connection.close());
-      await stopStep('the database pool', () => orm.close(), () => poolState(orm));
+      // Taken before the close: asked for during it, the ORM would open a new pool that nobody closes.
+      const pool = (await orm.em.getConnection().getNativeClient()) as unknown as PoolCounts;
+      await stopStep('the database pool', () => orm.close(), () => poolState(pool));
     },
   };
   return api ? { ...stack, origin: api.origin, http: client(api.origin) } : stack;
 }
 
-/** The pool's connections while it closes: one still checked out is what its close waits for. */
-async function poolState(orm: MikroORM): Promise<string> {
-  const pool = (await orm.em.getConnection().getNativeClient().catch(() => null)) as { totalCount?: number; idleCount?: number; waitingCount?: number } | null;
-  return pool ? ` (pool: ${pool.totalCount} connections, ${pool.idleCount} idle, ${pool.waitingCount} waiting for one)` : '';
+interface PoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
 }
+
+/** The pool's connections while it closes: one still checked out is what its close waits for. */
+const poolState = async (pool: PoolCounts) => ` (pool: ${pool.totalCount} connections, ${pool.idleCount} idle, ${pool.waitingCount} waiting for one)`;
 
 /**
  * One step of a stack's stop. A step still running after 10 s says so on stderr, with its name: a hook
@@ -205,7 +210,10 @@ async function poolState(orm: MikroORM): Promise<string> {
 async function stopStep(name: string, run: () => unknown, state: () => Promise<string> = async () => ''): Promise<void> {
   const started = Date.now();
   const slow = setInterval(
-    () => void state().then((what) => process.stderr.write(`test stack stop: ${name} still running after ${Math.round((Date.now() - started) / 1000)} s${what}\n`)),
+    () =>
+      void state()
+        .catch(() => '')
+        .then((what) => process.stderr.write(`test stack stop: ${name} still running after ${Math.round((Date.now() - started) / 1000)} s${what}\n`)),
     10_000,
   );
   try {

@@ -101,7 +101,8 @@ export interface SentRequest {
 }
 
 /** A recorded Stripe response: its status and body, which may be built from the mock's own answer and the request. */
-export type Recorded = (request: { path: string; params: URLSearchParams; mock: Record<string, any> }) => { status: number; body: unknown };
+export type Recorded = (request: { path: string; params: URLSearchParams; mock: Record<string, any> }) => RecordedAnswer | Promise<RecordedAnswer>;
+type RecordedAnswer = { status: number; body: unknown };
 
 export interface RecordedStripe {
   url: string;
@@ -136,7 +137,8 @@ export async function recordedStripe(mockUrl = stripeMockUrl()): Promise<Recorde
       res.writeHead(answer.status, { 'Content-Type': 'application/json', 'Request-Id': 'req_mock' }).end(text);
       return;
     }
-    const recorded = match.recorded({ path: url.pathname, params, mock: JSON.parse(text) });
+    // Awaited: a recorded answer may take its time, as a slow acquirer does.
+    const recorded = await match.recorded({ path: url.pathname, params, mock: JSON.parse(text) });
     res.writeHead(recorded.status, { 'Content-Type': 'application/json', 'Request-Id': 'req_recorded' }).end(JSON.stringify(recorded.body));
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { answerOfResult, payVerdict, type PayAnswer, type PayHeard } from './pay-answer.rules.js';
 import { answerInDoubt, IN_DOUBT_HOLD_MS } from './pay-in-doubt.service.js';
-import { askWorkflowToPay, updateAccepted, type AttemptRequest } from './pay.transport.js';
+import { askWorkflowToPay, outcomeById, updateAccepted, type AttemptRequest } from './pay.transport.js';
 import { failpoint } from '../../ops/failpoints.js';
 import { isUnavailable } from '../../ops/unavailable.js';
 import { metrics } from '../../ops/metrics.js';
@@ -118,8 +118,7 @@ async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attem
   // Opened for the browser to confirm, and the database shows this call's attempt under way: the page gets
   // the secret at once (it has nothing to wait for here; the outcome comes from the acquirer, later).
   if (heard.kind === 'answered' && heard.result.outcome === 'confirm' && current.paymentAttemptId === attemptId && current.status === 'processing') {
-    const { clientSecret, returnUrl } = heard.result;
-    return { sessionId: current.id, status: 'processing', redirectUrl: null, confirmation: { clientSecret, returnUrl } };
+    return confirmationAnswer(current.id, heard.result);
   }
   // Unanswered and nothing moved: `processing` is true only if the update is in the workflow's history
   // (accepted), where no restart of the server can lose it; one merely admitted is fenced off below instead,
@@ -148,6 +147,13 @@ async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attem
   }
   if (verdict.answer === 'not_payable') throw new DomainError('session_not_payable', { params: { status: verdict.status } });
   if (verdict.answer === 'retry') throw new DomainError('service_unavailable');
+  // Opened for the browser to confirm, its secret not in by the deadline (an acquirer or a worker slow to open
+  // the charge): without it the page has no card form to show, and the customer could only wait for the
+  // session to expire. So the call waits for its update's answer, until its one bound for every wait.
+  if (verdict.status === 'processing' && heard.kind !== 'answered' && confirmsInBrowser(deps.livePayments, session)) {
+    const late = await outcomeById(deps.temporal, session.id, attemptId, holdUntil);
+    if (late.kind === 'answered' && late.result.outcome === 'confirm') return confirmationAnswer(session.id, late.result);
+  }
   // Told `processing` for its own attempt with no outcome heard: through the outbox, so that it outlives this
   // process and a Temporal outage, the run is asked to settle the payment if its update was lost.
   if (verdict.status === 'processing' && current.paymentAttemptId === attemptId && heard.kind !== 'answered') {
@@ -155,6 +161,14 @@ async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attem
   }
   return { sessionId: current.id, status: verdict.status, redirectUrl: paymentRedirectUrl(current) };
 }
+
+/** The page's answer for a charge it confirms at the acquirer: the intent's secret and where Stripe sends the customer back. */
+const confirmationAnswer = (sessionId: string, { clientSecret, returnUrl }: { clientSecret: string; returnUrl: string }): PayAnswer => ({
+  sessionId,
+  status: 'processing',
+  redirectUrl: null,
+  confirmation: { clientSecret, returnUrl },
+});
 
 /** Whether the workflow's answer is this attempt's own payment ended, with the status the database committed. */
 const endedOwnPayment = (heard: PayHeard) =>

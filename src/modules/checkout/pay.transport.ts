@@ -69,7 +69,7 @@ const ASK_AGAIN_MS = 100;
  * The outcome of this call's update, asked for by its id until `deadline`: `refused` when the server does
  * not hold it (never admitted: too many in flight, the closed workflow could not start again) or it failed.
  */
-async function outcomeById(temporal: Client, sessionId: string, attemptId: string, deadline: number): Promise<PayHeard> {
+export async function outcomeById(temporal: Client, sessionId: string, attemptId: string, deadline: number): Promise<PayHeard> {
   const update = temporal.workflow.getHandle(checkoutWorkflowId(sessionId)).getUpdateHandle<PayResult>(attemptId);
   while (Date.now() < deadline) {
     try {

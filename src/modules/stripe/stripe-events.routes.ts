@@ -39,8 +39,8 @@ export function stripeEventRoutes(deps: AppDeps): Middleware {
     const { event } = verified;
     parse(stripeEventShape, event);
     const received = await deps.orm.em.fork().transactional((tx) => receiveStripeEvent(tx, event, { disputes: deps.config.disputes }));
-    reportStripeEvent(event, deps.log, received);
     deps.afterCommit(received.outbox);
+    reportStripeEvent(event, deps.log, received);
     ctx.body = { success: true, data: { eventId: event.id, outcome: received.outcome, disputeId: received.disputeId } };
   });
   // Another method on the path answers 405 with `Allow`, as the API's routes do (src/api/app.ts).
