@@ -187,7 +187,7 @@ export async function startStack(env: StackEnv = {}, opts: StackOptions = {}): P
       await stopStep('the worker', () => worker?.stop());
       await stopStep('the Temporal connection', () => temporal.connection.close());
       // Taken before the close: asked for during it, the ORM would open a new pool that nobody closes.
-      const pool = (await orm.em.getConnection().getNativeClient()) as unknown as PoolCounts;
+      const pool = (await orm.em.getConnection().getNativeClient().catch(() => null)) as unknown as PoolCounts | null;
       await stopStep('the database pool', () => orm.close(), () => poolState(pool));
     },
   };
@@ -201,7 +201,7 @@ interface PoolCounts {
 }
 
 /** The pool's connections while it closes: one still checked out is what its close waits for. */
-const poolState = async (pool: PoolCounts) => ` (pool: ${pool.totalCount} connections, ${pool.idleCount} idle, ${pool.waitingCount} waiting for one)`;
+const poolState = async (pool: PoolCounts | null) => (pool ? ` (pool: ${pool.totalCount} connections, ${pool.idleCount} idle, ${pool.waitingCount} waiting for one)` : '');
 
 /**
  * One step of a stack's stop. A step still running after 10 s says so on stderr, with its name: a hook

@@ -147,17 +147,19 @@ async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attem
   }
   if (verdict.answer === 'not_payable') throw new DomainError('session_not_payable', { params: { status: verdict.status } });
   if (verdict.answer === 'retry') throw new DomainError('service_unavailable');
-  // Opened for the browser to confirm, its secret not in by the deadline (an acquirer or a worker slow to open
-  // the charge): without it the page has no card form to show, and the customer could only wait for the
-  // session to expire. So the call waits for its update's answer, until its one bound for every wait.
-  if (verdict.status === 'processing' && heard.kind !== 'answered' && confirmsInBrowser(deps.livePayments, session)) {
-    const late = await outcomeById(deps.temporal, session.id, attemptId, holdUntil);
-    if (late.kind === 'answered' && late.result.outcome === 'confirm') return confirmationAnswer(session.id, late.result);
-  }
   // Told `processing` for its own attempt with no outcome heard: through the outbox, so that it outlives this
-  // process and a Temporal outage, the run is asked to settle the payment if its update was lost.
+  // process and a Temporal outage, the run is asked to settle the payment if its update was lost. Written
+  // before any wait below, so that a process dying in it loses nothing; a run still paying ignores it.
   if (verdict.status === 'processing' && current.paymentAttemptId === attemptId && heard.kind !== 'answered') {
     await deps.orm.em.fork().transactional(async (tx) => void tx.create(OutboxEntry, { message: settleIfInDoubtMessage(session.id) }));
+  }
+  // Opened for the browser to confirm, its secret not in by the deadline (an acquirer or a worker slow to open
+  // the charge): without it the page has no card form to show, and the customer could only wait for the
+  // session to expire. So the call waits for its update's answer, until its one bound for every wait, and
+  // answers whatever it turns out to be (the secret, or the payment's end) as an answer heard in time is.
+  if (verdict.status === 'processing' && heard.kind !== 'answered' && confirmsInBrowser(deps.livePayments, session)) {
+    const late = await outcomeById(deps.temporal, session.id, attemptId, holdUntil);
+    if (late.kind === 'answered') return answerFromDatabase(deps, session, attemptId, late, deadline, holdUntil);
   }
   return { sessionId: current.id, status: verdict.status, redirectUrl: paymentRedirectUrl(current) };
 }
