@@ -67,9 +67,12 @@ async function payFlatOut(run: PassRun, ids: string[], seconds: number) {
   return { completed, outcomes, perSec: Math.round((completed * 10_000) / (Date.now() - started)) / 10 };
 }
 
+/** Histograms' sums and counts by label value, as sumsByLabel reads them from a process's /metrics. */
+type Sums = Map<string, { sum: number; count: number }>;
+
 /** The worker SDK's histograms (ms), summed over the workers: each step's time by type, each workflow's tasks, the queues' waits. */
-async function stepTimes(run: PassRun): Promise<Map<string, { sum: number; count: number }>> {
-  const all = new Map<string, { sum: number; count: number }>();
+async function stepTimes(run: PassRun): Promise<Sums> {
+  const all: Sums = new Map();
   for (const port of run.workerAdminPorts) {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
     // Beside the steps, the workflow's own tasks (by workflow type) and the waits on the queues: what the
@@ -93,27 +96,32 @@ async function stepTimes(run: PassRun): Promise<Map<string, { sum: number; count
   return all;
 }
 
-/** Each step's mean time (ms) over a measurement, from two readings of stepTimes, for the payment's own steps. */
-function addStepMeans(run: PassRun, when: string, before: Map<string, { sum: number; count: number }>, after: Map<string, { sum: number; count: number }>) {
+/** Each histogram's mean over a measurement, from two readings of its sums, in ms (`toMs` from the sums' unit), to 0.1. */
+function meansBetween(before: Sums, after: Sums, toMs = 1): Map<string, number> {
+  const means = new Map<string, number>();
   for (const [key, h] of after) {
-    if (!/beginPayment|chargeCard|completePayment|checkoutWorkflow|reserveRelease|workflow_task_schedule_to_start_latency/.test(key)) continue;
     const count = h.count - (before.get(key)?.count ?? 0);
-    if (count > 0) run.add(`(p) ${when}, mean ${key} (ms)`, Math.round(((h.sum - (before.get(key)?.sum ?? 0)) / count) * 10) / 10);
+    if (count > 0) means.set(key, Math.round(((h.sum - (before.get(key)?.sum ?? 0)) / count) * toMs * 10) / 10);
+  }
+  return means;
+}
+
+/** Each of the payment's own steps' and tasks' mean time (ms) over a measurement, from two readings of stepTimes. */
+function addStepMeans(run: PassRun, when: string, before: Sums, after: Sums) {
+  for (const [key, ms] of meansBetween(before, after)) {
+    if (/beginPayment|chargeCard|completePayment|checkoutWorkflow|reserveRelease|workflow_task_schedule_to_start_latency/.test(key)) run.add(`(p) ${when}, mean ${key} (ms)`, ms);
   }
 }
 
 /** The API's pay call phases (pay_call_phase_seconds: session, token, workflow, answer), summed so far. */
-async function payPhases(run: PassRun): Promise<Map<string, { sum: number; count: number }>> {
+async function payPhases(run: PassRun): Promise<Sums> {
   const text = await (await fetch(`http://127.0.0.1:${run.apiAdminPort}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
   return sumsByLabel(text, 'pay_call_phase_seconds', 'phase');
 }
 
 /** Each phase's mean (ms) over a measurement: the API's side of the pay's breakdown, beside the workflow's steps. */
-function addPhaseMeans(run: PassRun, before: Map<string, { sum: number; count: number }>, after: Map<string, { sum: number; count: number }>) {
-  for (const [phase, h] of after) {
-    const count = h.count - (before.get(phase)?.count ?? 0);
-    if (count > 0) run.add(`(p) at half rate, mean pay call phase: ${phase} (ms)`, Math.round(((h.sum - (before.get(phase)?.sum ?? 0)) / count) * 10_000) / 10);
-  }
+function addPhaseMeans(run: PassRun, before: Sums, after: Sums) {
+  for (const [phase, ms] of meansBetween(before, after, 1000)) run.add(`(p) at half rate, mean pay call phase: ${phase} (ms)`, ms);
 }
 
 /** The floor's two processes on this pass's Temporal, on a task queue of their own. */

@@ -40,7 +40,7 @@ const payAnswersInDoubtTotal = new Counter({
 /** Where a pay call's time goes, so a slow "Pay" names its cause: this process's own work, Temporal, or the database after. */
 const payCallPhase = new Histogram({
   name: 'pay_call_phase_seconds',
-  help: "A pay call's time by phase: session (its read and checks), token (the card's token), workflow (Temporal's round trip: the update and the payment's steps), answer (what the call reads or writes after it)",
+  help: "A pay call's time by phase: session (its read and checks, and the body's), token (the card's token), workflow (Temporal's round trip: the update and the payment's steps), answer (what the call reads or writes after it)",
   labelNames: ['phase'] as const,
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   registers: [registry],

@@ -201,21 +201,15 @@ interface PoolCounts {
 }
 
 /** The pool's connections while it closes: one still checked out is what its close waits for. */
-const poolState = async (pool: PoolCounts | null) => (pool ? ` (pool: ${pool.totalCount} connections, ${pool.idleCount} idle, ${pool.waitingCount} waiting for one)` : '');
+const poolState = (pool: PoolCounts | null) => (pool ? ` (pool: ${pool.totalCount} connections, ${pool.idleCount} idle, ${pool.waitingCount} waiting for one)` : '');
 
 /**
  * One step of a stack's stop. A step still running after 10 s says so on stderr, with its name: a hook
  * that times out (once, under stress-ng, after 60 s) otherwise names only the file.
  */
-async function stopStep(name: string, run: () => unknown, state: () => Promise<string> = async () => ''): Promise<void> {
+async function stopStep(name: string, run: () => unknown, state: () => string = () => ''): Promise<void> {
   const started = Date.now();
-  const slow = setInterval(
-    () =>
-      void state()
-        .catch(() => '')
-        .then((what) => process.stderr.write(`test stack stop: ${name} still running after ${Math.round((Date.now() - started) / 1000)} s${what}\n`)),
-    10_000,
-  );
+  const slow = setInterval(() => process.stderr.write(`test stack stop: ${name} still running after ${Math.round((Date.now() - started) / 1000)} s${state()}\n`), 10_000);
   try {
     await run();
   } finally {
