@@ -193,6 +193,12 @@ export async function startWorker(opts: {
     : paymentProcessor(config, { orm, log });
   // Each delivery's first attempt, sent by the relay's fan-out and awaited by the workflow's own (docs/decisions.md, Hot paths).
   const firstAttempts = createFirstAttempts(createDeliveryAttempts({ orm, log, webhooks }), log, config.webhooks.retryDelaysMs);
+  // The worker describes its namespace as it is made, and a server that answers the connect may still fail
+  // that (a loaded dev server's SQLite read interrupted, in CI once; a cluster's frontend before its history
+  // service; a namespace not registered yet): a starting process waits for the description as for the
+  // connect. Asked here, not by retrying the make: a failed make leaves its workflow threads running.
+  const { namespace } = config.temporal;
+  await (opts.wait ?? noWait)(`Temporal's namespace ${namespace} at ${address}`, () => connection.workflowService.describeNamespace({ namespace }));
   const worker = await createWorker(connection, { ...config.temporal, encryptionKeys: payloadKeysFor(config) }, {
     orm,
     log,

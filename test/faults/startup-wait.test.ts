@@ -44,7 +44,7 @@ const waitingLines = (proc: ServiceProcess, what: string) =>
   proc
     .output()
     .split('\n')
-    .filter((line) => line.includes(`"waiting for ${what}`))
+    .filter((line) => line.includes(`"waiting for ${what} at `))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 /** Each try is one warning naming what and why, without a stack; the delays back off, capped at 5 s. */

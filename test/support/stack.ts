@@ -15,6 +15,7 @@ import pg from 'pg';
 import { loadConfig, TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_WEBHOOK_ENCRYPTION_KEY, type Config } from '../../src/config.js';
 import { openDatabase } from '../../src/main/database.js';
 import { createLogger } from '../../src/log.js';
+import { dependencyWait } from '../../src/main/dependency-wait.js';
 import { connectTemporalFor, startApi, startWorker } from '../../src/main/runtime.js';
 import { createBusiness, DEMO_BUSINESS, type NewBusiness } from '../../src/modules/businesses/business.service.js';
 import { createHttpClient, type HttpClient } from './http.js';
@@ -160,7 +161,7 @@ export async function startStack(env: StackEnv = {}, opts: StackOptions = {}): P
 
   const log = createLogger(config.logLevel);
   const tls = () => ({ cert: readFileSync(process.env.TEST_TLS_CERT!), key: readFileSync(process.env.TEST_TLS_KEY!) });
-  const worker = !opts.processes && opts.worker !== false ? await startWorker({ config, orm, temporal, log }) : null;
+  const worker = !opts.processes && opts.worker !== false ? await startWorker({ config, orm, temporal, log, wait: startupWait() }) : null;
   if (worker) await firstWorkflowTaskDone(temporal, sessionExpiryWorkflowId(config.temporal.taskQueue));
   const api = opts.processes ? null : await startApi({ config, orm, temporal, log, tls: tls() });
   const stack: Stack = {
@@ -193,6 +194,13 @@ export async function startStack(env: StackEnv = {}, opts: StackOptions = {}): P
   };
   return api ? { ...stack, origin: api.origin, http: client(api.origin) } : stack;
 }
+
+/**
+ * How a stack's worker waits for Temporal, as a worker process does (src/main/dependency-wait.ts), its
+ * tries said on stderr: once in CI the dev server, loaded, failed a worker's namespace description for
+ * 16 s (its SQLite interrupted), and the file failed in its beforeAll.
+ */
+const startupWait = () => dependencyWait({ log: createLogger('warn', process.stderr), timeoutMs: 120_000 });
 
 interface PoolCounts {
   totalCount: number;
