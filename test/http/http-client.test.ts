@@ -2,6 +2,7 @@ import { describe, expect, it, afterAll, beforeAll, beforeEach } from '@jest/glo
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
 import { createHttpClient, type HttpClient, type Outcome } from '../support/http.js';
 
 /**
@@ -9,6 +10,11 @@ import { createHttpClient, type HttpClient, type Outcome } from '../support/http
  * every authenticated operation, so the document check alone let a crash pass as a documented answer.
  * With a tally (the soak, the rehearsal) it reports the same findings instead of failing.
  */
+const BRIEF_KEEP_ALIVE_SERVER = `
+  const s = require('node:https').createServer({ cert: require('node:fs').readFileSync(process.env.TEST_TLS_CERT), key: require('node:fs').readFileSync(process.env.TEST_TLS_KEY) }, (_q, r) => r.end('{"n":1}'));
+  s.keepAliveTimeout = 2000; // announced as 2 s, so the client keeps the socket; closed 1 s after that
+  s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.address().port)));`;
+
 let server: https.Server;
 let http: HttpClient;
 const envelope = (type: string, message: string) => JSON.stringify({ success: false, error: { type, message, requestId: 'req_0c5a8e61a3f14a5e9d4b7c2a1f0e9d8c' } });
@@ -93,6 +99,23 @@ describe('the test client without a tally', () => {
   it("rejects an answer outside the request's accept", async () => {
     await expect(http.get('/anything?status=404', { accept: [200] })).rejects.toThrow('GET /anything?status=404 answered 404, not [200]');
     expect((await http.get('/anything?status=404', { accept: [404] })).status).toBe(404);
+  });
+
+  it('sends a request once more on a new socket when the server closed the reused one while this process was busy', async () => {
+    // The server in a process of its own, so its keep-alive timer runs while this one is blocked.
+    const server = spawn(process.execPath, ['-e', BRIEF_KEEP_ALIVE_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const port = await new Promise<number>((resolve) => server.stdout.once('data', (d: Buffer) => resolve(Number(String(d)))));
+    const client = createHttpClient(`https://localhost:${port}`, readFileSync(process.env.TEST_TLS_CA!));
+    try {
+      expect((await client.get('/')).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 20)); // the socket back in the agent's pool
+      // Busy past the server's keep-alive, as a loaded test process is: the server's close goes unread.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3_500);
+      expect((await client.get('/')).body).toEqual({ n: 1 });
+    } finally {
+      client.close();
+      server.kill();
+    }
   });
 
   it('connects where `connectTo` says, checking TLS against the origin\'s name', async () => {

@@ -100,11 +100,29 @@ function unexpected5xx(method: string, path: string, status: number, text: strin
 
 export type HttpClient = ReturnType<typeof createHttpClient>;
 
+const STALE_SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
+
 export function createHttpClient(origin: string, ca: Buffer, opts: ClientOptions = {}) {
   const agent = new https.Agent({ ca, keepAlive: true, maxSockets: opts.maxSockets });
   const elsewhere = opts.connectTo ? { hostname: opts.connectTo, servername: new URL(origin).hostname } : {};
 
-  function send(method: string, path: string, req: RequestOptions): Promise<HttpResponse> {
+  /**
+   * Node's documented pattern for keep-alive: a request on a reused socket that is reset before any answer
+   * is sent once more on a new one. The server closed that socket while idle (after its keep-alive timeout)
+   * and this process, busy, had not yet read the close; the server never read the request. A client with a
+   * tally (the soak, the rehearsal) is not retried: it kills servers, and a reset there is an answer it counts.
+   */
+  async function send(method: string, path: string, req: RequestOptions): Promise<HttpResponse> {
+    try {
+      return await sendOnce(method, path, req);
+    } catch (err) {
+      const stale = (err as { staleSocket?: boolean }).staleSocket;
+      if (!stale || opts.tally) throw err;
+      return sendOnce(method, path, req);
+    }
+  }
+
+  function sendOnce(method: string, path: string, req: RequestOptions): Promise<HttpResponse> {
     const payload = req.rawBody ?? (req.body === undefined ? undefined : JSON.stringify(req.body));
     const headers: Record<string, string> = { ...(req.headers ?? {}) };
     if (req.key) headers.Authorization = `Bearer ${req.key}`;
@@ -112,7 +130,9 @@ export function createHttpClient(origin: string, ca: Buffer, opts: ClientOptions
     if (payload !== undefined && !req.chunked) headers['Content-Length'] = String(Buffer.byteLength(payload));
     return new Promise((resolve, reject) => {
       const options = { method, headers, agent, localAddress: req.localAddress, timeout: opts.timeoutMs, ...elsewhere };
+      let answered = false;
       const request = https.request(new URL(path, origin), options, (res) => {
+        answered = true;
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
@@ -128,7 +148,9 @@ export function createHttpClient(origin: string, ca: Buffer, opts: ClientOptions
         });
       });
       request.on('timeout', () => request.destroy(new Error(`no answer in ${opts.timeoutMs! / 1000} s`)));
-      request.on('error', reject);
+      request.on('error', (err: NodeJS.ErrnoException) =>
+        reject(Object.assign(err, { staleSocket: request.reusedSocket && !answered && STALE_SOCKET_ERRORS.has(err.code ?? '') })),
+      );
       if (payload !== undefined && req.chunked) {
         const bytes = Buffer.from(payload);
         const half = Math.ceil(bytes.length / 2);
