@@ -1,4 +1,4 @@
-import { payVerdict, type PayHeard } from '../../src/modules/checkout/pay-answer.rules.js';
+import { answerOfResult, payVerdict, type PayHeard } from '../../src/modules/checkout/pay-answer.rules.js';
 
 const MINE = 'attempt-mine';
 const answered = (result: Extract<PayHeard, { kind: 'answered' }>['result']): PayHeard => ({ kind: 'answered', result });
@@ -41,5 +41,26 @@ describe('payVerdict: what a pay call answers, the database deciding who paid', 
     for (const heard of [{ kind: 'no_answer' } as const, { kind: 'refused' } as const, { kind: 'accepted' } as const]) {
       expect(payVerdict(mineInFlight, MINE, heard)).toEqual({ answer: 'status', status: 'processing' });
     }
+  });
+});
+
+describe('answerOfResult: the answer from the workflow alone (the database could not be read)', () => {
+  const session = { id: 'cs-1', successUrl: 'https://shop.example/ok', failureUrl: 'https://shop.example/no' };
+
+  it("hands the page the charge's secret when the charge was opened for the browser to confirm", () => {
+    // Without it the page has no card form to confirm in, and the customer could only wait for the expiry.
+    const heard = answered({ outcome: 'confirm', status: 'processing', clientSecret: 'pi_1_secret_2', returnUrl: 'https://pay.example/checkout/cs-1' });
+    expect(answerOfResult(session, heard)).toEqual({
+      sessionId: 'cs-1',
+      status: 'processing',
+      redirectUrl: null,
+      confirmation: { clientSecret: 'pi_1_secret_2', returnUrl: 'https://pay.example/checkout/cs-1' },
+    });
+  });
+
+  it("answers the payment's end with its redirect, and processing when nothing was heard", () => {
+    expect(answerOfResult(session, answered({ outcome: 'completed', status: 'completed' }))).toMatchObject({ status: 'completed', redirectUrl: expect.stringContaining('https://shop.example/ok') });
+    expect(answerOfResult(session, { kind: 'no_answer' })).toMatchObject({ status: 'processing' });
+    expect(answerOfResult(session, { kind: 'no_answer' })).not.toHaveProperty('confirmation');
   });
 });

@@ -1,18 +1,5 @@
-import { Writable } from 'node:stream';
-import { createLogger } from '../../src/log.js';
 import { dependencyWait, reasonOf, StartupTimeout } from '../../src/main/dependency-wait.js';
-
-/** A logger whose records a test reads back, parsed. */
-function recordingLog() {
-  const records: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      records.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  return { log: createLogger('info', sink), records };
-}
+import { recordingLog } from '../support/recording-log.js';
 
 /** An attempt that fails `times` times with `err`, then answers `value`. */
 function failing<T>(times: number, err: Error, value: T) {

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import { createLogger } from '../../src/log.js';
 import { dependencyWait } from '../../src/main/dependency-wait.js';
 import { connectTemporalFor, startWorker } from '../../src/main/runtime.js';
 import { eventually } from '../support/payments.js';
 import { useStack } from '../support/use-stack.js';
+import { recordingLog } from '../support/recording-log.js';
 
 /**
  * A worker is made only once Temporal describes its namespace. A server that answers the connect but not
@@ -14,17 +13,6 @@ import { useStack } from '../support/use-stack.js';
  * connect is, one warning a try, and the worker polls once it answers.
  */
 const stack = useStack({}, { worker: false });
-
-function recordingLog() {
-  const records: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      records.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  return { log: createLogger('info', sink), records };
-}
 
 it('a worker whose namespace Temporal cannot describe yet waits for it, then runs', async () => {
   const namespace = `late-${randomUUID().slice(0, 8)}`;

@@ -59,9 +59,20 @@ export function payVerdict(
 
 /**
  * The answer from the workflow's own result, when only that is known (the database could not be read):
- * its status, or `processing` when nothing of the outcome was heard.
+ * its status, or `processing` when nothing of the outcome was heard. A charge opened for the browser to
+ * confirm (`confirm`) is answered with its secret, whichever way the call learnt of it: without the secret
+ * the page has no card form to show, and the customer could only wait for the session to expire.
  */
 export function answerOfResult(session: { id: string; successUrl?: string | null; failureUrl?: string | null }, heard: PayHeard): PayAnswer {
+  if (heard.kind === 'answered' && heard.result.outcome === 'confirm') return confirmationAnswer(session.id, heard.result);
   const status = (heard.kind === 'answered' && heard.result.status) || 'processing';
   return { sessionId: session.id, status: status as PayAnswer['status'], redirectUrl: paymentRedirectUrl({ ...session, status }) };
 }
+
+/** The page's answer for a charge it confirms at the acquirer: the intent's secret and where Stripe sends the customer back. */
+export const confirmationAnswer = (sessionId: string, { clientSecret, returnUrl }: { clientSecret: string; returnUrl: string }): PayAnswer => ({
+  sessionId,
+  status: 'processing',
+  redirectUrl: null,
+  confirmation: { clientSecret, returnUrl },
+});

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { answerOfResult, payVerdict, type PayAnswer, type PayHeard } from './pay-answer.rules.js';
+import { answerOfResult, confirmationAnswer, payVerdict, type PayAnswer, type PayHeard } from './pay-answer.rules.js';
 import { answerInDoubt, IN_DOUBT_HOLD_MS } from './pay-in-doubt.service.js';
 import { askWorkflowToPay, outcomeById, updateAccepted, type AttemptRequest } from './pay.transport.js';
 import { failpoint } from '../../ops/failpoints.js';
@@ -163,14 +163,6 @@ async function answerFromDatabase(deps: PayDeps, session: CheckoutSession, attem
   }
   return { sessionId: current.id, status: verdict.status, redirectUrl: paymentRedirectUrl(current) };
 }
-
-/** The page's answer for a charge it confirms at the acquirer: the intent's secret and where Stripe sends the customer back. */
-const confirmationAnswer = (sessionId: string, { clientSecret, returnUrl }: { clientSecret: string; returnUrl: string }): PayAnswer => ({
-  sessionId,
-  status: 'processing',
-  redirectUrl: null,
-  confirmation: { clientSecret, returnUrl },
-});
 
 /** Whether the workflow's answer is this attempt's own payment ended, with the status the database committed. */
 const endedOwnPayment = (heard: PayHeard) =>
