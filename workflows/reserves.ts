@@ -23,7 +23,11 @@ const localRelease = proxyLocalActivities<ReserveActivities>(releaseOptions);
 
 /**
  * One per reserve (`reserve-release-<res id>`): a durable timer until `releaseAt`, then one transaction
- * that moves whatever the reserve still holds to available. Refunds may have consumed part or all of it
+ * that moves whatever the reserve still holds to available. A payment's reserve starts it with Temporal's
+ * start delay until `releaseAt` (payment-completion.ts), so its first task comes at the release date and
+ * nothing of it runs beside the payment or during the hold: no task, no timer, no place in a worker's
+ * cache; the timer is for a run started earlier than that (a clock ahead of the database's, runs started
+ * before the delay was used). Refunds may have consumed part or all of it
  * meanwhile; the database, not this workflow, knows how much is left. A failed refund that gives a
  * share back after `releaseAt` starts another run (`reserve-release-<res id>-after-<ref id>`), which
  * finds the reserve due and releases the share at once.

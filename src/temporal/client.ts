@@ -36,6 +36,7 @@ export function eagerStartClient(connection: ConnectionLike, config: { namespace
     connection,
     namespace: config.namespace,
     dataConverter: encryptingDataConverter(config.encryptionKeys),
-    interceptors: { workflow: [{ start: (input, next) => next({ ...input, options: { ...input.options, requestEagerStart: true } }) }] },
+    // A delayed start (`startDelay`) has no first task to hand over now, so eager execution is not asked for it.
+    interceptors: { workflow: [{ start: (input, next) => next({ ...input, options: { ...input.options, requestEagerStart: input.options.startDelay === undefined } }) }] },
   });
 }

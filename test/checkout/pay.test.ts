@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { tsToDate, tsToMs } from '@temporalio/common/lib/time.js';
 
 import { postgresChargeBook } from '../../src/modules/processor/index.js';
 import { CHARGE_TIMEOUT_MESSAGE, createSimulatorProcessor, simulatorWithBook } from '../../src/modules/processor/simulator/charges.simulator.js';
@@ -37,6 +38,9 @@ describe("a pay call's time by phase (pay_call_phase_seconds, for an operator an
   });
 });
 
+/** temporal.api.enums.v1.EventType WORKFLOW_EXECUTION_STARTED, as fetchHistory gives it. */
+const WORKFLOW_EXECUTION_STARTED = 1;
+
 describe('POST /api/checkout/:id/pay: card outcomes', () => {
   it('pays with 4242…: completed, ledger split, reserve, checkout.succeeded in the outbox, redirect to successUrl', async () => {
     const session = await createSession(stack, biz.testKey);
@@ -70,11 +74,17 @@ describe('POST /api/checkout/:id/pay: card outcomes', () => {
     const fanout = await sql(stack, `select 1 from outbox where message->>'kind' = 'event.fanout' and message->>'eventId' = ?`, [events[0].id]);
     expect(fanout).toHaveLength(1);
 
-    const [reserve] = await sql(stack, 'select id, reserve_amount_in_cents::int as amount, status from reserves where payment_id = ?', [session.id]);
+    const [reserve] = await sql(stack, 'select id, reserve_amount_in_cents::int as amount, status, release_at from reserves where payment_id = ?', [session.id]);
     expect(reserve).toMatchObject({ amount: 450, status: 'active' });
     const release = stack.temporal.workflow.getHandle(`reserve-release-${reserve.id}`);
     const described = await eventually(() => release.describe().catch(() => undefined));
     expect(described?.status.name).toBe('RUNNING');
+    // Started with its first task at the release date: nothing of it runs beside the payment or during the hold.
+    const history = (await release.fetchHistory()).events ?? [];
+    expect(history.map((e) => e.eventType)).toEqual([WORKFLOW_EXECUTION_STARTED]);
+    const backoffMs = tsToMs(history[0].workflowExecutionStartedEventAttributes!.firstWorkflowTaskBackoff);
+    const startedAt = tsToDate(history[0].eventTime!).getTime();
+    expect(Math.abs(startedAt + backoffMs - new Date(reserve.release_at).getTime())).toBeLessThan(60_000);
 
     const checkout = stack.temporal.workflow.getHandle(checkoutWorkflowId(session.id));
     const searchable = await eventually(async () => (await checkout.describe()).typedSearchAttributes.get(PaymentStatus) === 'completed');

@@ -123,5 +123,7 @@ function releaseStart(payment: PaymentToComplete, reserve: { reserveId: string; 
     // PaymentStatus at the start, not upserted by the workflow: one Temporal action fewer (workflows/reserves.ts).
     searchAttributes: { BusinessId: payment.businessId, Livemode: payment.livemode, PaymentStatus: 'active', AmountInCents: reserveInCents },
     summary: `Release $${centsToDecimalString(reserveInCents)} held from checkout ${payment.id}`,
+    // Its first task at the release date: nothing of it runs beside the payment, or for the hold (workflows/reserves.ts).
+    startAt: reserve.releaseAt.toISOString(),
   });
 }

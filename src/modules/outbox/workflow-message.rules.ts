@@ -19,6 +19,12 @@ export interface WorkflowStart {
   args: unknown[];
   searchAttributes?: SearchAttributeValues;
   summary?: string;
+  /**
+   * When the run's first workflow task is due (ISO time): started now, with Temporal's start delay until
+   * then, so a run whose first act is to wait (a reserve's release) costs no task, no timer and no place in
+   * a worker's cache meanwhile. Absent, or past when the relay sends it: at once.
+   */
+  startAt?: string;
 }
 
 /**

@@ -18,12 +18,19 @@ export async function startWorkflowOnce(temporal: Client, taskQueue: string, sta
       args: start.args,
       typedSearchAttributes: toSearchAttributePairs(start.searchAttributes ?? {}),
       staticSummary: start.summary,
+      ...startDelayOf(start.startAt),
     });
     return true;
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
     throw err;
   }
+}
+
+/** Temporal's start delay until `startAt`, measured when the start is sent; none once it is due. */
+export function startDelayOf(startAt: string | undefined, now = Date.now()): { startDelay?: number } {
+  const delayMs = startAt ? Date.parse(startAt) - now : 0;
+  return delayMs > 0 ? { startDelay: delayMs } : {};
 }
 
 /**
