@@ -26,8 +26,8 @@ const localRelease = proxyLocalActivities<ReserveActivities>(releaseOptions);
  * that moves whatever the reserve still holds to available. A payment's reserve starts it with Temporal's
  * start delay until `releaseAt` (payment-completion.ts), so its first task comes at the release date and
  * nothing of it runs beside the payment or during the hold: no task, no timer, no place in a worker's
- * cache; the timer is for a run started earlier than that (a clock ahead of the database's, runs started
- * before the delay was used). Refunds may have consumed part or all of it
+ * cache. The timer is for a run that starts before `releaseAt` all the same (runs started before the
+ * delay was used, a share given back before the release). Refunds may have consumed part or all of it
  * meanwhile; the database, not this workflow, knows how much is left. A failed refund that gives a
  * share back after `releaseAt` starts another run (`reserve-release-<res id>-after-<ref id>`), which
  * finds the reserve due and releases the share at once.

@@ -41,8 +41,9 @@ export interface WorkflowSignal {
 /**
  * A signal that starts its workflow when no run is open, as the outbox stores it: for a record that must
  * have an owner whether or not its workflow still runs (a payment left in doubt after its run closed).
+ * No `startAt`: the signal is for a run now, and a field the transport would not send is not stored.
  */
-export interface WorkflowSignalWithStart extends Omit<WorkflowStart, 'kind'> {
+export interface WorkflowSignalWithStart extends Omit<WorkflowStart, 'kind' | 'startAt'> {
   kind: 'workflow.signalWithStart';
   signalName: string;
   signalArgs: unknown[];
@@ -52,7 +53,7 @@ export interface WorkflowSignalWithStart extends Omit<WorkflowStart, 'kind'> {
 export function workflowSignalWithStart<F extends WorkflowFunction, Args extends unknown[]>(
   workflow: WorkflowContract<F>,
   signal: SignalDefinition<Args>,
-  start: Omit<WorkflowStart, 'kind' | 'workflowType' | 'args'> & { args: Parameters<F>; signalArgs: Args },
+  start: Omit<WorkflowStart, 'kind' | 'workflowType' | 'args' | 'startAt'> & { args: Parameters<F>; signalArgs: Args },
 ): WorkflowSignalWithStart {
   const { kind: _start, ...message } = workflowStart(workflow, start);
   return { kind: 'workflow.signalWithStart', ...message, signalName: signal.name, signalArgs: start.signalArgs };
