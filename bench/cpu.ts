@@ -17,6 +17,9 @@ function ticks(pid: number, children = false): number {
   }
 }
 
+/** One process's own CPU time so far, user and system (ms; ticks of 10 ms). */
+export const processCpuMs = (pid: number): number => ticks(pid) * 10;
+
 /** Each process's parent, from /proc: the processes this run started are those descended from it. */
 function parents(): Map<number, number> {
   const parentOf = new Map<number, number>();

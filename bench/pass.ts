@@ -34,10 +34,9 @@ export interface PassOptions extends MeasureOptions {
   rounds: number;
 }
 
-/** A worker from the production build, with the memory settings its start script gives it (scripts/run.sh worker). */
-export async function spawnWorker(o: Pick<PassOptions, 'dist' | 'appEnv' | 'temporalAddress' | 'track'>): Promise<{ child: ChildProcess; adminPort: number }> {
-  const [adminPort, metricsPort] = await Promise.all([freePort(), freePort()]);
-  const env = {
+/** A worker's environment as its start script gives it (scripts/run.sh worker): its memory settings and ports. */
+export function workerEnv(o: Pick<PassOptions, 'appEnv' | 'temporalAddress'>, adminPort: number, metricsPort: number): Record<string, string> {
+  return {
     ...o.appEnv,
     // The worker's own start script sets it too (scripts/run.sh worker, docker-compose.yml).
     MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
@@ -51,22 +50,33 @@ export async function spawnWorker(o: Pick<PassOptions, 'dist' | 'appEnv' | 'temp
     ADMIN_PORT: String(adminPort),
     TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
   };
-  return { child: await o.track(spawnService(path.join(o.dist, 'worker.js'), env, adminPort)), adminPort };
+}
+
+/** A worker from the production build, with the memory settings its start script gives it (scripts/run.sh worker). */
+export async function spawnWorker(o: Pick<PassOptions, 'dist' | 'appEnv' | 'temporalAddress' | 'track'>): Promise<{ child: ChildProcess; adminPort: number }> {
+  const [adminPort, metricsPort] = await Promise.all([freePort(), freePort()]);
+  return { child: await o.track(spawnService(path.join(o.dist, 'worker.js'), workerEnv(o, adminPort, metricsPort), adminPort)), adminPort };
+}
+
+/** The API's environment as `npm run api` and compose give it: its memory settings and ports. */
+export function apiEnv(o: Pick<PassOptions, 'appEnv' | 'temporalAddress'>, port: number, adminPort: number): Record<string, string> {
+  // BENCH_API_MALLOC_ARENA_MAX, BENCH_API_NODE_OPTIONS: the API's memory settings, to measure what they do to its RSS.
+  // By default the API runs as `npm run api` and compose start it (API_NODE_OPTIONS; '' for V8's default).
+  const apiNodeOptions = process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS;
+  return {
+    ...o.appEnv,
+    ...(process.env.BENCH_API_MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.BENCH_API_MALLOC_ARENA_MAX } : {}),
+    ...(apiNodeOptions ? { NODE_OPTIONS: apiNodeOptions } : {}),
+    TEMPORAL_ADDRESS: o.temporalAddress,
+    PORT: String(port),
+    ADMIN_PORT: String(adminPort),
+  };
 }
 
 /** The API from the production build, as `npm run api` and compose start it; resolves once it accepts connections. */
 export async function spawnApi(o: Pick<PassOptions, 'dist' | 'appEnv' | 'temporalAddress' | 'track'>): Promise<{ child: ChildProcess; port: number; adminPort: number }> {
   const [port, adminPort] = await Promise.all([freePort(), freePort()]);
-  // BENCH_API_MALLOC_ARENA_MAX, BENCH_API_NODE_OPTIONS: the API's memory settings, to measure what they do to its RSS.
-  // By default the API runs as `npm run api` and compose start it (API_NODE_OPTIONS; '' for V8's default).
-  const apiNodeOptions = process.env.BENCH_API_NODE_OPTIONS ?? API_NODE_OPTIONS;
-  const apiTuning = {
-    ...(process.env.BENCH_API_MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.BENCH_API_MALLOC_ARENA_MAX } : {}),
-    ...(apiNodeOptions ? { NODE_OPTIONS: apiNodeOptions } : {}),
-  };
-  const child = await o.track(
-    spawnService(path.join(o.dist, 'api.js'), { ...o.appEnv, ...apiTuning, TEMPORAL_ADDRESS: o.temporalAddress, PORT: String(port), ADMIN_PORT: String(adminPort) }, port, API_NODE_FLAGS),
-  );
+  const child = await o.track(spawnService(path.join(o.dist, 'api.js'), apiEnv(o, port, adminPort), port, API_NODE_FLAGS));
   return { child, port, adminPort };
 }
 

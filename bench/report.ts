@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { historyCountsMarkdown, type HistoryCount } from './history-actions.js';
 import { historyMarkdown, type HistorySummary } from './history/report.js';
+import type { StartupResult } from './startup.js';
 import type { Target } from './targets.js';
 import type { Histogram } from './worker-metrics.js';
 
@@ -28,6 +29,7 @@ export function writeResults(
     conditions: Record<string, unknown>;
     historyCounts?: HistoryCount[];
     history?: HistorySummary;
+    startup?: StartupResult;
   },
   /** Marks a partial run (BENCH_ONLY), which never overwrites the day's full results. */
   suffix: string,
@@ -59,6 +61,7 @@ export function writeResults(
     '|---|---|---|---|---|---|---|',
     ...results.targets.map(targetRow),
     '',
+    ...(results.startup ? [startupLine(results.startup), ''] : []),
     ...passes.flatMap((p) => [
       `**${p.name}**: peak RSS API ${p.peaks.api} MB (under (a) alone: ${p.peaks.apiUnderA === null ? '(a) not run' : `${p.peaks.apiUnderA} MB`}), worker${p.peaks.workers.length > 1 ? 's' : ''} ${p.peaks.workers.join(' and ')} MB; load average ${p.loadAverage.before.join(', ')} before, ${p.loadAverage.after.join(', ')} after.`,
       ...p.workerStats.map((w, i) => scheduleToStartLine(w.workflowTaskScheduleToStart, p.workerStats.length > 1 ? i + 1 : undefined)),
@@ -87,6 +90,12 @@ export function targetRow(t: Target): string {
   const verdict = t.verdict === 'met' ? 'met' : `**${t.verdict}**${t.why ? `: ${t.why}` : ''}`;
   const noise = t.withinNoise ? '; within noise' : '';
   return `| ${t.temporal} | ${t.metric} | ${shown(t.measured)} | ${t.reference ?? ''} | ${ratio} | ${t.target} | ${verdict}${noise} |`;
+}
+
+/** (s)'s figures, run by run: the first is the cold compile cache's. */
+function startupLine(s: StartupResult): string {
+  const each = Object.entries(s.samples).map(([k, xs]) => `${k.replace(/^\(s\) /, '')}: ${xs.join(', ')}`);
+  return `**start-up** (${s.runs} runs each, the first with an empty compile cache; load average ${s.loadAverage.before.join(', ')} before, ${s.loadAverage.after.join(', ')} after): ${each.join('; ')}.`;
 }
 
 function scheduleToStartLine(h: ScheduleToStart, worker?: number): string {

@@ -2,7 +2,8 @@
  * `npm run bench`: each scenario beside its floor, interleaved in one run on this machine, printed as
  * ratios and written to bench/results/<date>.json and .md. A benchmark, not a test: it asserts nothing.
  * The API and worker run from the production build (compiled JavaScript, prebuilt workflow bundle).
- * (p) pays sessions (bench/payments.ts). With BENCH_TEMPORAL=real, (b), (c), (d), (p) and their floors run again against a real Temporal
+ * (p) pays sessions (bench/payments.ts); (s) starts the API and the worker, against the start-up budget
+ * (bench/startup.ts), first, while the machine is quiet. With BENCH_TEMPORAL=real, (b), (c), (d), (p) and their floors run again against a real Temporal
  * server on PostgreSQL (bench/real-temporal.ts), with one worker and then with two. `history` in
  * BENCH_ONLY (`npm run bench:history`) runs the history benchmark (bench/history/pass.ts) last.
  */
@@ -18,6 +19,7 @@ import { API_NODE_FLAGS, API_NODE_OPTIONS, runPass, type PassOptions } from './p
 import { startRealTemporal } from './real-temporal.js';
 import { computeTargets, median, type PassPlan } from './targets.js';
 import { runHistory } from './history/pass.js';
+import { measureStartup } from './startup.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 // Three: a goal is judged on the median of the rounds' ratios, and one round's spike cannot decide it.
@@ -26,6 +28,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const REAL_ROUNDS = Number(process.env.BENCH_REAL_ROUNDS ?? 1);
 const REAL_WORKERS = (process.env.BENCH_REAL_WORKERS ?? '1,2').split(',').map(Number);
 const REAL = process.env.BENCH_TEMPORAL === 'real';
+// (s)'s starts of each process: seven, so one slow start among them cannot move the median.
+const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 7);
 // Arrival rates above what the floors suggest the service can finish, so the figures measure capacity:
 // the least offered; (b) and (c) offer more where the round's F4 says the machine can take more (bench/groups.ts).
 const rates = {
@@ -36,8 +40,8 @@ const rates = {
 };
 // BENCH_ONLY=a,d runs just those scenarios (with their floors), for working on one target at a time;
 // `history` the history benchmark, which takes many minutes and so runs only when named.
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,p').split(',').map((s) => s.trim()));
-const ONLY_ALL = ['a', 'b', 'c', 'd', 'p'].every((s) => ONLY.has(s));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,p,s').split(',').map((s) => s.trim()));
+const ONLY_ALL = ['a', 'b', 'c', 'd', 'p', 's'].every((s) => ONLY.has(s));
 // 'b,c,d' is Temporal's floors (F3, F4), which (b), (c) and (d) are measured against.
 const groupsFor = (scenarios: string[]) => ['a', 'b,c,d', 'b', 'c', 'd', 'p'].filter((g) => g.split(',').some((n) => ONLY.has(n) && scenarios.includes(n)));
 
@@ -78,6 +82,9 @@ async function main() {
   const infra = await startInfrastructure();
   cleanup.unshift(infra.stop);
   const appEnv = serviceEnv(infra);
+  const startup = ONLY.has('s')
+    ? await measureStartup({ dist: build.dir, appEnv, temporalAddress: infra.temporalAddress, track, root: infra.root, runs: STARTUP_RUNS })
+    : undefined;
   const receivers = await startReceivers(infra.tls);
   let passes: PassResult[] = [];
   let realServer: RealServer | undefined;
@@ -102,7 +109,8 @@ async function main() {
     conditions: conditions(build, appEnv, infra, realServer),
     // Every pass's targets in one array: the dev server's are the performance table's (docs/benchmark.md); the real server's the same ratios on its own floors;
     // the history benchmark's, `history: …`.
-    targets: [...passes.flatMap((p) => p.targets), ...(history?.targets ?? [])],
+    targets: [...(startup?.targets ?? []), ...passes.flatMap((p) => p.targets), ...(history?.targets ?? [])],
+    startup,
     passes,
     history: history?.history,
     // Per business operation, from the recorded histories the replay tests keep (bench/history-actions.ts).
@@ -163,6 +171,7 @@ function conditions(build: { dir: string; buildMs: number }, appEnv: Record<stri
   return {
     seconds: SECONDS,
     rounds: ROUNDS,
+    startupRuns: ONLY.has('s') ? STARTUP_RUNS : undefined,
     realRounds: REAL ? REAL_ROUNDS : undefined,
     build: `production build (scripts/build.ts) in ${path.relative(process.cwd(), build.dir)}, built in ${build.buildMs} ms; API and workers under plain node`,
     workerEnv: `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}; workflow cache ${process.env.BENCH_MAX_CACHED_WORKFLOWS ?? 'service default (src/config.ts)'}; ${process.env.BENCH_WORKER_HEAP_MB === '0' ? "V8's default heap limit" : `--max-old-space-size=${process.env.BENCH_WORKER_HEAP_MB ?? 384}`} ${process.env.BENCH_WORKER_NODE_OPTIONS ?? '--max-semi-space-size=4'}`,

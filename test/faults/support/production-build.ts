@@ -95,23 +95,8 @@ export function forbiddenLoads(file: string): string[] {
     .filter((url) => /\.[cm]?tsx?$/.test(url) || /\/node_modules\/(tsx|typescript|swc-loader|@swc\/jest)\//.test(url));
 }
 
-export interface EntryProcess extends ServiceProcess {
-  /** CPU time it has used so far (user + system, from /proc): its start-up cost whatever the machine's load. */
-  cpuMs: () => number;
-}
-
 /** `node dist/<entry>` in the app's directory, with the load hook and `env` alone (nothing inherited). */
-export function startEntry(app: ProductionApp, entry: string, env: Record<string, string>, args: string[] = []): EntryProcess {
+export function startEntry(app: ProductionApp, entry: string, env: Record<string, string>, args: string[] = []): ServiceProcess {
   const argv = ['--enable-source-maps', '--import', app.loadHook, `dist/${entry}`, ...args];
-  const proc = spawnLogged(entry, process.execPath, argv, { env, cwd: app.root, logDir: path.join(app.root, 'logs') });
-  return {
-    ...proc,
-    cpuMs() {
-      // Fields 14 and 15 after the command name: utime and stime, in clock ticks (100 a second on Linux).
-      const fields = readFileSync(`/proc/${proc.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * 10;
-    },
-  };
+  return spawnLogged(entry, process.execPath, argv, { env, cwd: app.root, logDir: path.join(app.root, 'logs') });
 }
-
-export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
