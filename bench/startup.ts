@@ -36,6 +36,9 @@ export interface StartupResult {
   loadAverage: { before: number[]; after: number[] };
 }
 
+/** BENCH_CPU_PROF=<dir>: each start writes a V8 CPU profile there when it exits, as every service of the bench does. */
+const cpuProfile = () => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
+
 type Options = Pick<PassOptions, 'dist' | 'appEnv' | 'temporalAddress' | 'track'> & { root: string; runs: number };
 
 /** One start: spawn → the ready line, its wall and CPU time then; NaN for both if it never said it. */
@@ -44,7 +47,7 @@ async function timedStart(o: Options, entry: 'api.js' | 'worker.js', env: Record
   // Only what an operator sets: nothing of this process's own (its loader) is inherited.
   const child: ChildProcess = await o.track(
     Promise.resolve(
-      spawn(process.execPath, [...(entry === 'api.js' ? API_NODE_FLAGS : []), path.join(o.dist, entry)], {
+      spawn(process.execPath, [...(entry === 'api.js' ? API_NODE_FLAGS : []), ...cpuProfile(), path.join(o.dist, entry)], {
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.homedir(), ...env },
         stdio: ['ignore', 'pipe', 'inherit'],
       }),
