@@ -110,6 +110,23 @@ describe('the hosted checkout page in a browser', () => {
     await page.close();
   });
 
+  it('a pay that never reached the service says so and leaves the form to try again, which pays', async () => {
+    const { id, checkoutUrl } = await newSession();
+    const { page } = await openPage(checkoutUrl);
+    await fillCard(page, '4242 4242 4242 4242');
+    // The connection drops before any answer: nothing reached the API.
+    await page.route('**/pay', (route) => route.abort('connectionreset'));
+    await page.getByRole('button', { name: /^Pay / }).click();
+    await page.getByRole('alert').getByText('We could not reach the payment service.', { exact: false }).waitFor();
+    await expect(page.getByRole('button', { name: /^Pay / }).isEnabled()).resolves.toBe(true);
+    expect(await statusOf(id)).toBe('pending');
+    await page.unroute('**/pay');
+    await page.getByRole('button', { name: /^Pay / }).click();
+    await page.waitForURL(`${shop.origin}/success?session_id=${id}`, { timeout: 90_000 });
+    expect(await statusOf(id)).toBe('completed');
+    await page.close();
+  });
+
   it('a declined card (4000 0000 0000 0002) lands on failureUrl', async () => {
     const { id, checkoutUrl } = await newSession();
     const { page } = await openPage(checkoutUrl);

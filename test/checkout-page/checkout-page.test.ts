@@ -221,6 +221,8 @@ describe('GET /checkout/assets/:name', () => {
     ['checkout.css', 'text/css; charset=utf-8'],
     ['checkout.js', 'text/javascript; charset=utf-8'],
     ['card-checks.js', 'text/javascript; charset=utf-8'],
+    ['pay-request.js', 'text/javascript; charset=utf-8'],
+    ['stripe-checkout.js', 'text/javascript; charset=utf-8'],
   ])('serves %s as %s, revalidated by ETag', async (name, type) => {
     const res = await stack.http.get(`/checkout/assets/${name}`);
     expect(res.status).toBe(200);

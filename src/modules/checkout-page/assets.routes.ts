@@ -11,6 +11,7 @@ const FILES = {
   'checkout.js': 'text/javascript; charset=utf-8',
   'stripe-checkout.js': 'text/javascript; charset=utf-8',
   'card-checks.js': 'text/javascript; charset=utf-8',
+  'pay-request.js': 'text/javascript; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 } as const;
 

@@ -2,10 +2,10 @@
 // where the answer says. Card details leave the page only in that request's body: the inputs carry no
 // `name`, and the submit button is enabled only here, so the form can never be submitted natively.
 import { checkPayment, digitsOf, parseExpiry } from './card-checks.js';
+import { detailsBody, NOT_PAYABLE, postPay, SOMETHING_WRONG, UNREACHABLE } from './pay-request.js';
 
 const CARD_FIELDS = ['email', 'number', 'expiry', 'cvc', 'name'];
 const SHIPPING_FIELDS = ['addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country'];
-const NOT_PAYABLE = /^Cannot pay a checkout session/;
 const $ = (id) => document.getElementById(id);
 
 const form = $('payment-form');
@@ -86,35 +86,11 @@ function start(form) {
 
   async function pay(v) {
     const expiry = parseExpiry(v.expiry);
-    const body = {
-      card: { number: digitsOf(v.number), expMonth: expiry.month, expYear: expiry.year, cvc: v.cvc.trim() },
-      name: v.name.trim(),
-      email: v.email.trim(),
-    };
-    if (askShipping) {
-      body.shipping = {
-        addressLine1: v.addressLine1.trim(),
-        ...(v.addressLine2.trim() ? { addressLine2: v.addressLine2.trim() } : {}),
-        city: v.city.trim(),
-        state: v.state.trim(),
-        postalCode: v.postalCode.trim(),
-        country: v.country,
-      };
-    }
-    let response;
-    let answer = null;
-    try {
-      response = await fetch(form.dataset.payUrl, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: JSON.stringify(body),
-        credentials: 'omit',
-        cache: 'no-store',
-      });
-      answer = await response.json().catch(() => null);
-    } catch {
+    const card = { number: digitsOf(v.number), expMonth: expiry.month, expYear: expiry.year, cvc: v.cvc.trim() };
+    const { response, answer, unreachable } = await postPay(form.dataset.payUrl, { card, ...detailsBody(v, askShipping) });
+    if (unreachable) {
       setBusy(false);
-      showProblems([], 'We could not reach the payment service. Check your connection and try again.');
+      showProblems([], UNREACHABLE);
       summary.focus();
       return;
     }
@@ -131,7 +107,7 @@ function start(form) {
     }
     setBusy(false);
     const problems = (error?.errors ?? []).map(serverProblem).filter((p) => p && fields.includes(p.field));
-    showProblems(problems, error?.message ?? 'Something went wrong. Please reload this page before trying again.');
+    showProblems(problems, error?.message ?? SOMETHING_WRONG);
     summary.focus();
   }
 }

@@ -3,10 +3,10 @@
 // then typed into Stripe's Payment Element (Stripe's own frames) and the intent confirmed by Stripe.js in the
 // browser, which runs 3-D Secure itself and comes back to the page. The card never reaches this service.
 import { checkPayment } from './card-checks.js';
+import { detailsBody, NOT_PAYABLE, postPay, SOMETHING_WRONG, UNREACHABLE } from './pay-request.js';
 
 const DETAIL_FIELDS = ['email', 'name'];
 const SHIPPING_FIELDS = ['addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country'];
-const NOT_PAYABLE = /^Cannot pay a checkout session/;
 const $ = (id) => document.getElementById(id);
 
 const form = $('payment-form');
@@ -74,31 +74,10 @@ function start(form) {
   });
 
   async function openPayment(v) {
-    const body = { name: v.name.trim(), email: v.email.trim() };
-    if (askShipping) {
-      body.shipping = {
-        addressLine1: v.addressLine1.trim(),
-        ...(v.addressLine2.trim() ? { addressLine2: v.addressLine2.trim() } : {}),
-        city: v.city.trim(),
-        state: v.state.trim(),
-        postalCode: v.postalCode.trim(),
-        country: v.country,
-      };
-    }
-    let response;
-    let answer = null;
-    try {
-      response = await fetch(form.dataset.payUrl, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: JSON.stringify(body),
-        credentials: 'omit',
-        cache: 'no-store',
-      });
-      answer = await response.json().catch(() => null);
-    } catch {
+    const { response, answer, unreachable } = await postPay(form.dataset.payUrl, detailsBody(v, askShipping));
+    if (unreachable) {
       setBusy(false);
-      return showHeadline('We could not reach the payment service. Check your connection and try again.');
+      return showHeadline(UNREACHABLE);
     }
     if (response.ok && answer?.success && answer.data.confirmation) return mountCard(answer.data.confirmation);
     if ((response.ok && answer?.success) || (response.status === 400 && NOT_PAYABLE.test(answer?.error?.message ?? ''))) {
@@ -107,7 +86,7 @@ function start(form) {
     }
     setBusy(false);
     markFields((answer?.error?.errors ?? []).map(({ path, message }) => ({ field: path?.[path.length - 1], message })));
-    showHeadline(answer?.error?.message ?? 'Something went wrong. Please reload this page before trying again.');
+    showHeadline(answer?.error?.message ?? SOMETHING_WRONG);
   }
 
   // The details are sent and fixed: the card is entered in Stripe's form, confirmed with the intent's secret.
