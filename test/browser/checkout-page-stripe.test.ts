@@ -9,7 +9,7 @@ import { jest } from '@jest/globals';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { createSession, sql } from '../support/payments.js';
 import { startStripeJsStandIn, type StripeJsStandIn } from '../support/stripe-js.js';
-import { intentIn } from '../stripe/recorded.js';
+import { intentIn, intentUntried } from '../stripe/recorded.js';
 import { useStripeStack } from '../stripe/stripe-stack.js';
 import { launchChromium } from './chromium.js';
 
@@ -35,6 +35,8 @@ beforeAll(async () => {
   browser = await launchChromium();
   // Every confirmation needs action: the customer is sent to the issuer's challenge.
   stripe().answer('POST', /^\/v1\/payment_intents\/[^/]+\/confirm$/, intentIn('requires_action'));
+  // Until confirmed, an intent is read as Stripe has it: open, untried, its secret naming it.
+  stripe().answer('GET', /^\/v1\/payment_intents\/[^/]+$/, intentUntried);
 });
 
 /** Every request the browser sent the API's origin, with its body: the card number must be in none. */
@@ -47,9 +49,18 @@ function apiRequests(page: Page): { url: string; body: string }[] {
 }
 
 /** A live session's page, paid as far as the issuer's challenge: details sent, the card typed into Stripe's frame, confirmed. */
-async function toChallenge() {
+async function toChallenge({ secretLate = false } = {}) {
   const { id, checkoutUrl } = await createSession(stack, biz.liveKey);
   const page = await browser.context.newPage();
+  // The pay's answer as the API gives it when the intent opened after the call's wait: `processing`, no secret.
+  if (secretLate) {
+    await page.route('**/pay', async (route) => {
+      // Sent on to the API by the test's own client (which trusts the test certificate), its secret taken out.
+      const real = await stack.http.post(new URL(route.request().url()).pathname, JSON.parse(route.request().postData() ?? '{}'));
+      delete real.body.data.confirmation;
+      await route.fulfill({ status: real.status, contentType: 'application/json', body: JSON.stringify(real.body) });
+    });
+  }
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
@@ -86,6 +97,21 @@ describe('the hosted page with Stripe.js (live mode, ACQUIRER=stripe)', () => {
     await page.close();
   });
 
+  it('a pay that never reached the service says so and leaves the form to try again, which opens the card form', async () => {
+    const { id, checkoutUrl } = await createSession(stack, biz.liveKey);
+    const page = await browser.context.newPage();
+    await page.goto(checkoutUrl);
+    await page.getByLabel('Name on card').fill('Ada Lovelace');
+    await page.route('**/pay', (route) => route.abort('connectionreset'));
+    await page.getByRole('button', { name: /^Pay / }).click();
+    await page.getByRole('alert').getByText('We could not reach the payment service.', { exact: false }).waitFor();
+    expect((await sql(stack, 'select status from checkout_sessions where id = ?', [id]))[0].status).toBe('pending');
+    await page.unroute('**/pay');
+    await page.getByRole('button', { name: /^Pay / }).click();
+    await page.frameLocator('#payment-element iframe').getByLabel('Card number').waitFor({ timeout: 60_000 });
+    await page.close();
+  });
+
   it('completes after 3-D Secure: the customer returns, the workflow reads the intent succeeded; the API never received the card', async () => {
     const { id, page, intent, sent } = await toChallenge();
     // The intent the browser confirmed at Stripe is the one the service opened and recorded for the session.
@@ -95,6 +121,18 @@ describe('the hosted page with Stripe.js (live mode, ACQUIRER=stripe)', () => {
     await page.getByRole('heading', { name: 'Payment successful' }).waitFor({ timeout: 60_000 });
     expect(await settled(id)).toBe('completed');
     expectCardOnlyAtStripe(sent);
+    await page.close();
+  });
+
+  it('a pay answered without the secret (the intent opened after its wait) brings the customer back to the card, and the payment completes', async () => {
+    const { id, page, intent, sent, errors } = await toChallenge({ secretLate: true });
+    expect((await sql(stack, 'select reference from charge_references where session_id = ?', [id]))[0].reference).toBe(intent);
+    stripe().answer('GET', new RegExp(`^/v1/payment_intents/${intent}$`), intentIn('succeeded'));
+    await page.getByRole('link', { name: 'Complete authentication' }).click();
+    await page.getByRole('heading', { name: 'Payment successful' }).waitFor({ timeout: 60_000 });
+    expect(await settled(id)).toBe('completed');
+    expectCardOnlyAtStripe(sent);
+    expect(errors).toEqual([]);
     await page.close();
   });
 

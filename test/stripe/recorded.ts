@@ -28,6 +28,12 @@ export const intentIn =
     },
   });
 
+/** A PaymentIntent opened and never tried, as retrieved: its secret names it, as Stripe's always does. */
+export const intentUntried: Recorded = (request) => {
+  const { status, body } = intentIn('requires_payment_method')(request) as { status: number; body: Record<string, unknown> };
+  return { status, body: { ...body, client_secret: `${idIn(request.path)}_secret_recorded` } };
+};
+
 /**
  * A PaymentIntent as created: the mock's fixture, whose `client_secret` names another intent than its `id`
  * (both fixed strings, the id then randomised); Stripe's secret always begins with its intent's id, which is

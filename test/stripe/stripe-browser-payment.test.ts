@@ -9,7 +9,7 @@
 import { jest } from '@jest/globals';
 import { verifyLedger } from '../../src/modules/ledger/ledger-verify.service.js';
 import { createSession, eventually, sql } from '../support/payments.js';
-import { intentCreated, intentIn } from './recorded.js';
+import { intentCreated, intentIn, intentUntried } from './recorded.js';
 import { intentEvent } from './stripe-events.js';
 import { BROWSER_PAY_BODY, useStripeStack } from './stripe-stack.js';
 
@@ -66,6 +66,37 @@ describe('POST /api/checkout/:id/pay in live mode with Stripe.js', () => {
     expect(res.body.data).toMatchObject({ status: 'processing', redirectUrl: null, confirmation: { clientSecret: expect.stringContaining('_secret_'), returnUrl: session.checkoutUrl } });
     const [row] = await sql(stack, 'select reference from charge_references where session_id = ?', [session.id]);
     expect(res.body.data.confirmation.clientSecret.startsWith(`${row.reference}_secret_`)).toBe(true);
+  });
+
+  it('opens the page at the card again while its intent is untried (the pay\'s answer came without the secret, or the page was reloaded)', async () => {
+    const opened = await openLivePayment();
+    stripe().answer('GET', intentPath(opened.intent), intentUntried);
+    const page = await stack.http.get(`/checkout/${opened.sessionId}`, { offDocument: true });
+    expect(page.status).toBe(200);
+    // The session's own intent's secret, and where Stripe sends the customer back: what the pay would have answered.
+    expect(page.text).toContain(`data-client-secret="${opened.clientSecret}"`);
+    expect(page.text).toContain(`data-return-url="${opened.returnUrl}"`);
+    expect(page.text).toContain('stripe-checkout.js');
+    expect(page.text).not.toContain('Payment in progress');
+    expect(String(page.headers['content-security-policy'])).toContain('https://hooks.stripe.com');
+    expect((await sessionRow(opened.sessionId)).status).toBe('processing');
+  });
+
+  it('shows the processing page, with no secret, once the intent was tried, or while Stripe cannot say', async () => {
+    const opened = await openLivePayment();
+    const page = () => stack.http.get(`/checkout/${opened.sessionId}`, { offDocument: true });
+    // Confirmed and waiting on 3-D Secure: the workflow's to settle, not the customer's to pay again.
+    stripe().answer('GET', intentPath(opened.intent), intentIn('requires_action'));
+    const tried = await page();
+    expect(tried.status).toBe(200);
+    expect(tried.text).toContain('Payment in progress');
+    expect(tried.text).not.toContain('_secret_');
+    // Stripe answering errors: still the page, which refreshes and asks again.
+    stripe().answer('GET', intentPath(opened.intent), () => ({ status: 500, body: { error: { type: 'api_error', message: 'An unknown error occurred' } } }));
+    const unknown = await page();
+    expect(unknown.status).toBe(200);
+    expect(unknown.text).toContain('Payment in progress');
+    expect(unknown.text).not.toContain('_secret_');
   });
 
   it('refuses a second pay while the customer confirms the first at Stripe', async () => {

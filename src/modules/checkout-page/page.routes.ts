@@ -9,6 +9,7 @@ import { cancelSession, confirmsInBrowser, loadCheckout, withSessionId } from '.
 import { serveAsset } from './assets.routes.js';
 import { allowOnPage, allowStripeOnPage, securityHeaders } from './security-headers.middleware.js';
 import { returnFromAcquirer } from './acquirer-return.service.js';
+import { cardStepOf } from './card-step.service.js';
 import { checkoutPage, messagePage } from './views/state-pages.js';
 
 /** The hosted checkout pages live under this path of the checkout origin; nothing else does. */
@@ -72,10 +73,11 @@ export function checkoutPages(deps: AppDeps): Middleware {
     }
     // Live mode with Stripe: the card is entered in Stripe.js's frames, never in this page's own inputs.
     const stripe = deps.config.acquirer && confirmsInBrowser(deps.config.livePayments, view.session) ? deps.config.acquirer : null;
-    const { state, body } = checkoutPage(view, new Date(), stripe ? { publishableKey: stripe.publishableKey, jsUrl: stripe.stripeJsUrl } : undefined);
+    const cardStep = stripe && view.session.status === 'processing' ? await cardStepOf(deps, view.session) : undefined;
+    const { state, body } = checkoutPage(view, new Date(), stripe ? { publishableKey: stripe.publishableKey, jsUrl: stripe.stripeJsUrl, cardStep } : undefined);
     allowOnPage(ctx, 'img', view.items.map((item) => item.imageUrl));
     if (state === 'payable') allowOnPage(ctx, 'formAction', [view.session.cancelUrl]);
-    if (state === 'payable' && stripe) allowStripeOnPage(ctx, stripe.stripeJsUrl);
+    if ((state === 'payable' || cardStep) && stripe) allowStripeOnPage(ctx, stripe.stripeJsUrl);
     sendHtml(ctx, 200, body);
   });
 

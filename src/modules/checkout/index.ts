@@ -25,5 +25,5 @@ export { sessionExample } from './session.examples.js';
 export { sessionOperations } from './session.routes.js';
 export { createSessionInput } from './session.schemas.js';
 export { createSession } from './session.service.js';
-export { sessionView } from './session.view.js';
+export { checkoutUrl, sessionView } from './session.view.js';
 export { sessionTotals } from './totals.rules.js';

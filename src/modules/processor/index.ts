@@ -24,6 +24,7 @@ export {
 export type {
   AcquirerDisputeReference,
   BrowserChargeReading,
+  BrowserChargeSteps,
   CardDetails,
   CardToken,
   ChargeLookup,

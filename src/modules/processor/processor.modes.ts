@@ -1,4 +1,4 @@
-import type { PaymentProcessor } from './processor.port.js';
+import type { BrowserChargeSteps, PaymentProcessor } from './processor.port.js';
 
 /**
  * One processor for each mode: every call goes to the one its request's mode names. Test keys always
@@ -15,6 +15,7 @@ export function byMode(test: PaymentProcessor, live: PaymentProcessor): PaymentP
     retrieveCharge: (charge) => of(charge.livemode).retrieveCharge(charge),
     openBrowserCharge: (request) => browserCharges(of(request.livemode)).openBrowserCharge(request),
     readBrowserCharge: (charge) => browserCharges(of(charge.livemode)).readBrowserCharge(charge),
+    browserChargeSecret: (charge) => browserCharges(of(charge.livemode)).browserChargeSecret(charge),
     payout: (request) => of(request.livemode).payout(request),
     refund: (request) => of(request.livemode).refund(request),
     disputeNotice: (charge) => of(charge.livemode).disputeNotice(charge),
@@ -25,8 +26,8 @@ export function byMode(test: PaymentProcessor, live: PaymentProcessor): PaymentP
 }
 
 /** The processor's browser-confirmed charges; only a mode whose acquirer has them is ever asked (the pay route decides). */
-function browserCharges(processor: PaymentProcessor): Required<Pick<PaymentProcessor, 'openBrowserCharge' | 'readBrowserCharge'>> {
-  const { openBrowserCharge, readBrowserCharge } = processor;
-  if (!openBrowserCharge || !readBrowserCharge) throw new Error(`${processor.name} takes no charge confirmed in the browser`);
-  return { openBrowserCharge: openBrowserCharge.bind(processor), readBrowserCharge: readBrowserCharge.bind(processor) };
+function browserCharges(processor: PaymentProcessor): Required<Pick<PaymentProcessor, BrowserChargeSteps>> {
+  const { openBrowserCharge, readBrowserCharge, browserChargeSecret } = processor;
+  if (!openBrowserCharge || !readBrowserCharge || !browserChargeSecret) throw new Error(`${processor.name} takes no charge confirmed in the browser`);
+  return { openBrowserCharge: openBrowserCharge.bind(processor), readBrowserCharge: readBrowserCharge.bind(processor), browserChargeSecret: browserChargeSecret.bind(processor) };
 }

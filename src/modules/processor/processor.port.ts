@@ -55,6 +55,12 @@ export interface PaymentProcessor {
    * A transient fault throws, to be asked again.
    */
   readBrowserCharge?(charge: ChargeKey & { reference: string }): Promise<BrowserChargeReading>;
+  /**
+   * The secret the page confirms an opened charge with, while the customer has not tried to pay it yet
+   * (the pay's answer came without it, or the page was reloaded); null once tried, settled or cancelled.
+   * A transient fault throws.
+   */
+  browserChargeSecret?(charge: ChargeKey & { reference: string }): Promise<string | null>;
   /** Pays a withdrawal out to a wallet or crypto address, keyed by the withdrawal id (`payouts.ts`). */
   payout(request: PayoutRequest): Promise<PayoutOutcome>;
   /** Refunds a charge in full, keyed by the refund id (`refunds.ts`); `pending` while the acquirer has not settled it. */
@@ -120,6 +126,9 @@ export interface ChargeRequest {
   /** The acquirer's id for the charge that `prepareCharge` opened and the service recorded; null when it gave none. */
   reference: string | null;
 }
+
+/** What an acquirer that takes the card in the customer's browser does beside the port's other steps. */
+export type BrowserChargeSteps = 'openBrowserCharge' | 'readBrowserCharge' | 'browserChargeSecret';
 
 /** A charge the customer confirms in the browser: its amount, key and mode (`openBrowserCharge`). */
 export type BrowserChargeRequest = Omit<ChargeRequest, 'token' | 'reference'>;

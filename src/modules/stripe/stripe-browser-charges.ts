@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { DECLINE_MESSAGES, type BrowserChargeReading, type ChargeLookup, type PaymentProcessor } from '../processor/index.js';
+import { DECLINE_MESSAGES, type BrowserChargeReading, type BrowserChargeSteps, type ChargeLookup, type PaymentProcessor } from '../processor/index.js';
 import { isRefusedKey, keyRefused } from './stripe-access.js';
 import type { Logger } from 'pino';
 
@@ -23,7 +23,7 @@ export interface BrowserChargeTools {
  */
 const STILL_OPEN = new Set(['requires_confirmation', 'requires_action', 'processing', 'requires_capture']);
 
-export function createBrowserCharges(stripe: Stripe, tools: BrowserChargeTools): Required<Pick<PaymentProcessor, 'openBrowserCharge' | 'readBrowserCharge'>> {
+export function createBrowserCharges(stripe: Stripe, tools: BrowserChargeTools): Required<Pick<PaymentProcessor, BrowserChargeSteps>> {
   const processingError = { status: 'declined', code: 'processing_error', message: DECLINE_MESSAGES.processing_error } as const;
   return {
     /**
@@ -64,6 +64,13 @@ export function createBrowserCharges(stripe: Stripe, tools: BrowserChargeTools):
       const settled = await tools.settle(intent);
       // Cancelled (the session's expiry, or an operator at Stripe): nothing was charged, and nothing will be.
       return settled.status === 'not_found' ? processingError : settled;
+    },
+
+    /** Only an intent never tried: one confirmed (declined, or waiting on 3-D Secure) is the workflow's to settle. */
+    async browserChargeSecret({ reference }) {
+      const intent = await stripe.paymentIntents.retrieve(reference).catch(tools.unavailable);
+      const untried = intent.status === 'requires_payment_method' && !intent.last_payment_error;
+      return untried ? (intent.client_secret ?? null) : null;
     },
   };
 }

@@ -14,7 +14,9 @@ if (form) start(form);
 
 function start(form) {
   const askShipping = form.dataset.askShipping === 'true';
-  const fields = askShipping ? [...DETAIL_FIELDS, ...SHIPPING_FIELDS] : DETAIL_FIELDS;
+  // The card step (the details sent before, the intent open and untried): the form holds no details.
+  const resuming = Boolean(form.dataset.clientSecret);
+  const fields = resuming ? [] : askShipping ? [...DETAIL_FIELDS, ...SHIPPING_FIELDS] : DETAIL_FIELDS;
   const button = $('pay-button');
   const label = button.textContent;
   const status = $('pay-status');
@@ -30,6 +32,7 @@ function start(form) {
   let elements = null;
   let busy = false;
   button.disabled = false;
+  if (resuming) mountCard({ clientSecret: form.dataset.clientSecret, returnUrl: form.dataset.returnUrl });
 
   const values = () => Object.fromEntries(fields.map((f) => [f, $(f).value]));
 

@@ -61,6 +61,38 @@ function shippingFields(): Html {
 export interface StripeOnPage {
   publishableKey: string;
   jsUrl: string;
+  /** The details are sent and the intent opened, untried: the page opens at the card (card-step.service.ts). */
+  cardStep?: CardStep;
+}
+
+/** What the page confirms the session's opened PaymentIntent with: its secret, and where Stripe sends the customer back. */
+export interface CardStep {
+  clientSecret: string;
+  returnUrl: string;
+}
+
+/**
+ * The form of a session whose details were sent and whose intent is open but untried: the card alone, in
+ * Stripe's frames, confirmed with the secret the page carries. No Cancel: the session is already `processing`.
+ */
+function cardStepForm({ session, business }: CheckoutForPage, stripe: StripeOnPage, step: CardStep): Html {
+  return html`<section class="pay" aria-labelledby="pay-heading">
+<h2 id="pay-heading">Pay ${business.name}</h2>
+<form id="payment-form" class="payment-form" method="post" novalidate
+  data-page-url="/checkout/${session.id}" data-stripe-key="${stripe.publishableKey}"
+  data-client-secret="${step.clientSecret}" data-return-url="${step.returnUrl}">
+  <div id="form-errors" class="form-errors" role="alert" tabindex="-1"></div>
+  <p class="notice">Receipt for ${session.customerEmail}. Enter your card to finish paying.</p>
+  <fieldset class="group">
+    <legend>Card details</legend>
+    <div id="payment-element" class="payment-element" aria-live="polite"></div>
+    <p class="notice">Your card details are entered in Stripe's secure form and go to Stripe directly.</p>
+  </fieldset>
+  <noscript><p class="notice">Paying needs JavaScript. Please turn it on and reload this page.</p></noscript>
+  <button type="submit" id="pay-button" class="pay-button" disabled>Pay ${formatCents(session.total)}</button>
+  <p id="pay-status" class="pay-status" role="status"></p>
+</form>
+</section>`;
 }
 
 /**
@@ -76,8 +108,10 @@ function stripeCardFields(): Html {
   </fieldset>`;
 }
 
-/** The payable form of a pending session, and the Cancel form beside it. */
-export function paymentForm({ session, business }: CheckoutForPage, stripe?: StripeOnPage): Html {
+/** The payable form of a pending session, and the Cancel form beside it; or the card step of one already sent. */
+export function paymentForm(view: CheckoutForPage, stripe?: StripeOnPage): Html {
+  if (stripe?.cardStep) return cardStepForm(view, stripe, stripe.cardStep);
+  const { session, business } = view;
   const businessName = business.name;
   const total = formatCents(session.total);
   return html`<section class="pay" aria-labelledby="pay-heading">

@@ -96,12 +96,13 @@ function stateMain(view: CheckoutForPage, state: Exclude<PageState, 'payable'>, 
   }
 }
 
-/** The whole page of a session: the payment form when payable, otherwise its state and never a form. */
+/** The whole page of a session: the payment form when payable (or the card step of a live one sent and untried), otherwise its state and never a form. */
 export function checkoutPage(view: CheckoutForPage, now = new Date(), stripe?: StripeOnPage): { state: PageState; body: string } {
   const { session, items } = view;
   const businessName = view.business.name;
   const state = pageState(session, now);
-  if (state === 'payable') {
+  // A live session whose details were sent and whose intent waits, untried, for the card: the form again.
+  if (state === 'payable' || (state === 'processing' && stripe?.cardStep)) {
     const main = html`<h1 class="visually-hidden">Checkout</h1>
 <div class="checkout">${orderSummary(session, items)}${paymentForm(view, stripe)}</div>`;
     return { state, body: layout({ title: 'Checkout', businessName, livemode: session.livemode, main, script: true, stripeJsUrl: stripe?.jsUrl }) };
