@@ -2,6 +2,7 @@
 // details go to the pay endpoint, with no card: its answer holds the PaymentIntent's client secret. The card is
 // then typed into Stripe's Payment Element (Stripe's own frames) and the intent confirmed by Stripe.js in the
 // browser, which runs 3-D Secure itself and comes back to the page. The card never reaches this service.
+// A page served with the secret already (the card step: the details sent, the intent untried) opens at the card.
 import { checkPayment } from './card-checks.js';
 import { detailsBody, NOT_PAYABLE, postPay, SOMETHING_WRONG, UNREACHABLE } from './pay-request.js';
 
