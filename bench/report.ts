@@ -95,7 +95,7 @@ export function targetRow(t: Target): string {
 /** (s)'s figures, run by run: the first is the cold compile cache's. */
 function startupLine(s: StartupResult): string {
   const each = Object.entries(s.samples).map(([k, xs]) => `${k.replace(/^\(s\) /, '')}: ${xs.join(', ')}`);
-  return `**start-up** (${s.runs} runs each, the first with an empty compile cache; load average ${s.loadAverage.before.join(', ')} before, ${s.loadAverage.after.join(', ')} after): ${each.join('; ')}.`;
+  return `**start-up** (${s.runs} runs each, the first with an empty compile cache, a new container's start, not judged; load average ${s.loadAverage.before.join(', ')} before, ${s.loadAverage.after.join(', ')} after): ${each.join('; ')}.`;
 }
 
 function scheduleToStartLine(h: ScheduleToStart, worker?: number): string {

@@ -91,12 +91,29 @@ describe('POST /api/checkout/:id/pay in live mode with Stripe.js', () => {
     expect(tried.status).toBe(200);
     expect(tried.text).toContain('Payment in progress');
     expect(tried.text).not.toContain('_secret_');
+    // Declined at Stripe, before the workflow has cancelled it: a decline ends the session, not a second card.
+    stripe().answer('GET', intentPath(opened.intent), intentIn('requires_payment_method', { last_payment_error: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' } }));
+    const declined = await page();
+    expect(declined.text).toContain('Payment in progress');
+    expect(declined.text).not.toContain('_secret_');
     // Stripe answering errors: still the page, which refreshes and asks again.
     stripe().answer('GET', intentPath(opened.intent), () => ({ status: 500, body: { error: { type: 'api_error', message: 'An unknown error occurred' } } }));
     const unknown = await page();
     expect(unknown.status).toBe(200);
     expect(unknown.text).toContain('Payment in progress');
     expect(unknown.text).not.toContain('_secret_');
+  });
+
+  it('shows the processing page, with no secret, past the session\'s expiry, though its intent is untried', async () => {
+    const opened = await openLivePayment();
+    stripe().answer('GET', intentPath(opened.intent), intentUntried);
+    const before = await stack.http.get(`/checkout/${opened.sessionId}`, { offDocument: true });
+    expect(before.text).toContain(`data-client-secret="${opened.clientSecret}"`);
+    // Its expiry passed, the workflow not yet come by (a worker down): the customer is not offered the card.
+    await sql(stack, "update checkout_sessions set expires_at = now() - interval '1 second' where id = ?", [opened.sessionId]);
+    const after = await stack.http.get(`/checkout/${opened.sessionId}`, { offDocument: true });
+    expect(after.text).toContain('Payment in progress');
+    expect(after.text).not.toContain('_secret_');
   });
 
   it('refuses a second pay while the customer confirms the first at Stripe', async () => {

@@ -73,8 +73,9 @@ export function checkoutPages(deps: AppDeps): Middleware {
     }
     // Live mode with Stripe: the card is entered in Stripe.js's frames, never in this page's own inputs.
     const stripe = deps.config.acquirer && confirmsInBrowser(deps.config.livePayments, view.session) ? deps.config.acquirer : null;
-    const cardStep = stripe && view.session.status === 'processing' ? await cardStepOf(deps, view.session) : undefined;
-    const { state, body } = checkoutPage(view, new Date(), stripe ? { publishableKey: stripe.publishableKey, jsUrl: stripe.stripeJsUrl, cardStep } : undefined);
+    const now = new Date();
+    const cardStep = stripe && view.session.status === 'processing' ? await cardStepOf(deps, view.session, now) : undefined;
+    const { state, body } = checkoutPage(view, now, stripe ? { publishableKey: stripe.publishableKey, jsUrl: stripe.stripeJsUrl, cardStep } : undefined);
     allowOnPage(ctx, 'img', view.items.map((item) => item.imageUrl));
     if (state === 'payable') allowOnPage(ctx, 'formAction', [view.session.cancelUrl]);
     if ((state === 'payable' || cardStep) && stripe) allowStripeOnPage(ctx, stripe.stripeJsUrl);

@@ -57,3 +57,9 @@ export async function chargeReferenceOf(em: EntityManager, sessionId: string): P
   const [row] = await em.execute<ReferenceRow[]>('select reference, closed_at from charge_references where session_id = ?', [sessionId]);
   return row?.reference ?? null;
 }
+
+/** The acquirer's id recorded for the session's charge while its key is open: none once a lookup closed it (the charge is being settled). */
+export async function openChargeReferenceOf(em: EntityManager, sessionId: string): Promise<string | null> {
+  const [row] = await em.execute<ReferenceRow[]>('select reference, closed_at from charge_references where session_id = ?', [sessionId]);
+  return row && !row.closed_at ? row.reference : null;
+}

@@ -4,7 +4,7 @@
  * (docs/architecture.md, "A module's face").
  */
 export { cancelSession } from './cancel-session.service.js';
-export { chargeReferenceOf, closeChargeKey, recordChargeReference, sessionOfChargeReference } from './charge-reference.lifecycle.js';
+export { chargeReferenceOf, closeChargeKey, openChargeReferenceOf, recordChargeReference, sessionOfChargeReference } from './charge-reference.lifecycle.js';
 export { ISO_COUNTRY_CODES } from './countries.rules.js';
 export { checkoutEntities } from './entities.js';
 export { expireSession, sweepExpiredSessions } from './expiry.rules.js';

@@ -21,6 +21,9 @@ export interface BrowserChargeTools {
  * Still the customer's to finish: never confirmed, confirmed and waiting for authentication, or being
  * processed. `requires_payment_method` after an attempt is a decline (its `last_payment_error`), made final.
  */
+/** A read made while a customer's page waits for it: short, and not retried (the page refreshes). */
+const PAGE_READ = { timeout: 3_000, maxNetworkRetries: 0 };
+
 const STILL_OPEN = new Set(['requires_confirmation', 'requires_action', 'processing', 'requires_capture']);
 
 export function createBrowserCharges(stripe: Stripe, tools: BrowserChargeTools): Required<Pick<PaymentProcessor, BrowserChargeSteps>> {
@@ -66,9 +69,13 @@ export function createBrowserCharges(stripe: Stripe, tools: BrowserChargeTools):
       return settled.status === 'not_found' ? processingError : settled;
     },
 
-    /** Only an intent never tried: one confirmed (declined, or waiting on 3-D Secure) is the workflow's to settle. */
+    /**
+     * Only an intent never tried: one confirmed (declined, or waiting on 3-D Secure) is the workflow's to
+     * settle. Read for a page load, so briefly and once: a page that gets no answer shows the processing
+     * page, which asks again on its next refresh.
+     */
     async browserChargeSecret({ reference }) {
-      const intent = await stripe.paymentIntents.retrieve(reference).catch(tools.unavailable);
+      const intent = await stripe.paymentIntents.retrieve(reference, {}, PAGE_READ).catch(tools.unavailable);
       const untried = intent.status === 'requires_payment_method' && !intent.last_payment_error;
       return untried ? (intent.client_secret ?? null) : null;
     },
