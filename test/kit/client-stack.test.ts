@@ -1,4 +1,3 @@
-import { jest } from '@jest/globals';
 import { createPaymentsClient, PaymentsApiError, type PaymentsClient } from '@payments/client';
 import { eventually, payBody, payToCompletion, sql } from '../support/payments.js';
 import { useBusiness, useStack } from '../support/use-stack.js';
@@ -7,9 +6,6 @@ import { trustTestCa } from './support/trust-test-ca.js';
 
 /** @payments/client against the real service: real PostgreSQL, Temporal and worker, over TLS. */
 const stack = useStack({ DISPUTE_NOTICE_DELAY: '200ms' });
-// Each test pays sessions through the real worker (the dispute test two, each waited on for its dispute):
-// 40-90 s for the file on a quiet machine, and one test alone past jest's 60 s on a loaded CI machine.
-jest.setTimeout(180_000);
 const biz = useBusiness(stack, { name: 'Kit Coffee' });
 let client: PaymentsClient;
 
